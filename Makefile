@@ -1,0 +1,39 @@
+# passkeyd — a software FIDO2 authenticator. `make run` and `make test` do everything.
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+SWIFT ?= swift
+VENV := .venv
+PY := $(CURDIR)/$(VENV)/bin/python
+
+.PHONY: deps build release test unit interop run bench clean
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Every test the project has: the Swift suites, then the interop suites against a real daemon.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	@if [ -f Tests/Interop/Makefile ]; then $(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all; fi
+
+unit: deps
+	$(SWIFT) test
+
+interop: deps
+	$(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all
+
+## Starts the daemon in the foreground on its defaults (Ctrl-C stops it).
+run: release
+	.build/release/passkeyd
+
+bench: deps
+	@scripts/bench.sh
+
+clean:
+	rm -rf .build

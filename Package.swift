@@ -1,0 +1,59 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let crypto: [Target.Dependency] = [
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "CryptoExtras", package: "swift-crypto"),
+]
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+]
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
+let package = Package(
+    name: "passkeyd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "passkeyd", targets: ["passkeyd"]),
+        .executable(name: "passkeyctl", targets: ["passkeyctl"]),
+        .library(name: "PasskeyClient", targets: ["PasskeyClient"]),
+        .library(name: "RelyingParty", targets: ["RelyingParty"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // Strict, canonical CTAP2 CBOR. No dependencies.
+        .target(name: "CBOR"),
+        // The vocabulary both ends share: messages, COSE, authData, CTAPHID framing, PIN protocols.
+        .target(name: "CTAP", dependencies: ["CBOR"] + crypto),
+        // The device's behaviour, as an actor over a pluggable credential store.
+        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging] + crypto),
+        // The durable, encrypted CredentialStore (SQLite through GRDB).
+        .target(name: "Keystore", dependencies: [
+            "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),
+        ] + crypto),
+        // The CTAPHID server on the Unix socket.
+        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "Keystore", "CTAP", logging] + nio),
+        // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
+        .target(name: "PasskeyClient", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto + nio),
+        // What a relying party's server does: challenges and verification.
+        .target(name: "RelyingParty", dependencies: ["CTAP", "CBOR"] + crypto),
+        .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", argumentParser, logging]),
+        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", argumentParser]),
+
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR"] + crypto),
+        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR"] + crypto),
+        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP"] + crypto),
+        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
+        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "RelyingParty", "Authenticator", "CTAP"]),
+        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "CTAP", "CBOR"] + crypto),
+    ]
+)

@@ -1,0 +1,1 @@
+// Module Authenticator: filled in by its own issue.

@@ -1,0 +1,67 @@
+import CBOR
+
+/// COSE algorithm identifiers CTAP uses (IANA COSE Algorithms registry).
+public enum COSEAlgorithm: Int, Sendable, Hashable, Codable, CaseIterable {
+    /// ECDSA with SHA-256 on P-256.
+    case es256 = -7
+    /// EdDSA; with CTAP, always Ed25519.
+    case edDSA = -8
+    /// ECDH-ES + HKDF-256, the PIN/UV auth protocol key agreement (CTAP 2.1 §6.5.6).
+    case ecdhESHKDF256 = -25
+}
+
+/// A public key in COSE_Key form (RFC 9052 §7, RFC 9053 §7).
+public enum COSEKey: Sendable, Hashable {
+    /// kty EC2 (2), crv P-256 (1), with the algorithm it is for.
+    case p256(x: [UInt8], y: [UInt8], algorithm: COSEAlgorithm)
+    /// kty OKP (1), crv Ed25519 (6), alg EdDSA.
+    case ed25519(x: [UInt8])
+
+    enum Label {
+        static let kty: CBORValue = 1
+        static let alg: CBORValue = 3
+        static let crv: CBORValue = -1
+        static let x: CBORValue = -2
+        static let y: CBORValue = -3
+    }
+
+    public var algorithm: COSEAlgorithm {
+        switch self {
+        case .p256(_, _, let algorithm): return algorithm
+        case .ed25519: return .edDSA
+        }
+    }
+
+    public var cbor: CBORValue {
+        switch self {
+        case .p256(let x, let y, let algorithm):
+            return [Label.kty: 2, Label.alg: CBORValue(algorithm.rawValue), Label.crv: 1, Label.x: .byteString(x), Label.y: .byteString(y)]
+        case .ed25519(let x):
+            return [Label.kty: 1, Label.alg: CBORValue(COSEAlgorithm.edDSA.rawValue), Label.crv: 6, Label.x: .byteString(x)]
+        }
+    }
+
+    /// Parses a COSE_Key; anything other than a well-formed P-256 or Ed25519 key is
+    /// `CTAP2_ERR_UNSUPPORTED_ALGORITHM`, shape errors as `CBORMap` reports them.
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        let kty = try map.required(Label.kty, CBORRead.int)
+        let crv = try map.required(Label.crv, CBORRead.int)
+        let x = try map.required(Label.x, CBORRead.bytes)
+        let alg = try map.optional(Label.alg, CBORRead.int)
+        switch (kty, crv) {
+        case (2, 1):
+            let y = try map.required(Label.y, CBORRead.bytes)
+            guard x.count == 32, y.count == 32 else { throw .invalidParameter }
+            let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)) ?? .es256
+            guard algorithm != .edDSA else { throw .unsupportedAlgorithm }
+            self = .p256(x: x, y: y, algorithm: algorithm)
+        case (1, 6):
+            guard x.count == 32 else { throw .invalidParameter }
+            guard alg == nil || alg == COSEAlgorithm.edDSA.rawValue else { throw .unsupportedAlgorithm }
+            self = .ed25519(x: x)
+        default:
+            throw .unsupportedAlgorithm
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// Module Keystore: filled in by its own issue.

@@ -1,0 +1,1 @@
+// Module PasskeyClient: filled in by its own issue.

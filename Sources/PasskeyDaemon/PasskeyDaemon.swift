@@ -1,0 +1,1 @@
+// Module PasskeyDaemon: filled in by its own issue.

@@ -1,0 +1,1 @@
+// Module RelyingParty: filled in by its own issue.

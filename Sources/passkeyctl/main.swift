@@ -1,0 +1,1 @@
+// Executable passkeyctl: filled in by its own issue.

@@ -1,0 +1,1 @@
+// Executable passkeyd: filled in by its own issue.

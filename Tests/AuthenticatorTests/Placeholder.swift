@@ -1,0 +1,1 @@
+// Test target AuthenticatorTests: filled in by its own issue.

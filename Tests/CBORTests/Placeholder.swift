@@ -1,0 +1,1 @@
+// Test target CBORTests: filled in by its own issue.

@@ -1,0 +1,1 @@
+// Test target CTAPTests: filled in by its own issue.

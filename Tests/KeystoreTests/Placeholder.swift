@@ -1,0 +1,1 @@
+// Test target KeystoreTests: filled in by its own issue.

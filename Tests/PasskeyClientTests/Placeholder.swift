@@ -1,0 +1,1 @@
+// Test target PasskeyClientTests: filled in by its own issue.

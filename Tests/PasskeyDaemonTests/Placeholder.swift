@@ -1,0 +1,1 @@
+// Test target PasskeyDaemonTests: filled in by its own issue.

@@ -1,0 +1,1 @@
+// Test target RelyingPartyTests: filled in by its own issue.

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian machine lacks to build and test passkeyd.
+# Idempotent, and quick when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# Debian packages: SQLite for the keystore, libfido2 and libcbor for interop,
+# the public suffix list for RP ID checks, and a C toolchain for the interop program.
+apt_packages=(libsqlite3-dev libfido2-dev libcbor-dev publicsuffix pkg-config gcc make python3-venv)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "deps: swift is at /opt/swift/usr/bin; the Makefile adds it to PATH"
+  else
+    echo "deps: Swift 6.x is required (https://swift.org/install); none found" >&2
+    exit 1
+  fi
+fi
+
+# Python host stacks for the interop suites, pinned to what the project tests against.
+venv=.venv
+stamp="$venv/.deps-stamp"
+want="fido2==2.2.1 webauthn==3.0.1"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "deps: creating $venv with $want"
+  python3 -m venv "$venv" 2>/dev/null || { rm -rf "$venv"; python3 -m venv --without-pip "$venv"; }
+  "$venv/bin/python" -m pip --version >/dev/null 2>&1 || "$venv/bin/python" -m ensurepip -q
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check $want pytest
+  echo "$want" > "$stamp"
+fi
