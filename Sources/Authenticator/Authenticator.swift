@@ -1,1 +1,0 @@
-// Module Authenticator: filled in by its own issue.

@@ -1,0 +1,34 @@
+import CTAP
+import Foundation
+
+/// A stored public key credential source (WebAuthn §4, "Public Key Credential
+/// Source"): everything needed to sign for one discoverable credential.
+public struct CredentialSource: Sendable, Hashable, Codable {
+    /// The credential ID. Random for resident credentials.
+    public var id: [UInt8]
+    public var rp: PublicKeyCredentialRpEntity
+    public var user: PublicKeyCredentialUserEntity
+    public var algorithm: COSEAlgorithm
+    /// The private key's raw representation: the P-256 scalar or the Ed25519 seed (32 bytes each).
+    public var privateKey: [UInt8]
+    /// The per-credential signature counter (WebAuthn §6.1.1).
+    public var signCount: UInt32
+    public var createdAt: Date
+    /// The credProtect level (CTAP 2.1 §12.1): 1 userVerificationOptional, 2 …WithCredentialIDList, 3 …Required.
+    public var credProtect: UInt8
+
+    public init(
+        id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,
+        algorithm: COSEAlgorithm, privateKey: [UInt8], signCount: UInt32 = 0,
+        createdAt: Date = Date(), credProtect: UInt8 = 1
+    ) {
+        self.id = id
+        self.rp = rp
+        self.user = user
+        self.algorithm = algorithm
+        self.privateKey = privateKey
+        self.signCount = signCount
+        self.createdAt = createdAt
+        self.credProtect = credProtect
+    }
+}

@@ -1,0 +1,32 @@
+import CTAP
+
+/// Where resident credentials and device state live. The authenticator owns the
+/// rules; a store only keeps records, durably once a call returns.
+public protocol CredentialStore: Sendable {
+    /// Resident credentials whose RP ID is `rpID`, newest first.
+    func credentials(rpID: String) async throws -> [CredentialSource]
+    /// The resident credential with this ID, if any.
+    func credential(id: [UInt8]) async throws -> CredentialSource?
+    /// Every resident credential, newest first (credential management enumerates these).
+    func allCredentials() async throws -> [CredentialSource]
+    /// How many resident credentials are stored.
+    func count() async throws -> Int
+    /// How many resident credentials the store can hold in all.
+    var capacity: Int { get }
+
+    /// Stores a new resident credential. In the same atomic write, removes any
+    /// credential with the same RP ID and user handle (CTAP 2.1 §6.1.2 step 17:
+    /// the new one replaces it).
+    func save(_ credential: CredentialSource) async throws
+    /// Records a new signature counter value for a credential.
+    func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws
+    /// Replaces the user entity of a credential (credential management's updateUserInformation).
+    func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws
+    /// Removes one credential; removing an absent one is not an error.
+    func delete(credentialID: [UInt8]) async throws
+    /// Removes every credential and the device state (authenticatorReset).
+    func deleteAll() async throws
+
+    func loadDeviceState() async throws -> DeviceState?
+    func saveDeviceState(_ state: DeviceState) async throws
+}

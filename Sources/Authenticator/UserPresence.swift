@@ -1,0 +1,51 @@
+/// Why the authenticator asks the user for something, so a prompt can say so.
+public struct UserActionRequest: Sendable, Hashable {
+    public enum Purpose: String, Sendable {
+        case makeCredential, getAssertion, credentialExcluded, reset, selection, credentialManagement
+    }
+
+    public var purpose: Purpose
+    /// The relying party concerned, when there is one.
+    public var rpID: String?
+
+    public init(purpose: Purpose, rpID: String? = nil) {
+        self.purpose = purpose
+        self.rpID = rpID
+    }
+}
+
+/// The answer to a request for a touch (CTAP 2.1 §6: user presence).
+public enum PresenceOutcome: Sendable, Equatable {
+    case approved
+    /// The user refused: `CTAP2_ERR_OPERATION_DENIED`.
+    case denied
+    /// Nobody answered in time: `CTAP2_ERR_USER_ACTION_TIMEOUT`.
+    case timedOut
+    /// The host cancelled the request: `CTAP2_ERR_KEEPALIVE_CANCEL`.
+    case cancelled
+}
+
+/// Tests whether a person is there (a touch on a hardware key). The daemon
+/// provides one driven by its `--presence` mode; tests provide scripted ones.
+public protocol UserPresence: Sendable {
+    /// Waits for the user's answer. Must return `.cancelled` promptly when the
+    /// calling task is cancelled.
+    func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome
+}
+
+/// The answer to a built-in user verification attempt (a simulated fingerprint).
+public enum VerificationOutcome: Sendable, Equatable {
+    case verified
+    /// A failed match: uvRetries goes down (CTAP 2.1 §6.5.5.7.3).
+    case failed
+    case timedOut
+    case cancelled
+}
+
+/// Built-in user verification (CTAP 2.1 §6.5.5.7.3 and the `uv` option).
+public protocol UserVerifier: Sendable {
+    /// Whether built-in UV is configured; getInfo's `uv` option reports it.
+    var isConfigured: Bool { get }
+    /// Verifies the user; verification implies presence.
+    func verifyUser(_ request: UserActionRequest) async -> VerificationOutcome
+}
