@@ -3,16 +3,16 @@ import Foundation
 /// Fixtures/pin/vectors.json, written by Fixtures/pin/generate.py (python `cryptography`).
 struct PINVectors: Decodable {
     struct ProtocolOne: Decodable {
-        let sharedSecret, newPinEnc, pinHashEnc, pinUvAuthTokenEnc, authenticate, authenticateWithToken: Hex
+        let sharedSecret, newPinEnc, pinHashEnc, pinUvAuthTokenEnc, authenticate, authenticateWithToken: PINFixtureHex
     }
 
     struct ProtocolTwo: Decodable {
-        let hmacKey, aesKey, sharedSecret, iv, newPinEnc, pinHashEnc, pinUvAuthTokenEnc, authenticate, authenticateWithToken: Hex
+        let hmacKey, aesKey, sharedSecret, iv, newPinEnc, pinHashEnc, pinUvAuthTokenEnc, authenticate, authenticateWithToken: PINFixtureHex
     }
 
-    let authenticatorPrivateKey, authenticatorPublicKeyX, authenticatorPublicKeyY: Hex
-    let platformPrivateKey, platformPublicKeyX, platformPublicKeyY: Hex
-    let z, paddedNewPin, pinHash, message, pinUvAuthToken: Hex
+    let authenticatorPrivateKey, authenticatorPublicKeyX, authenticatorPublicKeyY: PINFixtureHex
+    let platformPrivateKey, platformPublicKeyX, platformPublicKeyY: PINFixtureHex
+    let z, paddedNewPin, pinHash, message, pinUvAuthToken: PINFixtureHex
     let protocolOne: ProtocolOne
     let protocolTwo: ProtocolTwo
 
@@ -28,7 +28,7 @@ struct PINVectors: Decodable {
 }
 
 /// A lowercase hex string from the fixture, as bytes.
-struct Hex: Decodable, Equatable {
+struct PINFixtureHex: Decodable, Equatable {
     let bytes: [UInt8]
 
     init(_ string: String) throws {
