@@ -1,1 +1,0 @@
-// Module RelyingParty: filled in by its own issue.
