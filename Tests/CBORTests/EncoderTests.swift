@@ -44,7 +44,7 @@ struct EncoderTests {
         let map = CBORValue.map(Dictionary(uniqueKeysWithValues: (0..<24).map { (CBORValue.unsigned(UInt64($0)), CBORValue.null) }))
         let bytes = map.encoded
         #expect(Array(bytes.prefix(2)) == [0xB8, 24])
-        #expect(bytes.count == 2 + 23 * 2 + 3)
+        #expect(bytes.count == 2 + 24 * 2)  // keys 0...23 and null are one byte each
     }
 
     @Test("Simple values encode as single bytes")
