@@ -76,3 +76,16 @@ actor RegisteredCredentials {
     func put(_ credential: RegisteredCredential) { byID[credential.id] = credential }
     func get(_ id: [UInt8]) -> RegisteredCredential? { byID[id] }
 }
+
+/// The WebAuthnError `body` throws, or nil (with an issue recorded) when it throws nothing or something else.
+func webAuthnError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> WebAuthnError? {
+    do {
+        _ = try await body()
+    } catch {
+        if let error = error as? WebAuthnError { return error }
+        Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+    Issue.record("expected a WebAuthnError", sourceLocation: sourceLocation)
+    return nil
+}
