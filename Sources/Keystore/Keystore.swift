@@ -136,7 +136,7 @@ public actor Keystore: CredentialStore {
         let sealer = sealer
         try await write { db in
             guard let row = try Self.fetchRows(
-                db, sql: credentialByIDQuery, arguments: [idHash]).first
+                db, sql: Self.credentialByIDQuery, arguments: [idHash]).first
             else { return }
             var credential = try sealer.open(row)
             change(&credential)
