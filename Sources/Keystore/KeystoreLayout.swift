@@ -61,6 +61,13 @@ struct KeystoreLayout: Sendable {
         if unlink(path) != 0 && errno != ENOENT { throw .io(path: path, operation: .remove, errno: errno) }
     }
 
+    /// Creates an empty file of mode 0600; an empty file is a valid new SQLite database.
+    static func createEmptyPrivateFile(_ path: String) throws(KeystoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw .io(path: path, operation: .write, errno: errno) }
+        close(fd)
+    }
+
     static func move(_ from: String, to: String) throws(KeystoreError) {
         guard rename(from, to) == 0 else { throw .io(path: to, operation: .rename, errno: errno) }
     }

@@ -90,6 +90,8 @@ extension Keystore {
                 storeID: storeID, protection: protection,
                 wrappedKey: try dataKey.wrapped(under: keyEncryptionKey, storeID: storeID, protection: protection))
             for suffix in ["", "-journal", "-wal", "-shm"] { try KeystoreLayout.remove(temporary + suffix) }
+            // SQLite would create the file with the umask's mode; its -wal and -shm copy the database's.
+            try KeystoreLayout.createEmptyPrivateFile(temporary)
             let queue = try writableQueue(temporary)
             try queue.write { db in
                 try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)")

@@ -18,6 +18,7 @@ import Testing
 
         #expect(permissions(nested) == 0o700)
         #expect(permissions(nested + "/" + Keystore.keyFileName) == 0o600)
+        #expect(permissions(nested + "/" + Keystore.databaseFileName) == 0o600)
         #expect((try? FileManager.default.attributesOfItem(atPath: nested + "/" + Keystore.keyFileName)[.size] as? NSNumber)?.intValue == 32)
         #expect(!FileManager.default.fileExists(atPath: nested + "/" + Keystore.databaseFileName + ".creating"))
 
