@@ -21,6 +21,8 @@ public enum KeystoreError: Error, CustomStringConvertible, Sendable, Equatable {
     case corruptHeader(path: String, reason: HeaderDamage)
     /// The file was migrated by a newer passkeyd to a schema this build does not know.
     case schemaNewer(path: String, unknownMigrations: [String])
+    /// A `-wal` or `-shm` file exists without its database: a new database must not inherit it.
+    case orphanedFile(path: String)
     /// A file-system operation failed.
     case io(path: String, operation: IOOperation, errno: Int32)
     /// SQLite reported an error while the keystore was in use.
@@ -73,6 +75,8 @@ public enum KeystoreError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(path) is a passkeyd keystore but its header is damaged (\(reason.rawValue)). It was left untouched."
         case .schemaNewer(let path, let unknown):
             return "The keystore \(path) was written by a newer passkeyd (schema steps \(unknown.joined(separator: ", ")) are unknown to this build); upgrade passkeyd to open it. It was left untouched."
+        case .orphanedFile(let path):
+            return "\(path) exists but its database does not; a new keystore will not be created next to it. Move it away if the keystore was deleted on purpose."
         case .io(let path, let operation, let errno):
             return "Could not \(operation.rawValue) \(path): \(String(cString: strerror(errno)))."
         case .database(let path, let code, let message):

@@ -31,6 +31,10 @@ extension Keystore {
         let layout = KeystoreLayout(directory: directory)
         try layout.ensureDirectory()
         guard KeystoreLayout.exists(layout.database) else {
+            // SQLite would replay a leftover WAL into the new database.
+            for suffix in ["-wal", "-shm"] where KeystoreLayout.exists(layout.database + suffix) {
+                throw .orphanedFile(path: layout.database + suffix)
+            }
             return try create(layout, passphrase: passphrase, capacity: capacity, scrypt: newStoreScrypt)
         }
         let header = try KeystoreInspection.header(of: layout.database)

@@ -159,6 +159,19 @@ import Testing
         #expect(fileDigests(temp.path) == before)
     }
 
+    @Test func aWALWithoutItsDatabaseIsNotAdopted() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try await openStoreWithData(temp)
+        try FileManager.default.copyItem(atPath: temp.database + "-wal", toPath: temp.path + "/saved-wal")
+        try await store.close()
+        try FileManager.default.removeItem(atPath: temp.database)
+        try FileManager.default.moveItem(atPath: temp.path + "/saved-wal", toPath: temp.database + "-wal")
+        let before = fileDigests(temp.path)
+        expectError(.orphanedFile(path: temp.database + "-wal")) { _ = try openStore(temp.store) }
+        #expect(fileDigests(temp.path) == before)
+    }
+
     @Test func emptyPassphraseIsRefused() {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
