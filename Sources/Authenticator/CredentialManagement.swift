@@ -1,5 +1,4 @@
 import CTAP
-import Foundation
 
 extension Authenticator {
     /// authenticatorCredentialManagement (CTAP 2.1 §6.8), also answered under the
