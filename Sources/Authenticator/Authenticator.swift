@@ -21,6 +21,10 @@ public actor Authenticator: CTAP2MessageHandler {
     var poweredUpAt: ContinuousClock.Instant
     /// Credentials still to be returned by authenticatorGetNextAssertion.
     var pendingAssertions: PendingAssertions?
+    /// Key agreement keys, the wrong-PIN streak and the pinUvAuthToken: gone at power-off.
+    var pinUV = PINUVState()
+    /// Where a credential management enumeration has got to (CTAP 2.1 §6.8.3, §6.8.5).
+    var credentialEnumeration: CredentialEnumeration?
 
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -55,6 +59,8 @@ public actor Authenticator: CTAP2MessageHandler {
     public func powerCycle() async {
         poweredUpAt = configuration.now()
         pendingAssertions = nil
+        pinUV = PINUVState()
+        credentialEnumeration = nil
     }
 
     private func dispatch(_ message: [UInt8]) async throws(CTAPStatus) -> CBORValue? {
@@ -62,6 +68,8 @@ public actor Authenticator: CTAP2MessageHandler {
         guard let command = CTAPCommand(rawValue: byte) else { throw .invalidCommand }
         // CTAP 2.1 §6.3: any command but getNextAssertion discards the remaining assertions.
         if command != .getNextAssertion { pendingAssertions = nil }
+        // Likewise an enumeration continues only through credential management's GetNext subcommands.
+        if command != .credentialManagement, command != .credentialManagementPreview { credentialEnumeration = nil }
         let parameters = Array(message.dropFirst())
         switch command {
         case .getInfo:
@@ -72,6 +80,10 @@ public actor Authenticator: CTAP2MessageHandler {
             return try await getAssertion(GetAssertionRequest(cbor: Self.decode(parameters))).cbor
         case .getNextAssertion:
             return try await getNextAssertion().cbor
+        case .clientPIN:
+            return try await clientPIN(ClientPINRequest(cbor: Self.decode(parameters)))?.cbor
+        case .credentialManagement, .credentialManagementPreview:
+            return try await credentialManagement(CredentialManagementRequest(parameters: parameters))?.cbor
         case .reset:
             try await reset()
             return nil

@@ -15,19 +15,28 @@ extension Authenticator {
     func getAssertion(_ request: GetAssertionRequest) async throws(CTAPStatus) -> GetAssertionResponse {
         let purpose = UserActionRequest(purpose: .getAssertion, rpID: request.rpID)
         // Steps 1–2: pinUvAuthParam probe and protocol check.
+        var tokenProtocol: PINUVAuthProtocolVersion?
         if let param = request.pinUvAuthParam {
             if param.isEmpty { try await answerPinUvAuthProbe(purpose) }
-            try verifyPinUvAuthParam(param, protocolVersion: request.pinUvAuthProtocol)
+            tokenProtocol = try checkPinUvAuthProtocol(request.pinUvAuthProtocol)
         }
-        // Step 5: options. `rk` has no meaning here; `uv` needs a built-in method; `up` defaults to true.
+        // Step 5: options. `rk` has no meaning here; `up` defaults to true. A pinUvAuthParam
+        // takes precedence over `uv`, which otherwise needs a built-in method.
         if request.options.rk != nil { throw .unsupportedOption }
-        if request.options.uv == true, !builtInUVConfigured { throw .invalidOption }
+        let requestsUV = request.options.uv == true && tokenProtocol == nil
+        if requestsUV, !builtInUVConfigured { throw .invalidOption }
         let wantsPresence = request.options.up ?? true
 
-        // Step 7: user verification by the built-in method, which also establishes presence.
+        // Step 6.1: the token, its ga permission and its RP ID. Step 7: built-in user
+        // verification, which also establishes presence.
         var userVerified = false
         var userPresent = false
-        if request.options.uv == true {
+        if let tokenProtocol, let param = request.pinUvAuthParam {
+            try verifyPinUvAuthParam(param, protocol: tokenProtocol, clientDataHash: request.clientDataHash,
+                                     permission: .ga, rpID: request.rpID)
+            userVerified = true
+            userPresent = wantsPresence && tokenUserPresent()
+        } else if requestsUV {
             try await performBuiltInUV(purpose)
             userVerified = true
             userPresent = wantsPresence
@@ -48,6 +57,8 @@ extension Authenticator {
             try await collectPresence(purpose)
             userPresent = true
         }
+        // A token that took part in a request with presence cannot authorise another.
+        if wantsPresence, tokenProtocol != nil { consumeTokenAfterPresence() }
         var flags: AuthenticatorData.Flags = []
         if userPresent { flags.insert(.userPresent) }
         if userVerified { flags.insert(.userVerified) }

@@ -7,9 +7,10 @@ extension Authenticator {
     func makeCredential(_ request: MakeCredentialRequest) async throws(CTAPStatus) -> MakeCredentialResponse {
         let purpose = UserActionRequest(purpose: .makeCredential, rpID: request.rp.id)
         // Steps 1–2: pinUvAuthParam probe and protocol check.
+        var tokenProtocol: PINUVAuthProtocolVersion?
         if let param = request.pinUvAuthParam {
             if param.isEmpty { try await answerPinUvAuthProbe(purpose) }
-            try verifyPinUvAuthParam(param, protocolVersion: request.pinUvAuthProtocol)
+            tokenProtocol = try checkPinUvAuthProtocol(request.pinUvAuthProtocol)
         }
         // Step 3: every element is validated by parsing; the first supported algorithm wins.
         guard let algorithm = request.pubKeyCredParams.lazy
@@ -17,21 +18,29 @@ extension Authenticator {
             .compactMap({ COSEAlgorithm(rawValue: $0.alg) })
             .first(where: { self.configuration.algorithms.contains($0) })
         else { throw .unsupportedAlgorithm }
-        // Step 5: options. `up` must not be false here; `uv` needs a built-in method.
+        // Step 5: options. `up` must not be false here. A pinUvAuthParam takes precedence
+        // over `uv`, which is then ignored; otherwise `uv` needs a built-in method.
         if request.options.up == false { throw .invalidOption }
-        if request.options.uv == true, !builtInUVConfigured { throw .invalidOption }
+        let requestsUV = request.options.uv == true && tokenProtocol == nil
+        if requestsUV, !builtInUVConfigured { throw .invalidOption }
         let residentKey = request.options.rk ?? false
         // Step 6: enterprise attestation is not offered.
         if request.enterpriseAttestation != nil { throw .invalidParameter }
         // Step 11: a protected device creates discoverable credentials only with user verification
         // (makeCredUvNotRqd lets non-discoverable ones through).
-        let requestsUV = request.options.uv == true
-        if try await isProtectedByUV(), !requestsUV, request.pinUvAuthParam == nil, residentKey {
+        if try await isProtectedByUV(), !requestsUV, tokenProtocol == nil, residentKey {
             throw .puatRequired
         }
         var userVerified = false
         var userPresent = false
-        if requestsUV {
+        if let tokenProtocol, let param = request.pinUvAuthParam {
+            // Step 11.1: the token, its mc permission and its RP ID.
+            try verifyPinUvAuthParam(param, protocol: tokenProtocol, clientDataHash: request.clientDataHash,
+                                     permission: .mc, rpID: request.rp.id)
+            userVerified = true
+            // Step 14.1: presence the token already carries (getUserPresentFlagValue()).
+            userPresent = tokenUserPresent()
+        } else if requestsUV {
             try await performBuiltInUV(purpose)
             userVerified = true
             userPresent = true
@@ -50,11 +59,12 @@ extension Authenticator {
             }
             throw .credentialExcluded
         }
-        // Step 14: user presence.
+        // Step 14: user presence; a token that took part cannot authorise another request (step 14.3).
         if !userPresent {
             try await collectPresence(purpose)
             userPresent = true
         }
+        if tokenProtocol != nil { consumeTokenAfterPresence() }
 
         // Steps 16–17: the key pair and its credential ID.
         let credProtect = Self.credProtectInput(request.extensions)

@@ -2,7 +2,7 @@ import CTAP
 
 extension Authenticator {
     /// authenticatorReset (CTAP 2.1 §6.6): within the window after power-up and with
-    /// user presence, forget every credential, the PIN and the wrapping key, so that
+    /// user presence, forget every credential, the PIN (with its retries and tokens) and the wrapping key, so that
     /// non-resident credential IDs minted before no longer work.
     func reset() async throws(CTAPStatus) {
         guard configuration.now() - poweredUpAt <= configuration.resetWindow else { throw .notAllowed }
@@ -10,6 +10,9 @@ extension Authenticator {
         do { try await store.deleteAll() } catch { throw storeFailure(error) }
         cachedDeviceState = nil
         try await saveDeviceState(DeviceState(wrappingKey: Self.randomBytes(32)))
+        // The PIN went with the device state; its tokens and key agreement keys go too.
+        pinUV = PINUVState()
+        credentialEnumeration = nil
         logger.notice("authenticator reset: every credential is gone")
     }
 

@@ -53,12 +53,50 @@ extension Authenticator {
         throw try await deviceState().pinHash == nil ? .pinNotSet : .pinInvalid
     }
 
-    /// Checks pinUvAuthParam's companion parameter (CTAP 2.1 §6.1.2 step 2): the protocol
-    /// must be named and supported. No pinUvAuthToken has been issued yet, so the
-    /// parameter cannot verify.
-    func verifyPinUvAuthParam(_ param: [UInt8], protocolVersion: Int?) throws(CTAPStatus) {
-        guard let protocolVersion else { throw .missingParameter }
-        guard protocolVersion == 1 || protocolVersion == 2 else { throw .invalidParameter }
-        throw .pinAuthInvalid
+    /// pinUvAuthParam's companion parameter (CTAP 2.1 §6.1.2 step 2, §6.2.2 step 2):
+    /// the protocol must be named (`CTAP2_ERR_MISSING_PARAMETER`) and supported
+    /// (`CTAP1_ERR_INVALID_PARAMETER`).
+    func checkPinUvAuthProtocol(_ protocolVersion: Int?) throws(CTAPStatus) -> PINUVAuthProtocolVersion {
+        try Self.pinUvAuthProtocol(protocolVersion)
+    }
+
+    /// Authorises a makeCredential or getAssertion with the pinUvAuthToken
+    /// (CTAP 2.1 §6.1.2 step 11.1, §6.2.2 step 6.1): verify(pinUvAuthToken,
+    /// clientDataHash, pinUvAuthParam), then the permission, the permissions RP ID and
+    /// the userVerified flag. Every failure is `CTAP2_ERR_PIN_AUTH_INVALID`. A token
+    /// with no permissions RP ID is bound to this one by its first use.
+    func verifyPinUvAuthParam(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, clientDataHash: [UInt8],
+                              permission: PinUvAuthTokenPermissions, rpID: String) throws(CTAPStatus) {
+        var token = try tokenInUse()
+        guard token.authProtocol == version else { throw .pinAuthInvalid }
+        try version.implementation.verify(key: token.key, message: clientDataHash, signature: param)
+        guard token.permissions.contains(permission) else { throw .pinAuthInvalid }
+        if let bound = token.rpID, bound != rpID { throw .pinAuthInvalid }
+        guard token.userVerifiedFlagValue else { throw .pinAuthInvalid }
+        if token.rpID == nil { token.rpID = rpID }
+        token.markUsed()
+        pinUV.token = token
+    }
+
+    /// The pinUvAuthToken if one is in use; the usage timer observer retires an expired
+    /// one (CTAP 2.1 §6.5.2.2). None is `CTAP2_ERR_PIN_AUTH_INVALID`.
+    func tokenInUse() throws(CTAPStatus) -> PinUvAuthToken {
+        guard let token = pinUV.token else { throw .pinAuthInvalid }
+        guard token.isInUse(at: configuration.now(), limits: configuration.pinUvAuthTokenLimits) else {
+            pinUV.token = nil
+            throw .pinAuthInvalid
+        }
+        return token
+    }
+
+    /// getUserPresentFlagValue() of the token a request just used.
+    func tokenUserPresent() -> Bool {
+        pinUV.token?.userPresentFlagValue(at: configuration.now(), limits: configuration.pinUvAuthTokenLimits) ?? false
+    }
+
+    /// clearUserPresentFlag(), clearUserVerifiedFlag(), clearPinUvAuthTokenPermissionsExceptLbw()
+    /// once a request authorised by the token has collected presence (§6.1.2 step 14, §6.2.2 step 10).
+    func consumeTokenAfterPresence() {
+        pinUV.token?.clearAfterUserPresence()
     }
 }

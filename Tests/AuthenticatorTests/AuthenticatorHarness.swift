@@ -23,16 +23,18 @@ struct Harness {
     let verifier: ScriptedVerifier?
     let clock = ManualClock()
 
-    init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = nil, capacity: Int = 100) {
-        store = InMemoryCredentialStore(capacity: capacity)
+    /// `store` reopens a device over an existing store, as a daemon restart does.
+    init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = nil, capacity: Int = 100,
+         store: InMemoryCredentialStore? = nil, logger: Logger? = nil) {
+        self.store = store ?? InMemoryCredentialStore(capacity: capacity)
         self.presence = ScriptedPresence(presence)
         self.verifier = verifier
         var configuration = Authenticator.Configuration()
         let clock = self.clock
         configuration.now = { clock.now() }
         authenticator = Authenticator(
-            store: store, presence: self.presence, verifier: verifier, configuration: configuration,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            store: self.store, presence: self.presence, verifier: verifier, configuration: configuration,
+            logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     /// Sends one CTAP2 message and splits the reply into status and decoded body.

@@ -16,7 +16,7 @@ import Testing
         #expect(info.options["up"] == true)
         #expect(info.options["plat"] == false)
         #expect(info.options["uv"] == nil, "no built-in UV method at all")
-        #expect(info.options["clientPin"] == nil)
+        #expect(info.options["clientPin"] == false, "PIN supported, none set")
         #expect(info.maxMsgSize == 7609)
         #expect(info.transports == ["usb"])
         #expect(info.firmwareVersion != nil)
