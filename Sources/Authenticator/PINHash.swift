@@ -1,3 +1,4 @@
+import CTAP
 import Crypto
 
 /// The PIN as the authenticator keeps it and checks it (CTAP 2.1 §6.5.5.5–§6.5.5.7):
@@ -14,11 +15,7 @@ enum PINHash {
     }
 
     /// Comparison whose time depends only on the lengths.
-    @inline(never)
     static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
+        ConstantTime.equals(a, b)
     }
 }
