@@ -6,7 +6,9 @@ import Logging
 /// into 64-byte reports, reassembles messages, and answers each on the channel
 /// that asked (CTAP 2.1 §11.2). Malformed input always gets a CTAPHID_ERROR.
 actor CTAPHIDConnection {
-    typealias Send = @Sendable ([UInt8]) async -> Void
+    /// Queues reports for the connection's writer. Not async on purpose: a
+    /// cancelled transaction must still get its KEEPALIVE_CANCEL answer out.
+    typealias Send = @Sendable ([UInt8]) -> Void
 
     private let id: CTAPHIDDevice.ConnectionID
     private let device: CTAPHIDDevice
@@ -194,7 +196,7 @@ actor CTAPHIDConnection {
         let task = Task { [weak self] in
             let response = await Self.perform(
                 payload, handler: handler, broker: broker, keepaliveInterval: interval,
-                keepalive: { status in await send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status.rawValue]).reports) })
+                keepalive: { status in send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status.rawValue]).reports) })
             // Free the device before answering, so a peer that reads slowly holds nothing.
             await device.endTransaction(connection, channel: channel)
             await self?.finishTransaction(transactionID, channel: channel, response: response)
@@ -212,7 +214,7 @@ actor CTAPHIDConnection {
     /// (§11.2.9.2.1: UPNEEDED while a prompt waits for the user, else PROCESSING).
     private static func perform(
         _ payload: [UInt8], handler: any CTAP2MessageHandler, broker: PromptBroker, keepaliveInterval: Duration,
-        keepalive: @escaping @Sendable (CTAPHIDKeepaliveStatus) async -> Void
+        keepalive: @escaping @Sendable (CTAPHIDKeepaliveStatus) -> Void
     ) async -> [UInt8] {
         await withTaskGroup(of: [UInt8]?.self) { group in
             group.addTask { await handler.handle(payload) }
@@ -220,7 +222,7 @@ actor CTAPHIDConnection {
                 while true {
                     try? await Task.sleep(for: keepaliveInterval)
                     if Task.isCancelled { return nil }
-                    await keepalive(await broker.pendingKind == nil ? .processing : .upNeeded)
+                    keepalive(await broker.pendingKind == nil ? .processing : .upNeeded)
                 }
             }
             var response: [UInt8] = [CTAPStatus.other.rawValue]
@@ -239,7 +241,7 @@ actor CTAPHIDConnection {
         // A payload too long for CTAPHID cannot be framed; say so rather than crash.
         let message = message.payload.count <= CTAPHIDPacket.maxMessageLength
             ? message : CTAPHIDMessage(channel: message.channel, command: .cbor, payload: [CTAPStatus.requestTooLarge.rawValue])
-        await send(message.reports)
+        send(message.reports)
     }
 
     private func hex(_ channel: UInt32) -> String { String(channel, radix: 16) }

@@ -140,9 +140,17 @@ public final class CTAPHIDServer: Sendable {
         var logger = logger
         logger[metadataKey: "connection"] = "\(id)"
         try? await channel.executeThenClose { inbound, outbound in
+            // One writer per connection keeps replies whole and in order, and
+            // writes even what a cancelled transaction still has to say.
+            let (outbox, mailbox) = AsyncStream.makeStream(of: [UInt8].self)
             let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger) { reports in
-                try? await outbound.write(ByteBuffer(bytes: reports))
+                mailbox.yield(reports)
             }
+            async let written: Void = {
+                for await reports in outbox {
+                    try? await outbound.write(ByteBuffer(bytes: reports))
+                }
+            }()
             logger.debug("connected")
             do {
                 for try await buffer in inbound {
@@ -152,6 +160,8 @@ public final class CTAPHIDServer: Sendable {
                 logger.debug("connection error", metadata: ["error": "\(error)"])
             }
             await connection.close()
+            mailbox.finish()
+            await written
             logger.debug("disconnected")
         }
     }
