@@ -1,0 +1,1 @@
+// Module WebAuthn: filled in by its own issue.
