@@ -1,0 +1,21 @@
+import Foundation
+
+/// Where things live when no flag or environment variable says otherwise (design: "Names a user sees").
+enum DefaultPaths {
+    /// `$XDG_RUNTIME_DIR/passkeyd/ctaphid.sock`, else `/tmp/passkeyd-$UID/ctaphid.sock`.
+    static func socket(environment: [String: String]) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return runtime + "/passkeyd/ctaphid.sock"
+        }
+        return "/tmp/passkeyd-\(getuid())/ctaphid.sock"
+    }
+
+    /// `$XDG_DATA_HOME/passkeyd`, else `~/.local/share/passkeyd`.
+    static func dataDirectory(environment: [String: String]) -> String {
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return data + "/passkeyd"
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/passkeyd"
+    }
+}
