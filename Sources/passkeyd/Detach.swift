@@ -32,7 +32,11 @@ enum Detach {
     /// In the parent: starts the detached child and waits for its report. Returns its pid.
     static func spawnChild(logFile: String?) throws(Failure) -> pid_t {
         var pipeEnds: [Int32] = [0, 0]
+        // Close-on-exec, so the child keeps only its dup2'd copy (descriptor 3)
+        // and the parent sees end-of-file if the child dies before reporting.
         guard pipe(&pipeEnds) == 0 else { throw .spawn(errno) }
+        _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
 
         var actions = posix_spawn_file_actions_t()
@@ -43,14 +47,14 @@ enum Detach {
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, readinessDescriptor)
-        posix_spawn_file_actions_addclose(&actions, readEnd)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, spawnSetSID)
 
-        let executable = "/proc/self/exe"
+        // The resolved path rather than /proc/self/exe, so the child's process name stays `passkeyd`.
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
         let arguments = [CommandLine.arguments.first ?? "passkeyd"] + CommandLine.arguments.dropFirst()
         var environment = ProcessInfo.processInfo.environment
         environment[readinessVariable] = String(readinessDescriptor)
@@ -68,7 +72,7 @@ enum Detach {
             throw .spawn(result)
         }
 
-        let report = readAll(readEnd)
+        let report = readLine(readEnd)
         close(readEnd)
         if report.hasPrefix("ready") { return child }
         var status: Int32 = 0
@@ -89,12 +93,13 @@ enum Detach {
         close(descriptor)
     }
 
-    private static func readAll(_ descriptor: Int32) -> String {
+    /// Reads up to the first newline or end-of-file.
+    private static func readLine(_ descriptor: Int32) -> String {
         var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 512)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 { data += chunk[0..<count] } else if count < 0, errno == EINTR { continue } else { break }
+        var byte: UInt8 = 0
+        while data.last != UInt8(ascii: "\n") {
+            let count = read(descriptor, &byte, 1)
+            if count == 1 { data.append(byte) } else if count < 0, errno == EINTR { continue } else { break }
         }
         return String(decoding: data, as: UTF8.self)
     }
