@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR"] + crypto),
         .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto),
-        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP"] + crypto),
+        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift")] + crypto),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),

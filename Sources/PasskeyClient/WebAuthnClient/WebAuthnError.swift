@@ -11,6 +11,8 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
         case notSupported = "NotSupportedError"
         case constraint = "ConstraintError"
         case unknown = "UnknownError"
+        /// WebAuthn L3 raises TypeError for malformed options (e.g. a user.id of the wrong length).
+        case type = "TypeError"
     }
 
     /// What the authenticator or the transport said, when the error came from there.

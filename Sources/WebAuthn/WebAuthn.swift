@@ -1,1 +1,0 @@
-// Module WebAuthn: filled in by its own issue.
