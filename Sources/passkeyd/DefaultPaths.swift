@@ -1,13 +1,12 @@
+import CTAP
 import Foundation
 
 /// Where things live when no flag or environment variable says otherwise (design: "Names a user sees").
 enum DefaultPaths {
-    /// `$XDG_RUNTIME_DIR/passkeyd/ctaphid.sock`, else `/tmp/passkeyd-$UID/ctaphid.sock`.
+    /// `$PASSKEYD_SOCKET`, else `$XDG_RUNTIME_DIR/passkeyd/ctaphid.sock`, else
+    /// `/tmp/passkeyd-$UID/ctaphid.sock`: the path clients look at too.
     static func socket(environment: [String: String]) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            return runtime + "/passkeyd/ctaphid.sock"
-        }
-        return "/tmp/passkeyd-\(getuid())/ctaphid.sock"
+        PasskeydSocket.defaultPath(environment: environment)
     }
 
     /// `$XDG_DATA_HOME/passkeyd`, else `~/.local/share/passkeyd`.

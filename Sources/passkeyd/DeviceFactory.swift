@@ -1,4 +1,5 @@
 import Authenticator
+import Keystore
 import Logging
 import PasskeyDaemon
 
@@ -11,29 +12,19 @@ enum DeviceFactory {
         let close: @Sendable () async -> Void
     }
 
-    /// Why the device could not be made; `description` is shown to the user.
-    struct OpenError: Error, CustomStringConvertible {
-        let description: String
-    }
-
+    /// Opens the keystore in `dataDirectory` (key-file protection when `passphrase` is nil).
     static func make(
         dataDirectory: String, passphrase: String?, presence: DaemonUserPresence, verifier: DaemonUserVerifier,
         logger: Logger
-    ) async throws(OpenError) -> Device {
-        // TEMPORARY until the Keystore module lands on main: an in-memory store,
-        // so credentials do not survive a restart and `dataDirectory`/`passphrase`
-        // are unused. At merge, replace the next two lines with:
-        //
-        //     let store: Keystore
-        //     do { store = try Keystore.open(directory: dataDirectory, passphrase: passphrase) }
-        //     catch { throw OpenError(description: error.description) }
-        //     ... close: { try? await store.close() }
-        let store = InMemoryCredentialStore()
-        logger.warning("TEMPORARY: in-memory credential store; nothing is written to \(dataDirectory)")
-
+    ) async throws(KeystoreError) -> Device {
+        let store = try Keystore.open(directory: dataDirectory, passphrase: passphrase)
         let authenticator = Authenticator(
             store: store, presence: presence, verifier: verifier.isConfigured ? verifier : nil,
             logger: Logger(label: "passkeyd.authenticator"))
-        return Device(handler: authenticator, close: {})
+        return Device(
+            handler: authenticator,
+            close: {
+                do { try await store.close() } catch { logger.error("closing the keystore failed: \(error)") }
+            })
     }
 }

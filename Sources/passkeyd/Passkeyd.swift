@@ -143,7 +143,7 @@ struct Passkeyd: AsyncParsableCommand {
             throw ValidationFailure(message: "--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         return Settings(
-            socket: socket ?? environment["PASSKEYD_SOCKET"] ?? DefaultPaths.socket(environment: environment),
+            socket: socket ?? DefaultPaths.socket(environment: environment),
             dataDirectory: dataDir ?? environment["PASSKEYD_DATA_DIR"] ?? DefaultPaths.dataDirectory(environment: environment),
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
             passphraseValue: environment["PASSKEYD_PASSPHRASE"],
