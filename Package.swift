@@ -40,14 +40,14 @@ let package = Package(
             "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),
         ] + crypto),
         // The CTAPHID server on the Unix socket.
-        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "Keystore", "CTAP", logging] + nio),
+        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "Keystore", "CTAP", "CBOR", logging] + nio),
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
         .target(name: "PasskeyClient", dependencies: ["WebAuthn", "Authenticator", "CTAP", "CBOR", logging] + crypto + nio),
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
         .target(name: "WebAuthn", dependencies: ["CTAP", "CBOR"] + crypto),
         // What a relying party's server does: challenges and verification.
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
-        .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", argumentParser, logging]),
+        .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", "Keystore", "Authenticator", "CTAP", argumentParser, logging]),
         .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", argumentParser]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
