@@ -48,7 +48,11 @@ let package = Package(
         // What a relying party's server does: challenges and verification.
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
         .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", "Keystore", "Authenticator", "CTAP", argumentParser, logging]),
-        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", argumentParser]),
+        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CBOR", "WebAuthn", argumentParser]),
+        // `make bench`: throughput and latency over the socket against in-process baselines.
+        .executableTarget(name: "passkeybench", dependencies: [
+            "PasskeyClient", "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CBOR", argumentParser, logging,
+        ] + crypto),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR"] + crypto),
@@ -56,6 +60,8 @@ let package = Package(
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift")] + crypto),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR"]),
+        // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
+        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
         .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR"] + crypto),
     ]
