@@ -34,9 +34,9 @@ def user(name: str) -> dict:
     return {"id": os.urandom(16), "name": f"{name}@example.net", "displayName": name.title()}
 
 
-def register(client, server, usr, *, alg=None, resident=True, exclude=None, event=None):
+def register(client, server, usr, *, alg=None, resident=True, exclude=None, event=None, uv=None):
     options, state = server.register_begin(
-        usr, exclude, resident_key_requirement="required" if resident else "discouraged"
+        usr, exclude, resident_key_requirement="required" if resident else "discouraged", user_verification=uv
     )
     public_key = options.public_key
     if alg is not None:
@@ -195,13 +195,13 @@ def test_cancel_during_prompt_wait(prompting):
     try:
         # KEEPALIVE UPNEEDED makes the client call prompt_up, which cancels (CTAP 2.1 §11.2.9.1.5).
         with pytest.raises(ClientError) as err:
-            register(client, server, user("gina"), event=event)
+            register(client, server, user("gina"), event=event, uv="discouraged")
         assert interaction.prompts >= 1
         assert err.value.code == ClientError.ERR.TIMEOUT
         assert err.value.cause.code == CtapError.ERR.KEEPALIVE_CANCEL
 
         # The cancelled registration left nothing behind (no UP needed to learn that).
-        request, _ = server.authenticate_begin()
+        request, _ = server.authenticate_begin(user_verification="discouraged")
         with pytest.raises(ClientError) as err:
             client.get_assertion(request.public_key)
         assert err.value.cause.code == CtapError.ERR.NO_CREDENTIALS
@@ -225,13 +225,13 @@ def test_presence_command_approves_and_denies_a_prompt(prompting):
     dev = prompting.device()
     try:
         approving = ApprovingInteraction(on_prompt=approve_from_another_connection(prompting, True))
-        _, _, auth_data = register(make_client(dev, origin, approving), server, user("hana"))
+        _, _, auth_data = register(make_client(dev, origin, approving), server, user("hana"), uv="discouraged")
         assert approving.prompts >= 1
         assert auth_data.is_user_present()
 
         denying = ApprovingInteraction(on_prompt=approve_from_another_connection(prompting, False))
         with pytest.raises(ClientError) as err:
-            register(make_client(dev, origin, denying), server, user("ivan"))
+            register(make_client(dev, origin, denying), server, user("ivan"), uv="discouraged")
         assert err.value.cause.code == CtapError.ERR.OPERATION_DENIED
     finally:
         dev.close()
