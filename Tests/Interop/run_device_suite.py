@@ -19,7 +19,7 @@ import sys
 import tarfile
 from pathlib import Path
 
-import fido2
+from importlib.metadata import version as installed_version
 
 from passkeyd_hid import HERE, Daemon
 
@@ -29,7 +29,7 @@ SUITE_TIMEOUT = 240
 
 
 def fetch_sdist() -> Path:
-    version = fido2.__version__
+    version = installed_version("fido2")
     root = CACHE / f"fido2-{version}"
     if (root / "tests" / "device" / "conftest.py").exists():
         return root
@@ -91,7 +91,7 @@ def main() -> int:
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
     passed = re.search(r"(\d+) passed", summary)
     print(f"device suite note: {passed.group(1) if passed else 0} passed / {len(entries)} deselected "
-          f"(python-fido2 {fido2.__version__} tests/device)")
+          f"(python-fido2 {installed_version('fido2')} tests/device)")
     return proc.returncode
 
 

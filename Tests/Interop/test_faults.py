@@ -13,7 +13,6 @@ from fido2.ctap import CtapError
 from fido2.ctap2 import Ctap2
 from fido2.hid import CTAPHID
 
-from conftest import make_client
 from passkeyd_hid import REPORT_SIZE, cont_packet, frame, init_packet
 
 # CTAPHID error codes (CTAP 2.1 §11.2.9.1.6).
@@ -118,17 +117,18 @@ def check_working(shared, devs):
     assert shared.alive(), f"passkeyd died:\n{shared.log()}"
 
 
+def make_resident(ctap: Ctap2, rp: dict, user: dict):
+    """authenticatorMakeCredential with rk, asking for built-in UV where it is configured (CTAP 2.1 §6.1.2 step 11)."""
+    options = {"rk": True}
+    if ctap.info.options.get("uv"):
+        options["uv"] = True
+    return ctap.make_credential(os.urandom(32), rp, user, ES256_PARAMS, options=options)
+
+
 def register_once(daemon, name: str):
     dev = daemon.device()
     try:
-        return make_client(dev).make_credential(
-            {
-                "rp": {"id": "example.com", "name": "Example"},
-                "user": {"id": os.urandom(8), "name": name},
-                "challenge": os.urandom(32),
-                "pubKeyCredParams": ES256_PARAMS,
-            }
-        )
+        return make_resident(Ctap2(dev), {"id": "example.com", "name": "Example"}, {"id": os.urandom(8), "name": name})
     finally:
         dev.close()
 
@@ -283,16 +283,8 @@ def test_keystore_reveals_no_rp_id_user_name_or_display_name(daemon_factory):
     user = {"id": os.urandom(16), "name": f"user-{tag}", "displayName": f"Display {tag}"}
     dev = d.device()
     try:
-        result = make_client(dev, f"https://{rp_id}").make_credential(
-            {
-                "rp": {"id": rp_id, "name": f"RP {tag}"},
-                "user": user,
-                "challenge": os.urandom(32),
-                "pubKeyCredParams": ES256_PARAMS,
-                "authenticatorSelection": {"residentKey": "required"},
-            }
-        )
-        cred_id = result.raw_id
+        att = make_resident(Ctap2(dev), {"id": rp_id, "name": f"RP {tag}"}, user)
+        cred_id = att.auth_data.credential_data.credential_id
     finally:
         dev.close()
 
