@@ -54,8 +54,8 @@ def daemon_factory():
 
 @pytest.fixture(scope="module")
 def daemon(daemon_factory) -> Daemon:
-    """A daemon on its defaults: presence auto, built-in UV configured."""
-    return daemon_factory()
+    """Presence approved at once, built-in UV configured (named, not left to defaults)."""
+    return daemon_factory("--presence", "auto", "--uv", "auto")
 
 
 def make_client(dev, origin: str = ORIGIN, interaction: UserInteraction | None = None) -> Fido2Client:

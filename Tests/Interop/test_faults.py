@@ -107,7 +107,7 @@ def test_kill9_during_registration_burst_keeps_every_acknowledged_credential(dae
 
 @pytest.fixture(scope="module")
 def shared(daemon_factory):
-    return daemon_factory()
+    return daemon_factory("--uv", "auto")
 
 
 def check_working(shared, devs):
@@ -277,7 +277,7 @@ def test_interleaved_channels_on_one_connection(shared, bystanders):
 
 
 def test_keystore_reveals_no_rp_id_user_name_or_display_name(daemon_factory):
-    d = daemon_factory()
+    d = daemon_factory("--uv", "auto")
     tag = hashlib.sha256(os.urandom(16)).hexdigest()[:12]
     rp_id = f"grep-{tag}.example.org"
     user = {"id": os.urandom(16), "name": f"user-{tag}", "displayName": f"Display {tag}"}
@@ -308,7 +308,7 @@ def test_keystore_reveals_no_rp_id_user_name_or_display_name(daemon_factory):
     grep("after SIGTERM")
 
     # The credential really is in those files: a restart on them finds it.
-    again = daemon_factory(data_dir=d.data_dir)
+    again = daemon_factory("--uv", "auto", data_dir=d.data_dir)
     dev = again.device()
     try:
         cdh = os.urandom(32)

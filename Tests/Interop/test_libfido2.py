@@ -19,7 +19,7 @@ def run(socket_path: str, *flags: str) -> subprocess.CompletedProcess:
 
 
 def test_libfido2_with_built_in_uv(daemon_factory):
-    d = daemon_factory()  # --uv auto: built-in UV configured
+    d = daemon_factory("--uv", "auto")  # built-in UV configured
     result = run(d.socket, "--uv")
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}\n--- passkeyd log ---\n{d.log()}"
     assert result.stdout.count("verify_self passed") == 2
