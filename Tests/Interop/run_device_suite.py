@@ -67,7 +67,7 @@ def main() -> int:
     env["PASSKEYD_DEVSUITE_SOCKET"] = daemon.socket
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     cmd = [sys.executable, "-m", "pytest", "tests/device", "-p", "passkeyd_devsuite",
-           "-q", "-rfE", "-p", "no:cacheprovider"]
+           "-q", "-rfEs", "-p", "no:cacheprovider"]
     for node, _ in entries:
         cmd += ["--deselect", node]
     try:
