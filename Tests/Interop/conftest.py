@@ -48,6 +48,8 @@ def daemon_factory():
             code = d.stop()
             if code != 0:
                 failures.append(f"passkeyd exited {code} on SIGTERM:\n{d.log()}")
+    # Only once all are stopped: a restarted daemon may be using an earlier one's data directory.
+    for d in started:
         d.remove()
     assert not failures, "\n".join(failures)
 

@@ -62,7 +62,7 @@ def deselected() -> list[tuple[str, str]]:
 def main() -> int:
     root = fetch_sdist()
     entries = deselected()
-    daemon = Daemon("--uv", "off").start()
+    daemon = Daemon("--presence", "auto", "--uv", "off").start()
     env = dict(os.environ)
     env["PASSKEYD_DEVSUITE_SOCKET"] = daemon.socket
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))

@@ -18,7 +18,7 @@ from fido2.server import Fido2Server
 from webauthn.helpers.structs import AttestationFormat
 
 from conftest import ApprovingInteraction, make_client
-from passkeyd_hid import presence
+from passkeyd_hid import presence, status
 
 ES256 = -7
 EDDSA = -8
@@ -209,10 +209,12 @@ def test_cancel_during_prompt_wait(prompting):
         dev.close()
 
 
-def approve_from_another_connection(daemon, approve: bool):
+def approve_from_another_connection(daemon, approve: bool, seen: list | None = None):
     def on_prompt():
         other = daemon.device()
         try:
+            if seen is not None:
+                seen.append(status(other))  # STATUS while the prompt waits
             presence(other, approve)
         finally:
             other.close()
@@ -224,10 +226,15 @@ def test_presence_command_approves_and_denies_a_prompt(prompting):
     rp_id, origin, server = rp_for("prompt")
     dev = prompting.device()
     try:
-        approving = ApprovingInteraction(on_prompt=approve_from_another_connection(prompting, True))
+        seen: list[dict] = []
+        approving = ApprovingInteraction(on_prompt=approve_from_another_connection(prompting, True, seen))
         _, _, auth_data = register(make_client(dev, origin, approving), server, user("hana"), uv="discouraged")
         assert approving.prompts >= 1
         assert auth_data.is_user_present()
+        # The vendor STATUS map names the daemon and the wait it was in.
+        assert seen[0]["pid"] == prompting.proc.pid
+        assert seen[0]["pending"] != "none"
+        assert status(dev)["pending"] == "none"
 
         denying = ApprovingInteraction(on_prompt=approve_from_another_connection(prompting, False))
         with pytest.raises(ClientError) as err:
