@@ -42,18 +42,21 @@ let package = Package(
         // The CTAPHID server on the Unix socket.
         .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "Keystore", "CTAP", logging] + nio),
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
-        .target(name: "PasskeyClient", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto + nio),
+        .target(name: "PasskeyClient", dependencies: ["WebAuthn", "Authenticator", "CTAP", "CBOR", logging] + crypto + nio),
+        // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
+        .target(name: "WebAuthn", dependencies: ["CTAP", "CBOR"] + crypto),
         // What a relying party's server does: challenges and verification.
-        .target(name: "RelyingParty", dependencies: ["CTAP", "CBOR"] + crypto),
+        .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
         .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", argumentParser, logging]),
         .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", argumentParser]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR"] + crypto),
-        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR"] + crypto),
-        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP"] + crypto),
+        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto),
+        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift")] + crypto),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
-        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "RelyingParty", "Authenticator", "CTAP"]),
-        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "CTAP", "CBOR"] + crypto),
+        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
+        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR"] + crypto),
     ]
 )

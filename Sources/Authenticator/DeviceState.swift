@@ -15,6 +15,8 @@ public struct DeviceState: Sendable, Codable, Equatable {
     public var minPINLength: Int
     /// Set when the PIN must be changed before it can be used again.
     public var forcePINChange: Bool
+    /// The signature counter shared by non-resident credentials, which store nothing of their own.
+    public var globalSignCount: UInt32
 
     public static let maxPINRetries = 8
     public static let maxUVRetries = 8
@@ -27,5 +29,6 @@ public struct DeviceState: Sendable, Codable, Equatable {
         uvRetries = Self.maxUVRetries
         minPINLength = 4
         forcePINChange = false
+        globalSignCount = 0
     }
 }

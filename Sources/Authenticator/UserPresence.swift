@@ -2,6 +2,8 @@
 public struct UserActionRequest: Sendable, Hashable {
     public enum Purpose: String, Sendable {
         case makeCredential, getAssertion, credentialExcluded, reset, selection, credentialManagement
+        /// Built-in user verification for a pinUvAuthToken (CTAP 2.1 §6.5.5.7.3).
+        case pinUvAuthToken
     }
 
     public var purpose: Purpose

@@ -93,6 +93,45 @@ extension CBORValue {
     }
 }
 
+extension CBORValue {
+    /// Data-model equality (RFC 8949 §2): text strings compare as their UTF-8 bytes.
+    ///
+    /// Swift's `String ==` uses Unicode canonical equivalence, under which "é" (C3 A9)
+    /// equals "e" + U+0301 (65 CC 81). Two such keys are distinct in CBOR; comparing
+    /// them as equal would make the decoder refuse a valid map as a duplicate and make
+    /// a dictionary silently drop one of the two entries.
+    public static func == (lhs: CBORValue, rhs: CBORValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.unsigned(a), .unsigned(b)): return a == b
+        case let (.negative(a), .negative(b)): return a == b
+        case let (.byteString(a), .byteString(b)): return a == b
+        case let (.textString(a), .textString(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.array(a), .array(b)): return a == b
+        case let (.map(a), .map(b)): return a == b
+        case let (.boolean(a), .boolean(b)): return a == b
+        case (.null, .null), (.undefined, .undefined): return true
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .unsigned(let n): hasher.combine(0 as UInt8); hasher.combine(n)
+        case .negative(let n): hasher.combine(1 as UInt8); hasher.combine(n)
+        case .byteString(let b): hasher.combine(2 as UInt8); hasher.combine(b)
+        case .textString(let s):
+            hasher.combine(3 as UInt8)
+            hasher.combine(s.utf8.count)
+            for byte in s.utf8 { hasher.combine(byte) }
+        case .array(let a): hasher.combine(4 as UInt8); hasher.combine(a)
+        case .map(let m): hasher.combine(5 as UInt8); hasher.combine(m)
+        case .boolean(let b): hasher.combine(6 as UInt8); hasher.combine(b)
+        case .null: hasher.combine(7 as UInt8)
+        case .undefined: hasher.combine(8 as UInt8)
+        }
+    }
+}
+
 extension CBORValue: ExpressibleByIntegerLiteral {
     public init(integerLiteral value: Int) { self.init(value) }
 }

@@ -46,9 +46,11 @@ public enum COSEKey: Sendable, Hashable {
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
         let kty = try map.required(Label.kty, CBORRead.int)
+        let alg = try map.optional(Label.alg, CBORRead.int)
+        // Labels below 0 are key-type specific (RFC 9052 §7.1), so kty decides how to read them.
+        guard kty == 1 || kty == 2 else { throw .unsupportedAlgorithm }
         let crv = try map.required(Label.crv, CBORRead.int)
         let x = try map.required(Label.x, CBORRead.bytes)
-        let alg = try map.optional(Label.alg, CBORRead.int)
         switch (kty, crv) {
         case (2, 1):
             let y = try map.required(Label.y, CBORRead.bytes)

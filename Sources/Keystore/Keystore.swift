@@ -1,1 +1,192 @@
-// Module Keystore: filled in by its own issue.
+import Authenticator
+import CTAP
+import Foundation
+import GRDB
+
+/// The durable, encrypted `CredentialStore`: one SQLite database (WAL) in a
+/// directory of mode 0700, every record sealed with AES-256-GCM under a data key,
+/// rows found through keyed hashes. See docs/keystore.md for the format.
+///
+/// Durability: the connection runs `synchronous = FULL`, so a commit has been
+/// fsynced to the WAL when a call returns, and the CTAP response that follows it
+/// cannot announce a credential that a crash or power loss would take back.
+public actor Keystore: CredentialStore {
+    public static let databaseFileName = "keystore.sqlite"
+    public static let keyFileName = "keystore.key"
+    /// 100 000 resident credentials: far beyond a hardware key, and still well inside
+    /// what the indexed lookups answer in well under a millisecond.
+    public static let defaultCapacity = 100_000
+
+    public nonisolated let capacity: Int
+    /// The database file's path.
+    public nonisolated let path: String
+    private var queue: DatabaseQueue?
+    private let sealer: RecordSealer
+
+    init(queue: DatabaseQueue, sealer: RecordSealer, path: String, capacity: Int) {
+        self.queue = queue
+        self.sealer = sealer
+        self.path = path
+        self.capacity = capacity
+    }
+
+    /// Closes the database: the WAL is checkpointed into the main file. Later calls throw `KeystoreError.closed`.
+    public func close() throws(KeystoreError) {
+        guard let queue else { return }
+        self.queue = nil
+        do { try queue.close() } catch { throw Self.keystoreError(error, path: path) }
+    }
+
+    // MARK: CredentialStore
+
+    public func credentials(rpID: String) async throws -> [CredentialSource] {
+        let rpHash = sealer.lookup.rp(rpID)
+        let rows = try await read { db in
+            try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash])
+        }
+        return try rows.map { row throws(KeystoreError) in
+            let credential = try sealer.open(row)
+            guard credential.rp.id == rpID else { throw KeystoreError.recordAuthenticationFailed(path: path) }
+            return credential
+        }
+    }
+
+    public func credential(id: [UInt8]) async throws -> CredentialSource? {
+        let idHash = sealer.lookup.credential(id)
+        let rows = try await read { db in
+            try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash])
+        }
+        return try rows.first.map { row throws(KeystoreError) in try sealer.open(row) }
+    }
+
+    public func allCredentials() async throws -> [CredentialSource] {
+        let rows = try await read { db in
+            try Self.fetchRows(db, sql: "SELECT * FROM credential ORDER BY seq DESC", arguments: [])
+        }
+        return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
+    }
+
+    public func count() async throws -> Int {
+        try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 }
+    }
+
+    /// Stores a credential, replacing in the same transaction any with the same RP ID
+    /// and user handle (CTAP 2.1 §6.1.2 step 17) or the same credential ID.
+    /// Throws `CTAPStatus.keyStoreFull` when the store already holds `capacity` others.
+    public func save(_ credential: CredentialSource) async throws {
+        let row = try sealer.seal(credential)
+        let capacity = capacity
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?",
+                arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
+            let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0
+            guard stored < capacity else { throw CTAPStatus.keyStoreFull }
+            try Self.insert(row, db)
+        }
+    }
+
+    /// Records a new signature counter; a credential that is not stored is ignored.
+    public func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws {
+        try await modify(credentialID: credentialID) { $0.signCount = signCount }
+    }
+
+    /// Replaces the user entity; a credential that is not stored is ignored.
+    public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws {
+        try await modify(credentialID: credentialID) { $0.user = user }
+    }
+
+    public func delete(credentialID: [UInt8]) async throws {
+        let idHash = sealer.lookup.credential(credentialID)
+        try await write { db in
+            try db.execute(sql: "DELETE FROM credential WHERE credentialIDHash = ?", arguments: [idHash])
+        }
+    }
+
+    public func deleteAll() async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM credential")
+            try db.execute(sql: "DELETE FROM device_state")
+        }
+    }
+
+    public func loadDeviceState() async throws -> DeviceState? {
+        let sealed = try await read { db in try Data.fetchOne(db, sql: "SELECT sealed FROM device_state WHERE id = 1") }
+        return try sealed.map { blob throws(KeystoreError) in try sealer.openDeviceState(blob) }
+    }
+
+    public func saveDeviceState(_ state: DeviceState) async throws {
+        let sealed = try sealer.seal(state)
+        try await write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO device_state (id, sealed) VALUES (1, ?)", arguments: [sealed])
+        }
+    }
+
+    // MARK: Internals
+
+    /// Answered from the index `credential_by_rp_seq`: no scan, no decryption of other RPs' rows.
+    static let credentialsByRPQuery = "SELECT * FROM credential WHERE rpIDHash = ? ORDER BY seq DESC"
+    /// Answered from the unique index on `credentialIDHash`.
+    static let credentialByIDQuery = "SELECT * FROM credential WHERE credentialIDHash = ?"
+
+    /// Opens, changes and reseals one record inside one write transaction. The row keeps
+    /// its `seq`, so an update does not change the newest-first order.
+    private func modify(credentialID: [UInt8], _ change: @escaping @Sendable (inout CredentialSource) -> Void) async throws {
+        let idHash = sealer.lookup.credential(credentialID)
+        let sealer = sealer
+        try await write { db in
+            guard let row = try Self.fetchRows(
+                db, sql: Self.credentialByIDQuery, arguments: [idHash]).first
+            else { return }
+            var credential = try sealer.open(row)
+            change(&credential)
+            let updated = try sealer.seal(credential)
+            try db.execute(
+                sql: "DELETE FROM credential WHERE rpIDHash = ? AND userHandleHash = ? AND credentialIDHash <> ?",
+                arguments: [updated.rpIDHash, updated.userHandleHash, idHash])
+            try db.execute(
+                sql: "UPDATE credential SET rpIDHash = ?, userHandleHash = ?, sealed = ? WHERE credentialIDHash = ?",
+                arguments: [updated.rpIDHash, updated.userHandleHash, updated.sealed, idHash])
+        }
+    }
+
+    static func insert(_ row: CredentialRow, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO credential (credentialIDHash, rpIDHash, userHandleHash, sealed) VALUES (?, ?, ?, ?)",
+            arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
+    }
+
+    private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments) throws -> [CredentialRow] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+            CredentialRow(
+                credentialIDHash: $0["credentialIDHash"], rpIDHash: $0["rpIDHash"],
+                userHandleHash: $0["userHandleHash"], sealed: $0["sealed"])
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        guard let queue else { throw KeystoreError.closed }
+        do { return try await queue.read(body) } catch { throw Self.map(error, path: path) }
+    }
+
+    /// One transaction, committed (and fsynced) before this returns.
+    private func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        guard let queue else { throw KeystoreError.closed }
+        do { return try await queue.write(body) } catch { throw Self.map(error, path: path) }
+    }
+
+    static func keystoreError(_ error: any Error, path: String) -> KeystoreError {
+        switch error {
+        case let error as KeystoreError: return error
+        case let error as DatabaseError:
+            return .database(path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
+        default: return .database(path: path, resultCode: -1, message: String(describing: type(of: error)))
+        }
+    }
+
+    /// SQLite errors become `KeystoreError.database`; the keystore's own and CTAP errors pass through.
+    static func map(_ error: any Error, path: String) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        return KeystoreError.database(path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
+    }
+}

@@ -1,0 +1,34 @@
+import CTAP
+
+extension Authenticator {
+    /// What kind of device this authenticator presents itself as.
+    public struct Configuration: Sendable {
+        /// passkeyd's AAGUID, `cebed41c-3efc-4080-98c5-e3ce60214c97`: one value for every
+        /// passkeyd, so relying parties can recognise the model (WebAuthn L3 §6.5.1).
+        public static let passkeydAAGUID: [UInt8] = [
+            0xCE, 0xBE, 0xD4, 0x1C, 0x3E, 0xFC, 0x40, 0x80, 0x98, 0xC5, 0xE3, 0xCE, 0x60, 0x21, 0x4C, 0x97,
+        ]
+
+        public var aaguid: [UInt8] = passkeydAAGUID
+        /// Reported in getInfo as `firmwareVersion`: 0xMMmmpp.
+        public var firmwareVersion: Int = 0x00_01_00
+        /// The largest CTAP2 message accepted: the CTAPHID limit (CTAP 2.1 §11.2.4).
+        public var maxMsgSize: Int = 7609
+        public var maxCredentialCountInList: Int = 64
+        public var maxCredentialIDLength: Int = 128
+        /// Algorithms in order of preference; getInfo lists them in this order (ES256 first).
+        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA]
+        /// How long getNextAssertion state lives after the last assertion (CTAP 2.1 §6.3).
+        public var assertionStateLifetime: Duration = .seconds(30)
+        /// How long after power-up authenticatorReset is allowed (CTAP 2.1 §6.6).
+        public var resetWindow: Duration = .seconds(10)
+        /// pinUvAuthToken lifetimes (CTAP 2.1 §6.5.2.2): unused 30 s, user present 30 s, at most 10 min.
+        var pinUvAuthTokenLimits = PinUvAuthToken.Limits()
+        /// How long credential management enumeration state lives after its last answer.
+        public var enumerationStateLifetime: Duration = .seconds(30)
+        /// The monotonic clock behind every timeout; tests substitute their own.
+        public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+
+        public init() {}
+    }
+}

@@ -1,0 +1,50 @@
+import CTAP
+import Crypto
+
+/// Non-resident credential IDs: the private key travels inside the ID, sealed with
+/// AES-256-GCM under the device's wrapping key, with the RP ID hash as associated
+/// data. An ID minted for another RP, by another device, or altered in transit
+/// fails authentication and is simply not ours.
+///
+/// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ credProtect (1) ‖ key (32)] ‖ tag (16).
+enum CredentialWrapping {
+    static let version: UInt8 = 1
+    static let idLength = 1 + 12 + 34 + 16
+
+    static func wrap(_ key: CredentialKey, credProtect: UInt8, rpIDHash: [UInt8], wrappingKey: [UInt8]) throws(CTAPStatus) -> [UInt8] {
+        var plaintext: [UInt8] = [algorithmByte(key.algorithm), credProtect]
+        plaintext.append(contentsOf: key.rawRepresentation)
+        do {
+            let box = try AES.GCM.seal(plaintext, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash)
+            return [version] + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
+        } catch {
+            throw .other
+        }
+    }
+
+    /// The key inside `credentialID` if this device minted it for this RP, else nil.
+    static func unwrap(_ credentialID: [UInt8], rpIDHash: [UInt8], wrappingKey: [UInt8]) -> (key: CredentialKey, credProtect: UInt8)? {
+        guard credentialID.count == idLength, credentialID[0] == version else { return nil }
+        guard let box = try? AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: credentialID[1..<13]),
+                ciphertext: credentialID[13..<47],
+                tag: credentialID[47..<63]),
+              let plaintext = try? AES.GCM.open(box, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash),
+              let algorithm = algorithm(from: plaintext[plaintext.startIndex])
+        else { return nil }
+        let bytes = Array(plaintext)
+        return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(bytes[2...])), bytes[1])
+    }
+
+    private static func algorithmByte(_ algorithm: COSEAlgorithm) -> UInt8 {
+        algorithm == .edDSA ? 2 : 1
+    }
+
+    private static func algorithm(from byte: UInt8) -> COSEAlgorithm? {
+        switch byte {
+        case 1: return .es256
+        case 2: return .edDSA
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import CBOR
+import CTAP
+
+extension Authenticator {
+    /// A credential that can answer an assertion: stored, or carried inside its ID.
+    struct AssertionCandidate: Sendable {
+        let id: [UInt8]
+        let key: CredentialKey
+        /// The stored record; nil for a non-resident credential.
+        let resident: CredentialSource?
+        let credProtect: UInt8
+    }
+
+    /// authenticatorGetAssertion (CTAP 2.1 §6.2.2); step numbers refer to that section.
+    func getAssertion(_ request: GetAssertionRequest) async throws(CTAPStatus) -> GetAssertionResponse {
+        let purpose = UserActionRequest(purpose: .getAssertion, rpID: request.rpID)
+        // Steps 1–2: pinUvAuthParam probe and protocol check.
+        var tokenProtocol: PINUVAuthProtocolVersion?
+        if let param = request.pinUvAuthParam {
+            if param.isEmpty { try await answerPinUvAuthProbe(purpose) }
+            tokenProtocol = try checkPinUvAuthProtocol(request.pinUvAuthProtocol)
+        }
+        // Step 5: options. `rk` has no meaning here; `up` defaults to true. A pinUvAuthParam
+        // takes precedence over `uv`, which otherwise needs a built-in method.
+        if request.options.rk != nil { throw .unsupportedOption }
+        let requestsUV = request.options.uv == true && tokenProtocol == nil
+        if requestsUV, !builtInUVConfigured { throw .invalidOption }
+        let wantsPresence = request.options.up ?? true
+
+        // Step 6.1: the token, its ga permission and its RP ID. Step 7: built-in user
+        // verification, which also establishes presence.
+        var userVerified = false
+        var userPresent = false
+        if let tokenProtocol, let param = request.pinUvAuthParam {
+            try verifyPinUvAuthParam(param, protocol: tokenProtocol, clientDataHash: request.clientDataHash,
+                                     permission: .ga, rpID: request.rpID)
+            userVerified = true
+            userPresent = wantsPresence && tokenUserPresent()
+        } else if requestsUV {
+            try await performBuiltInUV(purpose)
+            userVerified = true
+            userPresent = wantsPresence
+        }
+
+        // Steps 8–9: the applicable credentials, newest first when discovering.
+        let rpIDHash = Self.sha256(Array(request.rpID.utf8))
+        let discovering = request.allowList.isEmpty
+        var candidates = try await locateCredentials(request, rpIDHash: rpIDHash)
+        // CTAP 2.1 §12.1: credProtect hides credentials from requests without UV.
+        if !userVerified {
+            candidates.removeAll { $0.credProtect == 3 || (discovering && $0.credProtect == 2) }
+        }
+        guard let first = candidates.first else { throw .noCredentials }
+
+        // Step 10: user presence unless the platform asked for a silent assertion.
+        if wantsPresence, !userPresent {
+            try await collectPresence(purpose)
+            userPresent = true
+        }
+        // A token that took part in a request with presence cannot authorise another.
+        if wantsPresence, tokenProtocol != nil { consumeTokenAfterPresence() }
+        var flags: AuthenticatorData.Flags = []
+        if userPresent { flags.insert(.userPresent) }
+        if userVerified { flags.insert(.userVerified) }
+
+        // Step 12: with an allowList one credential answers; discovery reports how many exist.
+        let others = discovering ? candidates.dropFirst().compactMap(\.resident) : []
+        if !others.isEmpty {
+            pendingAssertions = PendingAssertions(
+                remaining: others, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
+                flags: flags, lastAssertionAt: configuration.now())
+        }
+        return try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags,
+                              numberOfCredentials: others.isEmpty ? nil : candidates.count)
+    }
+
+    /// authenticatorGetNextAssertion (CTAP 2.1 §6.3).
+    func getNextAssertion() async throws(CTAPStatus) -> GetAssertionResponse {
+        guard var pending = pendingAssertions, !pending.remaining.isEmpty else { throw .notAllowed }
+        guard configuration.now() - pending.lastAssertionAt <= configuration.assertionStateLifetime else {
+            pendingAssertions = nil
+            throw .notAllowed
+        }
+        let source = pending.remaining.removeFirst()
+        pending.lastAssertionAt = configuration.now()
+        pendingAssertions = pending.remaining.isEmpty ? nil : pending
+        let candidate = AssertionCandidate(
+            id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
+            resident: source, credProtect: source.credProtect)
+        return try await sign(candidate, rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash, flags: pending.flags, numberOfCredentials: nil)
+    }
+
+    private func locateCredentials(_ request: GetAssertionRequest, rpIDHash: [UInt8]) async throws(CTAPStatus) -> [AssertionCandidate] {
+        do {
+            if request.allowList.isEmpty {
+                return try await store.credentials(rpID: request.rpID).map(Self.candidate(for:))
+            }
+            let wrappingKey = try await deviceState().wrappingKey
+            var found: [AssertionCandidate] = []
+            for descriptor in request.allowList where descriptor.type == "public-key" {
+                if let unwrapped = CredentialWrapping.unwrap(descriptor.id, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
+                    found.append(AssertionCandidate(id: descriptor.id, key: unwrapped.key, resident: nil, credProtect: unwrapped.credProtect))
+                } else if let source = try await store.credential(id: descriptor.id), source.rp.id == request.rpID {
+                    found.append(Self.candidate(for: source))
+                }
+            }
+            return found
+        } catch let status as CTAPStatus {
+            throw status
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    private static func candidate(for source: CredentialSource) -> AssertionCandidate {
+        AssertionCandidate(
+            id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
+            resident: source, credProtect: source.credProtect)
+    }
+
+    /// Advances the credential's signature counter, durably, and signs authData ‖ clientDataHash.
+    private func sign(_ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8],
+                      flags: AuthenticatorData.Flags, numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
+        let signCount = try await nextSignCount(for: candidate)
+        let authData = AuthenticatorData(rpIDHash: rpIDHash, flags: flags, signCount: signCount).bytes
+        let signature = try candidate.key.sign(authData + clientDataHash)
+        // Response member `user` (CTAP 2.1 §6.2.2): names only when the user was verified.
+        let user = candidate.resident.map { source in
+            flags.contains(.userVerified)
+                ? source.user
+                : PublicKeyCredentialUserEntity(id: source.user.id)
+        }
+        return GetAssertionResponse(
+            credential: PublicKeyCredentialDescriptor(id: candidate.id), authenticatorData: authData,
+            signature: signature, user: user, numberOfCredentials: numberOfCredentials)
+    }
+
+    /// Resident credentials count on their own; non-resident ones share the device counter.
+    private func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
+        if let resident = candidate.resident {
+            let current: UInt32
+            do { current = try await store.credential(id: resident.id)?.signCount ?? resident.signCount } catch { throw storeFailure(error) }
+            let next = current &+ 1
+            do { try await store.updateSignCount(credentialID: resident.id, to: next) } catch { throw storeFailure(error) }
+            return next
+        }
+        var state = try await deviceState()
+        state.globalSignCount &+= 1
+        try await saveDeviceState(state)
+        return state.globalSignCount
+    }
+}

@@ -1,0 +1,133 @@
+import CBOR
+import CTAP
+import Foundation
+
+extension Authenticator {
+    /// authenticatorMakeCredential (CTAP 2.1 §6.1.2); step numbers refer to that section.
+    func makeCredential(_ request: MakeCredentialRequest) async throws(CTAPStatus) -> MakeCredentialResponse {
+        let purpose = UserActionRequest(purpose: .makeCredential, rpID: request.rp.id)
+        // Steps 1–2: pinUvAuthParam probe and protocol check.
+        var tokenProtocol: PINUVAuthProtocolVersion?
+        if let param = request.pinUvAuthParam {
+            if param.isEmpty { try await answerPinUvAuthProbe(purpose) }
+            tokenProtocol = try checkPinUvAuthProtocol(request.pinUvAuthProtocol)
+        }
+        // Step 3: every element is validated by parsing; the first supported algorithm wins.
+        guard let algorithm = request.pubKeyCredParams.lazy
+            .filter({ $0.type == "public-key" })
+            .compactMap({ COSEAlgorithm(rawValue: $0.alg) })
+            .first(where: { self.configuration.algorithms.contains($0) })
+        else { throw .unsupportedAlgorithm }
+        // Step 5: options. `up` must not be false here. A pinUvAuthParam takes precedence
+        // over `uv`, which is then ignored; otherwise `uv` needs a built-in method.
+        if request.options.up == false { throw .invalidOption }
+        let requestsUV = request.options.uv == true && tokenProtocol == nil
+        if requestsUV, !builtInUVConfigured { throw .invalidOption }
+        let residentKey = request.options.rk ?? false
+        // Step 6: enterprise attestation is not offered.
+        if request.enterpriseAttestation != nil { throw .invalidParameter }
+        // Step 11: a protected device creates discoverable credentials only with user verification
+        // (makeCredUvNotRqd lets non-discoverable ones through).
+        if try await isProtectedByUV(), !requestsUV, tokenProtocol == nil, residentKey {
+            throw .puatRequired
+        }
+        var userVerified = false
+        var userPresent = false
+        if let tokenProtocol, let param = request.pinUvAuthParam {
+            // Step 11.1: the token, its mc permission and its RP ID.
+            try verifyPinUvAuthParam(param, protocol: tokenProtocol, clientDataHash: request.clientDataHash,
+                                     permission: .mc, rpID: request.rp.id)
+            userVerified = true
+            // Step 14.1: presence the token already carries (getUserPresentFlagValue()).
+            userPresent = tokenUserPresent()
+        } else if requestsUV {
+            try await performBuiltInUV(purpose)
+            userVerified = true
+            userPresent = true
+        }
+
+        let rpIDHash = Self.sha256(Array(request.rp.id.utf8))
+        let state = try await deviceState()
+        // Step 12: a credential of ours in excludeList ends the request after presence.
+        for descriptor in request.excludeList where descriptor.type == "public-key" {
+            guard let credProtect = try await credentialProtection(of: descriptor.id, rpID: request.rp.id, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey) else { continue }
+            // CTAP 2.1 §12.1: a userVerificationRequired credential is invisible without UV.
+            if credProtect == 3, !userVerified { continue }
+            if !userPresent {
+                let outcome = await presence.confirmPresence(UserActionRequest(purpose: .credentialExcluded, rpID: request.rp.id))
+                if outcome == .cancelled || Task.isCancelled { throw .keepaliveCancel }
+            }
+            throw .credentialExcluded
+        }
+        // Step 14: user presence; a token that took part cannot authorise another request (step 14.3).
+        if !userPresent {
+            try await collectPresence(purpose)
+            userPresent = true
+        }
+        if tokenProtocol != nil { consumeTokenAfterPresence() }
+
+        // Steps 16–17: the key pair and its credential ID.
+        let credProtect = Self.credProtectInput(request.extensions)
+        let key = try CredentialKey.generate(algorithm)
+        let credentialID: [UInt8]
+        if residentKey {
+            credentialID = Self.randomBytes(32)
+            let source = CredentialSource(
+                id: credentialID, rp: request.rp, user: request.user, algorithm: algorithm,
+                privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), credProtect: credProtect ?? 1)
+            try await saveResident(source)
+        } else {
+            credentialID = try CredentialWrapping.wrap(key, credProtect: credProtect ?? 1, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
+        }
+
+        // Step 19: authenticator data with attested credential data and extension outputs.
+        var flags: AuthenticatorData.Flags = [.userPresent]
+        if userVerified { flags.insert(.userVerified) }
+        let authData = AuthenticatorData(
+            rpIDHash: rpIDHash, flags: flags, signCount: 0,
+            attestedCredentialData: AttestedCredentialData(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
+            extensions: credProtect.map { ["credProtect": CBORValue($0)] })
+        let authDataBytes = authData.bytes
+
+        // Step 20: packed self attestation, unless the platform prefers `none` (CTAP 2.2 §6.1.2).
+        let statement: AttestationStatement
+        if request.attestationFormatsPreference?.first == "none" {
+            statement = .none
+        } else {
+            statement = .packed(alg: algorithm.rawValue, sig: try key.sign(authDataBytes + request.clientDataHash), x5c: nil)
+        }
+        logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
+        return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement))
+    }
+
+    /// The credProtect level the platform asked for (CTAP 2.1 §12.1), if valid.
+    static func credProtectInput(_ extensions: [String: CBORValue]) -> UInt8? {
+        guard let level = extensions["credProtect"]?.intValue, (1...3).contains(level) else { return nil }
+        return UInt8(level)
+    }
+
+    /// Stores a discoverable credential, refusing when the store is full unless it replaces one.
+    private func saveResident(_ source: CredentialSource) async throws(CTAPStatus) {
+        do {
+            let existing = try await store.credentials(rpID: source.rp.id)
+            let replaces = existing.contains { $0.user.id == source.user.id }
+            if !replaces, try await store.count() >= store.capacity { throw CTAPStatus.keyStoreFull }
+            try await store.save(source)
+        } catch let status as CTAPStatus {
+            throw status
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    /// The credProtect level of a credential ID if it is one of ours for this RP.
+    func credentialProtection(of credentialID: [UInt8], rpID: String, rpIDHash: [UInt8], wrappingKey: [UInt8]) async throws(CTAPStatus) -> UInt8? {
+        if let unwrapped = CredentialWrapping.unwrap(credentialID, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
+            return unwrapped.credProtect
+        }
+        let resident: CredentialSource?
+        do { resident = try await store.credential(id: credentialID) } catch { throw storeFailure(error) }
+        guard let resident, resident.rp.id == rpID else { return nil }
+        return resident.credProtect
+    }
+}

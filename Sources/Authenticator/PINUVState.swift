@@ -1,0 +1,28 @@
+import CTAP
+
+/// The volatile half of the PIN/UV state (CTAP 2.1 §6.5.2): what a power cycle
+/// starts afresh. pinRetries, uvRetries and the PIN hash persist in `DeviceState`.
+struct PINUVState: Sendable {
+    /// The authenticator's key agreement key per protocol (§6.5.6 initialize).
+    var keyAgreements: [PINUVAuthProtocolVersion: PINUVAuthenticatorKeyAgreement]
+    /// Wrong PINs in a row since power-up; at 3, PIN operations answer
+    /// CTAP2_ERR_PIN_AUTH_BLOCKED until the next power cycle (§6.5.5.7.2 step 6).
+    var consecutiveMismatches = 0
+    /// The pinUvAuthToken in use, if any.
+    var token: PinUvAuthToken?
+
+    static let mismatchesBeforePowerCycle = 3
+
+    init() {
+        keyAgreements = Dictionary(uniqueKeysWithValues: PINUVAuthProtocolVersion.allCases.map { ($0, PINUVAuthenticatorKeyAgreement(protocol: $0)) })
+    }
+
+    /// Whether the device needs a power cycle before the PIN can be tried again
+    /// (getPINRetries' powerCycleState).
+    var needsPowerCycle: Bool { consecutiveMismatches >= Self.mismatchesBeforePowerCycle }
+
+    /// regenerate() for every protocol (§6.5.5.7.2 step 6: after a mismatch).
+    mutating func regenerateKeyAgreements() {
+        for version in keyAgreements.keys { keyAgreements[version]?.regenerate() }
+    }
+}

@@ -1,0 +1,23 @@
+import CTAP
+
+extension Authenticator {
+    /// authenticatorReset (CTAP 2.1 §6.6): within the window after power-up and with
+    /// user presence, forget every credential, the PIN (with its retries and tokens) and the wrapping key, so that
+    /// non-resident credential IDs minted before no longer work.
+    func reset() async throws(CTAPStatus) {
+        guard configuration.now() - poweredUpAt <= configuration.resetWindow else { throw .notAllowed }
+        try await collectPresence(UserActionRequest(purpose: .reset))
+        do { try await store.deleteAll() } catch { throw storeFailure(error) }
+        cachedDeviceState = nil
+        try await saveDeviceState(DeviceState(wrappingKey: Self.randomBytes(32)))
+        // The PIN went with the device state; its tokens and key agreement keys go too.
+        pinUV = PINUVState()
+        credentialEnumeration = nil
+        logger.notice("authenticator reset: every credential is gone")
+    }
+
+    /// authenticatorSelection (CTAP 2.1 §6.9): the user touches the device they mean.
+    func selection() async throws(CTAPStatus) {
+        try await collectPresence(UserActionRequest(purpose: .selection))
+    }
+}

@@ -1,0 +1,102 @@
+import CTAP
+
+extension Authenticator {
+    /// Collects user presence or fails with the status CTAP 2.1 assigns to each outcome.
+    func collectPresence(_ request: UserActionRequest) async throws(CTAPStatus) {
+        switch await presence.confirmPresence(request) {
+        case .approved: break
+        case .denied: throw .operationDenied
+        case .timedOut: throw .userActionTimeout
+        case .cancelled: throw .keepaliveCancel
+        }
+        if Task.isCancelled { throw .keepaliveCancel }
+    }
+
+    /// Whether built-in user verification is available (getInfo's `uv` option).
+    var builtInUVConfigured: Bool { verifier?.isConfigured ?? false }
+
+    /// Built-in user verification for the `uv` option (CTAP 2.1 §6.1.2 step 11, §6.2.2 step 7).
+    /// A failed match uses up one of `uvRetries`; none left is `CTAP2_ERR_UV_BLOCKED`.
+    /// Verification by the built-in method also establishes presence.
+    func performBuiltInUV(_ request: UserActionRequest) async throws(CTAPStatus) {
+        guard let verifier, verifier.isConfigured else { throw .invalidOption }
+        var state = try await deviceState()
+        guard state.uvRetries > 0 else { throw .uvBlocked }
+        switch await verifier.verifyUser(request) {
+        case .verified:
+            if state.uvRetries != DeviceState.maxUVRetries {
+                state.uvRetries = DeviceState.maxUVRetries
+                try await saveDeviceState(state)
+            }
+        case .failed:
+            state.uvRetries -= 1
+            try await saveDeviceState(state)
+            throw state.uvRetries == 0 ? .uvBlocked : .uvInvalid
+        case .timedOut:
+            throw .userActionTimeout
+        case .cancelled:
+            throw .keepaliveCancel
+        }
+        if Task.isCancelled { throw .keepaliveCancel }
+    }
+
+    /// Whether the device is protected by some form of user verification (CTAP 2.1 §6.1.2 step 11).
+    func isProtectedByUV() async throws(CTAPStatus) -> Bool {
+        if builtInUVConfigured { return true }
+        return try await deviceState().pinHash != nil
+    }
+
+    /// CTAP 2.1 §6.1.2 step 1 / §6.2.2 step 1: a zero-length pinUvAuthParam is a platform
+    /// probing which authenticator the user touches; answer after presence.
+    func answerPinUvAuthProbe(_ request: UserActionRequest) async throws(CTAPStatus) -> Never {
+        try await collectPresence(request)
+        throw try await deviceState().pinHash == nil ? .pinNotSet : .pinInvalid
+    }
+
+    /// pinUvAuthParam's companion parameter (CTAP 2.1 §6.1.2 step 2, §6.2.2 step 2):
+    /// the protocol must be named (`CTAP2_ERR_MISSING_PARAMETER`) and supported
+    /// (`CTAP1_ERR_INVALID_PARAMETER`).
+    func checkPinUvAuthProtocol(_ protocolVersion: Int?) throws(CTAPStatus) -> PINUVAuthProtocolVersion {
+        try Self.pinUvAuthProtocol(protocolVersion)
+    }
+
+    /// Authorises a makeCredential or getAssertion with the pinUvAuthToken
+    /// (CTAP 2.1 §6.1.2 step 11.1, §6.2.2 step 6.1): verify(pinUvAuthToken,
+    /// clientDataHash, pinUvAuthParam), then the permission, the permissions RP ID and
+    /// the userVerified flag. Every failure is `CTAP2_ERR_PIN_AUTH_INVALID`. A token
+    /// with no permissions RP ID is bound to this one by its first use.
+    func verifyPinUvAuthParam(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, clientDataHash: [UInt8],
+                              permission: PinUvAuthTokenPermissions, rpID: String) throws(CTAPStatus) {
+        var token = try tokenInUse()
+        guard token.authProtocol == version else { throw .pinAuthInvalid }
+        try version.implementation.verify(key: token.key, message: clientDataHash, signature: param)
+        guard token.permissions.contains(permission) else { throw .pinAuthInvalid }
+        if let bound = token.rpID, bound != rpID { throw .pinAuthInvalid }
+        guard token.userVerifiedFlagValue else { throw .pinAuthInvalid }
+        if token.rpID == nil { token.rpID = rpID }
+        token.markUsed()
+        pinUV.token = token
+    }
+
+    /// The pinUvAuthToken if one is in use; the usage timer observer retires an expired
+    /// one (CTAP 2.1 §6.5.2.2). None is `CTAP2_ERR_PIN_AUTH_INVALID`.
+    func tokenInUse() throws(CTAPStatus) -> PinUvAuthToken {
+        guard let token = pinUV.token else { throw .pinAuthInvalid }
+        guard token.isInUse(at: configuration.now(), limits: configuration.pinUvAuthTokenLimits) else {
+            pinUV.token = nil
+            throw .pinAuthInvalid
+        }
+        return token
+    }
+
+    /// getUserPresentFlagValue() of the token a request just used.
+    func tokenUserPresent() -> Bool {
+        pinUV.token?.userPresentFlagValue(at: configuration.now(), limits: configuration.pinUvAuthTokenLimits) ?? false
+    }
+
+    /// clearUserPresentFlag(), clearUserVerifiedFlag(), clearPinUvAuthTokenPermissionsExceptLbw()
+    /// once a request authorised by the token has collected presence (§6.1.2 step 14, §6.2.2 step 10).
+    func consumeTokenAfterPresence() {
+        pinUV.token?.clearAfterUserPresence()
+    }
+}

@@ -1,0 +1,67 @@
+import CBOR
+
+/// An attestation statement with its format (WebAuthn L3 §8).
+public enum AttestationStatement: Sendable, Hashable {
+    /// `none` (WebAuthn L3 §8.7): an empty statement.
+    case none
+    /// `packed` (WebAuthn L3 §8.2): `alg` and `sig`; self attestation when `x5c` is absent.
+    case packed(alg: Int, sig: [UInt8], x5c: [[UInt8]]?)
+
+    public var format: String {
+        switch self {
+        case .none: return "none"
+        case .packed: return "packed"
+        }
+    }
+
+    public var cbor: CBORValue {
+        switch self {
+        case .none:
+            return .map([:])
+        case .packed(let alg, let sig, let x5c):
+            var m: [CBORValue: CBORValue] = ["alg": CBORValue(alg), "sig": .byteString(sig)]
+            if let x5c { m["x5c"] = .array(x5c.map { .byteString($0) }) }
+            return .map(m)
+        }
+    }
+
+    /// Parses a statement of a known format; other formats are `.invalidParameter`.
+    public init(format: String, cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        switch format {
+        case "none":
+            guard map.entries.isEmpty else { throw .invalidParameter }
+            self = .none
+        case "packed":
+            let x5c = try map.optional("x5c", CBORRead.array(of: { (v: CBORValue) throws(CTAPStatus) -> [UInt8] in
+                guard let b = v.bytesValue else { throw .cborUnexpectedType }
+                return b
+            }))
+            self = .packed(alg: try map.required("alg", CBORRead.int), sig: try map.required("sig", CBORRead.bytes), x5c: x5c)
+        default:
+            throw .invalidParameter
+        }
+    }
+}
+
+/// The WebAuthn attestation object (WebAuthn L3 §6.5.4): `fmt`, `authData`, `attStmt`.
+public struct AttestationObject: Sendable, Hashable {
+    public var authenticatorData: [UInt8]
+    public var statement: AttestationStatement
+
+    public init(authenticatorData: [UInt8], statement: AttestationStatement) {
+        self.authenticatorData = authenticatorData
+        self.statement = statement
+    }
+
+    public var cbor: CBORValue {
+        ["fmt": .textString(statement.format), "authData": .byteString(authenticatorData), "attStmt": statement.cbor]
+    }
+
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        authenticatorData = try map.required("authData", CBORRead.bytes)
+        statement = try AttestationStatement(
+            format: try map.required("fmt", CBORRead.text), cbor: try map.required("attStmt", CBORRead.any))
+    }
+}

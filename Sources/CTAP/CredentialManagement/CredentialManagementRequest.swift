@@ -1,0 +1,113 @@
+import CBOR
+
+/// The authenticatorCredentialManagement (0x0A, and 0x41 under CTAP 2.1-PRE) request
+/// parameters (CTAP 2.1 §6.8).
+///
+/// pinUvAuthParam authenticates `subCommand || subCommandParams` as the platform
+/// encoded them, so a request parsed from the wire keeps those exact bytes in
+/// `authenticatedMessage`; a request built in code uses the canonical encoding.
+public struct CredentialManagementRequest: Sendable, Hashable {
+    enum Key {
+        static let subCommand: CBORValue = 0x01
+        static let subCommandParams: CBORValue = 0x02
+        static let pinUvAuthProtocol: CBORValue = 0x03
+        static let pinUvAuthParam: CBORValue = 0x04
+    }
+
+    public var subCommand: CredentialManagementSubcommand
+    public var subCommandParams: CredentialManagementParameters?
+    public var pinUvAuthProtocol: Int?
+    public var pinUvAuthParam: [UInt8]?
+    /// The `subCommandParams` bytes as received; nil for a request built in code.
+    private var receivedParamsBytes: [UInt8]?
+
+    public init(
+        subCommand: CredentialManagementSubcommand,
+        subCommandParams: CredentialManagementParameters? = nil,
+        pinUvAuthProtocol: Int? = nil,
+        pinUvAuthParam: [UInt8]? = nil
+    ) {
+        self.subCommand = subCommand
+        self.subCommandParams = subCommandParams
+        self.pinUvAuthProtocol = pinUvAuthProtocol
+        self.pinUvAuthParam = pinUvAuthParam
+    }
+
+    /// The message pinUvAuthParam is computed over: the subcommand byte followed by the
+    /// CBOR encoding of subCommandParams, when present (§6.8.1–§6.8.7).
+    public var authenticatedMessage: [UInt8] {
+        [subCommand.rawValue] + (receivedParamsBytes ?? subCommandParams?.cbor.encoded ?? [])
+    }
+
+    /// The same message for a subcommand and its parameters, as a platform computes it.
+    public static func authenticatedMessage(_ subCommand: CredentialManagementSubcommand, _ params: CredentialManagementParameters?) -> [UInt8] {
+        CredentialManagementRequest(subCommand: subCommand, subCommandParams: params).authenticatedMessage
+    }
+
+    public var cbor: CBORValue {
+        .intKeyed([
+            (0x01, CBORValue(subCommand.rawValue)),
+            (0x02, subCommandParams?.cbor),
+            (0x03, pinUvAuthProtocol.map { CBORValue($0) }),
+            (0x04, pinUvAuthParam.map { .byteString($0) }),
+        ])
+    }
+
+    /// Parses a decoded request map. An unknown subcommand is `CTAP2_ERR_INVALID_SUBCOMMAND`.
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        let raw = try map.required(Key.subCommand, CBORRead.unsigned)
+        guard let subCommand = UInt8(exactly: raw).flatMap(CredentialManagementSubcommand.init(rawValue:)) else {
+            throw .invalidSubcommand
+        }
+        self.subCommand = subCommand
+        subCommandParams = try map.optional(Key.subCommandParams, CBORRead.any).map { (v: CBORValue) throws(CTAPStatus) in
+            try CredentialManagementParameters(cbor: v)
+        }
+        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, { $0.unsignedValue.flatMap { Int(exactly: $0) } })
+        pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
+    }
+
+    /// Parses the command's parameter bytes, keeping the raw `subCommandParams` item for
+    /// `authenticatedMessage`: the decoder accepts non-shortest encodings, so re-encoding
+    /// could differ from what the platform MACed.
+    public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
+        let value: CBORValue
+        do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
+        try self.init(cbor: value)
+        if subCommandParams != nil { receivedParamsBytes = Self.rawValue(of: Key.subCommandParams, inMap: bytes) }
+    }
+
+    /// Requests are equal when they say the same thing, however their parameters were encoded.
+    public static func == (a: Self, b: Self) -> Bool {
+        a.subCommand == b.subCommand && a.subCommandParams == b.subCommandParams
+            && a.pinUvAuthProtocol == b.pinUvAuthProtocol && a.pinUvAuthParam == b.pinUvAuthParam
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(subCommand)
+        hasher.combine(subCommandParams)
+        hasher.combine(pinUvAuthProtocol)
+        hasher.combine(pinUvAuthParam)
+    }
+
+    /// The encoded bytes of the value under `key` in a well-formed top-level map.
+    private static func rawValue(of key: CBORValue, inMap bytes: [UInt8]) -> [UInt8]? {
+        guard let first = bytes.first, first >> 5 == 5 else { return nil }
+        var offset = 1
+        let count: Int
+        switch first & 0x1F {
+        case 0..<24: count = Int(first & 0x1F)
+        case 24 where bytes.count > 1: count = Int(bytes[1]); offset = 2
+        default: return nil
+        }
+        for _ in 0..<count {
+            guard let (k, keyLength) = try? CBORDecoder.decodePrefix(Array(bytes[offset...])) else { return nil }
+            offset += keyLength
+            guard let (_, valueLength) = try? CBORDecoder.decodePrefix(Array(bytes[offset...])) else { return nil }
+            if k == key { return Array(bytes[offset..<(offset + valueLength)]) }
+            offset += valueLength
+        }
+        return nil
+    }
+}

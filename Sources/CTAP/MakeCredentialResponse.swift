@@ -1,0 +1,31 @@
+import CBOR
+
+/// authenticatorMakeCredential response (CTAP 2.1 §6.1.2, "authenticatorMakeCredential response structure").
+public struct MakeCredentialResponse: Sendable, Hashable {
+    public var format: String { attestation.statement.format }
+    public var attestation: AttestationObject
+    public var enterpriseAttestation: Bool?
+
+    public init(attestation: AttestationObject, enterpriseAttestation: Bool? = nil) {
+        self.attestation = attestation
+        self.enterpriseAttestation = enterpriseAttestation
+    }
+
+    public var cbor: CBORValue {
+        .intKeyed([
+            (0x01, .textString(attestation.statement.format)),
+            (0x02, .byteString(attestation.authenticatorData)),
+            (0x03, attestation.statement.cbor),
+            (0x04, enterpriseAttestation.map { .boolean($0) }),
+        ])
+    }
+
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        let format = try map.required(0x01, CBORRead.text)
+        let authData = try map.required(0x02, CBORRead.bytes)
+        let statement = try AttestationStatement(format: format, cbor: try map.required(0x03, CBORRead.any))
+        attestation = AttestationObject(authenticatorData: authData, statement: statement)
+        enterpriseAttestation = try map.optional(0x04, CBORRead.bool)
+    }
+}

@@ -1,0 +1,14 @@
+/// The PIN/UV auth protocol numbers CTAP 2.1 defines (§6.5.7, §6.5.8), as sent in
+/// `pinUvAuthProtocol` and listed in getInfo's `pinUvAuthProtocols`.
+public enum PINUVAuthProtocolVersion: Int, Sendable, Hashable, CaseIterable {
+    case one = 1
+    case two = 2
+
+    /// The implementation of this protocol.
+    public var implementation: any PINUVAuthProtocol {
+        switch self {
+        case .one: return PINUVAuthProtocolOne()
+        case .two: return PINUVAuthProtocolTwo()
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import GRDB
+
+/// The keystore's SQLite schema and its migrations. A migration, once released,
+/// is never edited: changes are new migrations appended to `migrator`.
+enum Schema {
+    /// `PRAGMA application_id` of every keystore ("PKYD"): how a foreign SQLite file is
+    /// told apart from a keystore before any key is tried.
+    static let applicationID: Int32 = 0x504B_5944
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // One row: how the data key is wrapped, and the wrapped data key.
+            try db.execute(sql: """
+                CREATE TABLE keystore_header (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    storeID BLOB NOT NULL,
+                    protection TEXT NOT NULL,
+                    scryptSalt BLOB,
+                    scryptLogN INTEGER,
+                    scryptR INTEGER,
+                    scryptP INTEGER,
+                    wrappedKey BLOB NOT NULL
+                )
+                """)
+            // `seq` is the rowid: a new row always gets more than every row present,
+            // which gives newest-first order without trusting clocks.
+            try db.execute(sql: """
+                CREATE TABLE credential (
+                    seq INTEGER PRIMARY KEY,
+                    credentialIDHash BLOB NOT NULL UNIQUE,
+                    rpIDHash BLOB NOT NULL,
+                    userHandleHash BLOB NOT NULL,
+                    sealed BLOB NOT NULL
+                )
+                """)
+            // Serves credentials(rpID:) in order, and makes (RP, user) unique.
+            try db.execute(sql: "CREATE UNIQUE INDEX credential_by_rp ON credential (rpIDHash, userHandleHash)")
+            try db.execute(sql: "CREATE INDEX credential_by_rp_seq ON credential (rpIDHash, seq)")
+            try db.execute(sql: """
+                CREATE TABLE device_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    sealed BLOB NOT NULL
+                )
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,87 @@
+import Authenticator
+import Crypto
+import Foundation
+
+/// A credential as stored: its keyed hashes and the AES-256-GCM sealed record.
+struct CredentialRow: Sendable {
+    var credentialIDHash: Data
+    var rpIDHash: Data
+    var userHandleHash: Data
+    var sealed: Data
+}
+
+/// Seals and opens records. A record is a version byte and the JSON of the
+/// `Codable` value (so fields added to `CredentialSource` are kept without a
+/// format change), sealed with AES-256-GCM (random 96-bit nonce, stored as
+/// nonce ‖ ciphertext ‖ tag). A credential's associated data is its credential-ID
+/// hash, which stands for the ID itself (the file never holds the raw ID); after
+/// opening, every hash of the row is recomputed from the record and compared, so a
+/// record moved to another row, or hashes edited, fail like a forged tag.
+struct RecordSealer: Sendable {
+    let lookup: LookupKeys
+    private let sealKey: SymmetricKey
+    private let path: String
+
+    static let recordVersion: UInt8 = 1
+
+    /// Derives the two subkeys (HKDF-SHA-256, RFC 5869) from the data key, salted with the store ID.
+    init(dataKey: DataKey, storeID: [UInt8], path: String) {
+        sealKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: dataKey.key, salt: storeID,
+            info: Array("passkeyd keystore record seal v1".utf8), outputByteCount: 32)
+        lookup = LookupKeys(key: HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: dataKey.key, salt: storeID,
+            info: Array("passkeyd keystore lookup v1".utf8), outputByteCount: 32))
+        self.path = path
+    }
+
+    private static let deviceStateContext = Array("passkeyd device state v1".utf8) + [0]
+    private static func credentialContext(_ idHash: Data) -> [UInt8] {
+        Array("passkeyd credential v1".utf8) + [0] + Array(idHash)
+    }
+
+    func seal(_ credential: CredentialSource) throws -> CredentialRow {
+        let idHash = lookup.credential(credential.id)
+        return CredentialRow(
+            credentialIDHash: idHash,
+            rpIDHash: lookup.rp(credential.rp.id),
+            userHandleHash: lookup.user(rpID: credential.rp.id, handle: credential.user.id),
+            sealed: try seal(credential, context: Self.credentialContext(idHash)))
+    }
+
+    func open(_ row: CredentialRow) throws(KeystoreError) -> CredentialSource {
+        let credential = try open(CredentialSource.self, row.sealed, context: Self.credentialContext(row.credentialIDHash))
+        guard lookup.credential(credential.id) == row.credentialIDHash,
+              lookup.rp(credential.rp.id) == row.rpIDHash,
+              lookup.user(rpID: credential.rp.id, handle: credential.user.id) == row.userHandleHash
+        else { throw .recordAuthenticationFailed(path: path) }
+        return credential
+    }
+
+    func seal(_ state: DeviceState) throws -> Data {
+        try seal(state, context: Self.deviceStateContext)
+    }
+
+    func openDeviceState(_ sealed: Data) throws(KeystoreError) -> DeviceState {
+        try open(DeviceState.self, sealed, context: Self.deviceStateContext)
+    }
+
+    private func seal(_ value: some Encodable, context: [UInt8]) throws -> Data {
+        var plaintext = Data([Self.recordVersion])
+        plaintext.append(try JSONEncoder().encode(value))
+        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
+        return try AES.GCM.seal(plaintext, using: sealKey, authenticating: context).combined!
+    }
+
+    private func open<T: Decodable>(_ type: T.Type, _ sealed: Data, context: [UInt8]) throws(KeystoreError) -> T {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+              var plaintext = try? AES.GCM.open(box, using: sealKey, authenticating: context)
+        else { throw .recordAuthenticationFailed(path: path) }
+        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
+        // An authentic record this build cannot decode was written by a newer build.
+        guard plaintext.first == Self.recordVersion,
+              let value = try? JSONDecoder().decode(T.self, from: plaintext.dropFirst())
+        else { throw .recordUnreadable(path: path) }
+        return value
+    }
+}

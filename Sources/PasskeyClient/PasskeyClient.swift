@@ -1,1 +1,0 @@
-// Module PasskeyClient: filled in by its own issue.

@@ -1,0 +1,34 @@
+/// What the device says while a request is in progress (CTAP 2.1 §11.2.9.2.3, CTAPHID_KEEPALIVE).
+public enum KeepaliveStatus: UInt8, Sendable {
+    case processing = 1
+    /// "Touch your authenticator."
+    case userPresenceNeeded = 2
+}
+
+/// A way to reach an authenticator: one CTAP2 message in, one reply out.
+///
+/// Cancelling the calling task cancels the request on the device; the call
+/// returns only once the device has answered (with `CTAP2_ERR_KEEPALIVE_CANCEL`
+/// or the result it had already reached).
+public protocol CTAPTransport: Sendable {
+    /// Sends a CTAP2 message (command byte ‖ CBOR) and returns the reply (status ‖ CBOR).
+    func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8]
+    /// Simulated unplug/replug, where the transport can ask for one (passkeyd's REPLUG vendor command).
+    func replug() async throws(TransportError)
+}
+
+/// Why a message did not reach the authenticator or its answer did not come back.
+public enum TransportError: Error, Sendable, Equatable {
+    /// Nothing listens at the address: the daemon is not running.
+    case unreachable(String)
+    /// The connection dropped mid-request.
+    case disconnected
+    /// No answer (or keepalive) within the timeout.
+    case timeout
+    /// The device answered at the framing level with a CTAPHID error code.
+    case deviceError(UInt8)
+    /// The device's reply did not follow the framing rules.
+    case protocolViolation(String)
+    /// The operation is not available on this transport.
+    case unsupported
+}

@@ -1,0 +1,193 @@
+import CTAP
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A CTAPHID host on passkeyd's Unix socket: the socket is one open handle on a
+/// virtual USB HID device carrying 64-byte reports (CTAP 2.1 §11.2).
+///
+/// It allocates a channel with CTAPHID_INIT, fragments and reassembles messages,
+/// reports keepalives, relays task cancellation as CTAPHID_CANCEL (and still waits
+/// for the device's answer), times out a silent device, and reconnects after the
+/// daemon restarts.
+public actor UnixSocketTransport: CTAPTransport {
+    public nonisolated let path: String
+    /// How long the device may stay silent (no reply, no keepalive) before `.timeout`.
+    public nonisolated let silenceTimeout: Duration
+
+    private var connection: Connection?
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private struct Connection {
+        let channel: any Channel
+        let cid: UInt32
+        var events: AsyncStream<ReportStreamHandler.Event>.Iterator
+        let ticker: Task<Void, Never>
+    }
+
+    public init(path: String = PasskeydSocket.defaultPath(), silenceTimeout: Duration = .seconds(5)) {
+        self.path = path
+        self.silenceTimeout = silenceTimeout
+    }
+
+    public func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
+        try await transact(command: .cbor, payload: message, keepalive: keepalive)
+    }
+
+    public func replug() async throws(TransportError) {
+        _ = try await vendor(0x51, payload: [])
+    }
+
+    /// Sends one of passkeyd's vendor commands (docs/vendor-commands.md) and returns its reply payload.
+    public func vendor(_ command: UInt8, payload: [UInt8]) async throws(TransportError) -> [UInt8] {
+        try await transact(command: CTAPHIDCommand(rawValue: command), payload: payload, keepalive: { _ in })
+    }
+
+    /// Closes the connection; the next request opens a new one.
+    public func close() async {
+        if let connection {
+            connection.ticker.cancel()
+            try? await connection.channel.close()
+        }
+        connection = nil
+    }
+
+    /// One request and its answer on our channel, serialised with any other caller.
+    private func transact(command: CTAPHIDCommand, payload: [UInt8],
+                          keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
+        guard payload.count <= CTAPHIDPacket.maxMessageLength else { throw .protocolViolation("message longer than 7609 bytes") }
+        await beginTransaction()
+        defer { endTransaction() }
+        var connection = try await connected()
+        let channel = connection.channel
+        let cid = connection.cid
+        // The exchange runs unstructured so a cancelled caller still waits for the device to confirm.
+        let exchange = Task { () async -> (Result<[UInt8], TransportError>, Connection) in
+            await self.exchange(on: &connection, command: command, payload: payload, keepalive: keepalive)
+        }
+        let (result, updated) = await withTaskCancellationHandler {
+            await exchange.value
+        } onCancel: {
+            let cancel = CTAPHIDMessage(channel: cid, command: .cancel).reports
+            channel.writeAndFlush(ByteBuffer(bytes: cancel), promise: nil)
+        }
+        switch result {
+        case .success(let reply):
+            self.connection = updated
+            return reply
+        case .failure(let error):
+            // After a framing failure or a silent device the channel state is unknown: start afresh.
+            updated.ticker.cancel()
+            try? await updated.channel.close()
+            self.connection = nil
+            throw error
+        }
+    }
+
+    private func exchange(on connection: inout Connection, command: CTAPHIDCommand, payload: [UInt8],
+                          keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async -> (Result<[UInt8], TransportError>, Connection) {
+        let request = CTAPHIDMessage(channel: connection.cid, command: command, payload: payload)
+        do {
+            try await connection.channel.writeAndFlush(ByteBuffer(bytes: request.reports))
+        } catch {
+            return (.failure(.disconnected), connection)
+        }
+        do {
+            let reply = try await readReply(on: &connection, to: command, keepalive: keepalive)
+            return (.success(reply), connection)
+        } catch {
+            return (.failure(error), connection)
+        }
+    }
+
+    /// Reads until the reply to `command` on our channel, passing keepalives on.
+    private func readReply(on connection: inout Connection, to command: CTAPHIDCommand,
+                           keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
+        var reassembler = CTAPHIDReassembler(onlyChannel: connection.cid)
+        var lastHeard = ContinuousClock.now
+        while true {
+            guard let event = await connection.events.next() else { throw .disconnected }
+            let report: [UInt8]
+            switch event {
+            case .tick:
+                if ContinuousClock.now - lastHeard > silenceTimeout { throw .timeout }
+                continue
+            case .report(let bytes):
+                report = bytes
+                lastHeard = ContinuousClock.now
+            }
+            let packet: CTAPHIDPacket
+            do { packet = try CTAPHIDPacket(report: report) } catch { throw .protocolViolation("malformed report") }
+            switch reassembler.accept(packet) {
+            case .incomplete, .ignored:
+                continue
+            case .failed(_, let error):
+                throw .protocolViolation("reply broke the framing rules: \(error.specName)")
+            case .complete(let message):
+                if message.command == .keepalive {
+                    if let status = message.payload.first.flatMap(KeepaliveStatus.init(rawValue:)) { keepalive(status) }
+                    continue
+                }
+                if message.command == .error { throw .deviceError(message.payload.first ?? 0x7F) }
+                guard message.command == command else { throw .protocolViolation("reply to \(message.command), expected \(command)") }
+                return message.payload
+            }
+        }
+    }
+
+    /// The open connection, or a new one with a freshly allocated channel (CTAP 2.1 §11.2.9.1.3).
+    private func connected() async throws(TransportError) -> Connection {
+        if let connection, connection.channel.isActive { return connection }
+        connection = nil
+        let (stream, continuation) = AsyncStream.makeStream(of: ReportStreamHandler.Event.self)
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ReportStreamHandler(continuation: continuation))
+                    }
+                }
+                .connect(unixDomainSocketPath: path).get()
+        } catch {
+            continuation.finish()
+            throw .unreachable(path)
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                continuation.yield(.tick)
+            }
+        }
+        var opened = Connection(channel: channel, cid: CTAPHIDChannel.broadcast, events: stream.makeAsyncIterator(), ticker: ticker)
+        var nonce = [UInt8](repeating: 0, count: CTAPHIDInitResponse.nonceLength)
+        for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255) }
+        let (result, updated) = await exchange(on: &opened, command: .`init`, payload: nonce, keepalive: { _ in })
+        opened = updated
+        guard case .success(let payload) = result,
+              let response = CTAPHIDInitResponse(payload: payload), response.nonce == nonce,
+              CTAPHIDChannel.isAllocatable(response.channel)
+        else {
+            ticker.cancel()
+            try? await channel.close()
+            if case .failure(let error) = result { throw error }
+            throw .protocolViolation("CTAPHID_INIT answered without our nonce or with an unusable channel")
+        }
+        let ready = Connection(channel: channel, cid: response.channel, events: opened.events, ticker: ticker)
+        connection = ready
+        return ready
+    }
+
+    private func beginTransaction() async {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            busy = true
+        }
+    }
+
+    private func endTransaction() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+    }
+}

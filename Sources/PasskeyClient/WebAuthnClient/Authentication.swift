@@ -1,0 +1,161 @@
+import CTAP
+import WebAuthn
+
+extension WebAuthnClient {
+    /// navigator.credentials.get() (WebAuthn L3 §5.1.4) in every mediation mode.
+    /// `passwords` are saved passwords the app offers beside passkeys; choosing one
+    /// returns it as `.password`, never as an error.
+    public func get(_ options: PublicKeyCredentialRequestOptionsJSON, mediation: Mediation = .optional,
+                    passwords: [PasswordCredential] = []) async throws(WebAuthnError) -> GetResult {
+        // §5.1.4.1 step 7: the RP ID must be valid for this origin.
+        let rpID = try rpIDPolicy.validate(rpID: options.rpId, origin: origin)
+        let (clientDataJSON, clientDataHash) = clientData(.get, challenge: options.challenge)
+        let ceremony = Ceremony(client: self, options: options, rpID: rpID, clientDataJSON: clientDataJSON,
+                                clientDataHash: clientDataHash, passwords: passwords)
+        switch mediation {
+        case .conditional:
+            // Conditional requests wait for the person as long as the page does: no timeout.
+            return try await ceremony.conditional()
+        case .immediate:
+            return try await withCeremonyTimeout(options.timeout, rpID: rpID) { () async throws(WebAuthnError) -> GetResult in
+                try await ceremony.immediate()
+            }
+        case .optional, .required:
+            return try await withCeremonyTimeout(options.timeout, rpID: rpID) { () async throws(WebAuthnError) -> GetResult in
+                try await ceremony.modal()
+            }
+        }
+    }
+}
+
+/// One authentication ceremony's fixed inputs and its steps.
+struct Ceremony: Sendable {
+    let client: WebAuthnClient
+    let options: PublicKeyCredentialRequestOptionsJSON
+    let rpID: String
+    let clientDataJSON: [UInt8]
+    let clientDataHash: [UInt8]
+    let passwords: [PasswordCredential]
+
+    private var allowList: [PublicKeyCredentialDescriptor] {
+        options.allowCredentials.filter { $0.type == "public-key" }.map(\.ctap)
+    }
+
+    private func call<T: Sendable>(_ body: () async throws(CTAP2Error) -> T) async throws(WebAuthnError) -> T {
+        try await client.call(rpID, body)
+    }
+
+    /// A modal request: the person touches, then picks when there is a choice to make.
+    func modal() async throws(WebAuthnError) -> GetResult {
+        let session = client.makeSession()
+        let info = try await call { () async throws(CTAP2Error) in try await session.getInfo() }
+        if !passwords.isEmpty {
+            // Passkey or password: one picker with both, then the chosen passkey signs.
+            let accounts = try await discoverSilently(session: session, info: info, withNames: true)
+            let choices = accounts.map(CredentialChoice.passkey) + passwords.map(CredentialChoice.password)
+            guard let picked = await client.userAgent.chooseCredential(from: choices, rpID: rpID) else {
+                throw .notAllowed("The request was cancelled.")
+            }
+            return try await complete(with: picked, session: session, info: info)
+        }
+        let verification = try await client.planUserVerification(
+            options.userVerification, info: info, session: session, permissions: .getAssertion, rpID: rpID)
+        let responses = try await call { () async throws(CTAP2Error) in
+            try await session.getAllAssertions(request(allowList: allowList, up: true, verification: verification))
+        }
+        let chosen: GetAssertionResponse
+        if responses.count == 1 {
+            chosen = responses[0]
+        } else {
+            let choices = responses.map { CredentialChoice.passkey(Self.account(from: $0)) }
+            guard let picked = await client.userAgent.chooseCredential(from: choices, rpID: rpID),
+                  case .passkey(let account) = picked,
+                  let match = responses.first(where: { $0.credential.id == account.credentialID })
+            else { throw .notAllowed("The request was cancelled.") }
+            chosen = match
+        }
+        return .passkey(result(from: chosen))
+    }
+
+    /// Conditional mediation: silent discovery feeds the suggestion bar; a pick completes it.
+    func conditional() async throws(WebAuthnError) -> GetResult {
+        let session = client.makeSession()
+        let info = try await call { () async throws(CTAP2Error) in try await session.getInfo() }
+        let accounts = try await discoverSilently(session: session, info: info, withNames: true)
+        client.loggers.authentication.debug("conditional suggestions ready", metadata: ["rp": "\(rpID)", "count": "\(accounts.count + passwords.count)"])
+        let choices = accounts.map(CredentialChoice.passkey) + passwords.map(CredentialChoice.password)
+        let picked = await client.userAgent.offerSuggestions(choices, rpID: rpID)
+        if Task.isCancelled { throw .abort("The AutoFill request was cancelled. A new request can start now.") }
+        guard let picked else { throw .notAllowed("The suggestions were dismissed.") }
+        return try await complete(with: picked, session: session, info: info)
+    }
+
+    /// Immediate mediation: nothing available locally fails at once, without any UI.
+    func immediate() async throws(WebAuthnError) -> GetResult {
+        let session = client.makeSession()
+        let info = try await call { () async throws(CTAP2Error) in try await session.getInfo() }
+        let accounts = try await discoverSilently(session: session, info: info, withNames: false)
+        guard !accounts.isEmpty || !passwords.isEmpty else {
+            throw .notAllowed("No passkey for \(rpID) is available on this device.", cause: .ctap(.noCredentials))
+        }
+        return try await modal()
+    }
+
+    /// The accounts an RP has here, found without user presence. Nothing signed in
+    /// the process leaves this function. Names come back only with user verification
+    /// (CTAP 2.1 §6.2.2), so `withNames` uses the built-in method when there is one.
+    private func discoverSilently(session: CTAP2Session, info: GetInfoResponse, withNames: Bool) async throws(WebAuthnError) -> [PasskeyAccount] {
+        let useUV = withNames && info.options["uv"] == true
+        let silent = GetAssertionRequest(
+            rpID: rpID, clientDataHash: clientDataHash, allowList: allowList,
+            options: RequestOptions(up: false, uv: useUV ? true : nil))
+        do {
+            return try await session.getAllAssertions(silent).map(Self.account(from:))
+        } catch .status(.noCredentials) {
+            return []
+        } catch {
+            throw client.mapError(error, rpID: rpID)
+        }
+    }
+
+    /// Turns the person's pick into the ceremony's result: a password as is, a passkey
+    /// by a real assertion with presence and the verification the RP asked for.
+    private func complete(with picked: CredentialChoice, session: CTAP2Session, info: GetInfoResponse) async throws(WebAuthnError) -> GetResult {
+        switch picked {
+        case .password(let password):
+            client.loggers.authentication.info("password chosen instead of a passkey", metadata: ["rp": "\(rpID)"])
+            return .password(password)
+        case .passkey(let account):
+            let verification = try await client.planUserVerification(
+                options.userVerification, info: info, session: session, permissions: .getAssertion, rpID: rpID)
+            let response = try await call { () async throws(CTAP2Error) in
+                try await session.getAssertion(request(allowList: [PublicKeyCredentialDescriptor(id: account.credentialID)], up: true, verification: verification))
+            }
+            return .passkey(result(from: response))
+        }
+    }
+
+    private func request(allowList: [PublicKeyCredentialDescriptor], up: Bool, verification: UserVerificationMethod) -> GetAssertionRequest {
+        var request = GetAssertionRequest(
+            rpID: rpID, clientDataHash: clientDataHash, allowList: allowList,
+            options: RequestOptions(up: up ? nil : false, uv: verification.usesBuiltIn ? true : nil))
+        if case .pin(let token) = verification {
+            request.pinUvAuthParam = token.authenticate(clientDataHash)
+            request.pinUvAuthProtocol = token.protocolVersion
+        }
+        return request
+    }
+
+    private func result(from response: GetAssertionResponse) -> AuthenticationResponseJSON {
+        client.loggers.authentication.info("passkey assertion made", metadata: ["rp": "\(rpID)"])
+        return AuthenticationResponseJSON(
+            credentialID: response.credential.id, clientDataJSON: clientDataJSON,
+            authenticatorData: response.authenticatorData, signature: response.signature,
+            userHandle: response.user?.id, authenticatorAttachment: .crossPlatform)
+    }
+
+    static func account(from response: GetAssertionResponse) -> PasskeyAccount {
+        PasskeyAccount(credentialID: response.credential.id, userHandle: response.user?.id,
+                       name: response.user?.name, displayName: response.user?.displayName)
+    }
+}

@@ -1,0 +1,56 @@
+import CTAP
+
+extension WebAuthnClient {
+    /// Turns a CTAP2 failure into the DOMException WebAuthn L3 §5.1.3/§5.1.4 prescribes,
+    /// keeping the status underneath.
+    func mapError(_ error: CTAP2Error, rpID: String) -> WebAuthnError {
+        switch error {
+        case .transport(.unreachable(let address)):
+            return .notAllowed("Unable to reach the authenticator at \(address). Is passkeyd running? Start it with `passkeyd --detach`.",
+                               cause: .transport(.unreachable(address)))
+        case .transport(let failure):
+            return .notAllowed("The connection to the authenticator failed. You can try again.", cause: .transport(failure))
+        case .malformedResponse:
+            return .unknown("The authenticator sent a response this client cannot read.")
+        case .status(let status):
+            return mapStatus(status, rpID: rpID)
+        }
+    }
+
+    func mapStatus(_ status: CTAPStatus, rpID: String) -> WebAuthnError {
+        let cause = WebAuthnError.Cause.ctap(status)
+        switch status {
+        case .credentialExcluded:
+            return .invalidState("This authenticator already holds a passkey for this account on \(rpID).", cause: cause)
+        case .noCredentials:
+            return .notAllowed("Passkey not recognized: this authenticator has no passkey for \(rpID).", cause: cause)
+        case .keepaliveCancel:
+            return .abort("The request was cancelled. You can try again.", cause: cause)
+        case .unsupportedAlgorithm:
+            return .notSupported("The authenticator supports none of the site's algorithms.", cause: cause)
+        case .operationDenied:
+            return .notAllowed("The request was denied on the authenticator.", cause: cause)
+        case .userActionTimeout, .actionTimeout:
+            return .notAllowed("Nobody confirmed on the authenticator in time.", cause: cause)
+        case .keyStoreFull:
+            return .notAllowed("The authenticator has no room for another passkey.", cause: cause)
+        case .pinBlocked:
+            return .notAllowed("The PIN is blocked: the authenticator must be reset.", cause: cause)
+        case .pinAuthBlocked:
+            return .notAllowed("Too many wrong PINs: unplug and replug the authenticator (`passkeyctl replug`).", cause: cause)
+        case .uvBlocked:
+            return .notAllowed("User verification is blocked on this authenticator; use the PIN.", cause: cause)
+        case .uvInvalid:
+            return .notAllowed("User verification failed.", cause: cause)
+        case .puatRequired, .pinRequiredLegacy:
+            return .notAllowed("The authenticator requires user verification for this request.", cause: cause)
+        default:
+            return .notAllowed("The authenticator refused the request.", cause: cause)
+        }
+    }
+}
+
+extension CTAPStatus {
+    /// CTAP 2.0's PIN_REQUIRED (0x36) is the same code as 2.1's PUAT_REQUIRED.
+    static var pinRequiredLegacy: CTAPStatus { .puatRequired }
+}

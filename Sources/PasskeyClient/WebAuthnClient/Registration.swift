@@ -1,0 +1,74 @@
+import CTAP
+import WebAuthn
+
+extension WebAuthnClient {
+    /// navigator.credentials.create() (WebAuthn L3 §5.1.3); step numbers refer to that section.
+    public func create(_ options: PublicKeyCredentialCreationOptionsJSON) async throws(WebAuthnError) -> RegistrationResponseJSON {
+        // Step 5: user.id is 1 to 64 bytes.
+        guard (1...64).contains(options.user.id.count) else {
+            throw .init(.type, "user.id must be between 1 and 64 bytes.")
+        }
+        // Step 8: the RP ID must be valid for this origin.
+        let rpID = try rpIDPolicy.validate(rpID: options.rp.id, origin: origin)
+        // Step 10: with no parameters, ES256 and RS256; unknown types are skipped.
+        let parameters = options.pubKeyCredParams.isEmpty
+            ? [.init(alg: COSEAlgorithm.es256.rawValue), .init(alg: -257)]
+            : options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.ctap)
+        guard !parameters.isEmpty else { throw .notSupported("None of the requested credential types is supported.") }
+        let (clientDataJSON, clientDataHash) = clientData(.create, challenge: options.challenge)
+        let selection = options.authenticatorSelection ?? AuthenticatorSelectionCriteria()
+
+        return try await withCeremonyTimeout(options.timeout, rpID: rpID) { () async throws(WebAuthnError) -> RegistrationResponseJSON in
+            let session = makeSession()
+            let info = try await call(rpID) { () async throws(CTAP2Error) in try await session.getInfo() }
+            // §6.2.2 (authenticator selection): a required resident key needs an authenticator that has them.
+            let residentKey: Bool
+            switch selection.effectiveResidentKey {
+            case .required:
+                guard info.options["rk"] == true else { throw .constraint("This authenticator cannot store passkeys.") }
+                residentKey = true
+            case .preferred: residentKey = info.options["rk"] == true
+            case .discouraged: residentKey = false
+            }
+            let protected = info.options["uv"] == true || info.options["clientPin"] == true
+            let verification = try await planUserVerification(
+                selection.userVerification, info: info, session: session, permissions: .makeCredential,
+                rpID: rpID, mustVerify: residentKey && protected)
+
+            var request = MakeCredentialRequest(
+                clientDataHash: clientDataHash, rp: options.rp.ctap(rpID: rpID), user: options.user.ctap,
+                pubKeyCredParams: parameters, excludeList: options.excludeCredentials.filter { $0.type == "public-key" }.map(\.ctap),
+                options: RequestOptions(rk: residentKey ? true : nil, uv: verification.usesBuiltIn ? true : nil),
+                attestationFormatsPreference: options.attestation == .none ? nil : (options.attestationFormats.isEmpty ? nil : options.attestationFormats))
+            if case .pin(let token) = verification {
+                request.pinUvAuthParam = token.authenticate(clientDataHash)
+                request.pinUvAuthProtocol = token.protocolVersion
+            }
+            let response = try await call(rpID) { () async throws(CTAP2Error) in try await session.makeCredential(request) }
+            loggers.authentication.info("passkey created", metadata: ["rp": "\(rpID)", "resident": "\(residentKey)"])
+
+            // Step 20 (attestation conveyance "none"): browsers replace the statement with `none`.
+            var attestation = response.attestation
+            if options.attestation == .none || options.attestation == .indirect { attestation.statement = .none }
+            let credProps = options.extensions?.credProps == true
+                ? AuthenticationExtensionsClientOutputsJSON(credProps: .init(rk: residentKey))
+                : AuthenticationExtensionsClientOutputsJSON()
+            do throws(CTAPStatus) {
+                return try RegistrationResponseJSON(
+                    clientDataJSON: clientDataJSON, attestationObject: attestation, transports: info.transports,
+                    authenticatorAttachment: .crossPlatform, clientExtensionResults: credProps)
+            } catch {
+                throw .unknown("The authenticator's attestation object is malformed.", cause: .ctap(error))
+            }
+        }
+    }
+
+    /// Runs one CTAP2 exchange, turning its failure into a WebAuthn error.
+    func call<T: Sendable>(_ rpID: String, _ body: () async throws(CTAP2Error) -> T) async throws(WebAuthnError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw mapError(error, rpID: rpID)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Checks that an RP ID may be used from an origin (WebAuthn L3 §5.1.3 step 8,
+/// §5.1.4.1 step 7): the RP ID must equal the origin's effective domain or be a
+/// registrable domain suffix of it (HTML §7.1.1.3), and never a public suffix.
+public struct RelyingPartyIDPolicy: Sendable {
+    public let publicSuffixes: PublicSuffixList
+
+    public init(publicSuffixes: PublicSuffixList) {
+        self.publicSuffixes = publicSuffixes
+    }
+
+    /// The RP ID to use: `requested`, or the origin's effective domain when absent.
+    /// Throws `.security` when the pair is not allowed.
+    public func validate(rpID requested: String?, origin: Origin) throws(WebAuthnError) -> String {
+        let host = origin.host
+        guard let rpID = requested?.lowercased() else {
+            guard !Origin.isIPAddress(host) else { throw .security("An IP address cannot be a relying party ID.") }
+            return host
+        }
+        if rpID == host, !Origin.isIPAddress(host) { return rpID }
+        guard !Origin.isIPAddress(host), !Origin.isIPAddress(rpID) else {
+            throw .security("The relying party ID \(rpID) is not valid for the origin \(origin).")
+        }
+        guard host.hasSuffix("." + rpID) else {
+            throw .security("The relying party ID \(rpID) is not a suffix of the origin's domain \(host).")
+        }
+        guard !publicSuffixes.isPublicSuffix(rpID) else {
+            throw .security("The relying party ID \(rpID) is a public suffix.")
+        }
+        return rpID
+    }
+}
+
+/// A web origin as WebAuthn needs it: scheme, host, port (RFC 6454).
+public struct Origin: Sendable, Hashable, CustomStringConvertible {
+    public let scheme: String
+    public let host: String
+    public let port: Int?
+
+    /// Parses an origin; only `https`, or `http` on localhost, is a secure context
+    /// WebAuthn runs in (WebAuthn L3 §5.1.3 step 2).
+    public init(_ text: String) throws(WebAuthnError) {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              let host = components.host?.lowercased(), !host.isEmpty
+        else { throw .security("\(text) is not an origin.") }
+        let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        let isLocalhost = bareHost == "localhost" || bareHost.hasSuffix(".localhost")
+        guard scheme == "https" || (scheme == "http" && isLocalhost) else {
+            throw .security("\(text) is not a secure context: WebAuthn needs https (or http on localhost).")
+        }
+        self.scheme = scheme
+        self.host = bareHost
+        self.port = components.port
+    }
+
+    /// The serialization that goes into clientDataJSON's `origin`.
+    public var description: String {
+        let defaultPort = scheme == "https" ? 443 : 80
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        if let port, port != defaultPort { return "\(scheme)://\(hostPart):\(port)" }
+        return "\(scheme)://\(hostPart)"
+    }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        if host.contains(":") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
+    }
+}

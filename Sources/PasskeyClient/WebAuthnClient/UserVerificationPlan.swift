@@ -1,0 +1,76 @@
+import CTAP
+import WebAuthn
+
+/// How a ceremony verifies the user, decided from the RP's requirement and what the
+/// authenticator offers (WebAuthn L3 §6.2.3; CTAP 2.1 §6.5).
+enum UserVerificationMethod: Sendable {
+    /// No user verification: presence only.
+    case none
+    /// The authenticator's built-in method, through the `uv` option.
+    case builtIn
+    /// A pinUvAuthToken obtained with the PIN.
+    case pin(PinUvAuthToken)
+
+    var usesBuiltIn: Bool { if case .builtIn = self { return true } else { return false } }
+}
+
+extension WebAuthnClient {
+    /// Picks and prepares user verification. `mustVerify` is set when the authenticator
+    /// would refuse without it (a discoverable credential on a protected device).
+    func planUserVerification(
+        _ requirement: UserVerificationRequirement, info: GetInfoResponse, session: CTAP2Session,
+        permissions: PinUvAuthTokenPermissions, rpID: String, mustVerify: Bool = false
+    ) async throws(WebAuthnError) -> UserVerificationMethod {
+        let builtIn = info.options["uv"] == true
+        let pinSet = info.options["clientPin"] == true
+        let wanted = requirement == .required || mustVerify || (requirement == .preferred && (builtIn || pinSet))
+        guard wanted else { return .none }
+        if builtIn { return .builtIn }
+        if pinSet { return try await pinToken(info: info, session: session, permissions: permissions, rpID: rpID) }
+        guard requirement == .required else { return .none }
+        // A PIN-capable authenticator without a PIN: offer to set one, as browsers do.
+        guard info.options["clientPin"] == false,
+              let newPIN = await userAgent.chooseNewPIN(minimumLength: info.minPINLength ?? 4) else {
+            throw .constraint("This authenticator cannot verify the user, and the site requires it.")
+        }
+        do {
+            try await ClientPINSession(session: session, info: info).setPIN(newPIN)
+        } catch {
+            throw mapError(error, rpID: rpID)
+        }
+        return try await pinToken(info: info, session: session, permissions: permissions, rpID: rpID, knownPIN: newPIN)
+    }
+
+    /// Asks for the PIN until a token comes back, the person gives up, or the PIN blocks.
+    func pinToken(info: GetInfoResponse, session: CTAP2Session, permissions: PinUvAuthTokenPermissions,
+                  rpID: String, knownPIN: String? = nil) async throws(WebAuthnError) -> UserVerificationMethod {
+        let pins: ClientPINSession
+        do { pins = try ClientPINSession(session: session, info: info) } catch { throw mapError(error, rpID: rpID) }
+        var pending = knownPIN
+        while true {
+            let pin: String
+            if let known = pending {
+                pin = known
+                pending = nil
+            } else {
+                let retries: Int?
+                do { retries = try await pins.pinRetries().retries } catch { throw mapError(error, rpID: rpID) }
+                guard let entered = await userAgent.enterPIN(retriesLeft: retries) else {
+                    throw .notAllowed("PIN entry was cancelled.")
+                }
+                pin = entered
+            }
+            do {
+                let token = try await pins.tokenUsingPIN(pin, permissions: permissions, rpID: rpID,
+                                                         supportsPermissions: info.options["pinUvAuthToken"] == true)
+                loggers.verification.info("user verified with PIN")
+                return .pin(token)
+            } catch .status(.pinInvalid) {
+                loggers.verification.notice("wrong PIN")
+                continue
+            } catch {
+                throw mapError(error, rpID: rpID)
+            }
+        }
+    }
+}

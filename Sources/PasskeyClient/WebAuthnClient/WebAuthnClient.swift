@@ -1,0 +1,65 @@
+import CTAP
+import Logging
+import WebAuthn
+
+/// The platform role for one origin: what a browser does for a web page. Takes a
+/// relying party's WebAuthn options, checks them, talks CTAP2 to the authenticator,
+/// asks the person through a `UserAgent`, and returns the JSON the server expects.
+public struct WebAuthnClient: Sendable {
+    public let transport: any CTAPTransport
+    public let origin: Origin
+    public let userAgent: any UserAgent
+    let rpIDPolicy: RelyingPartyIDPolicy
+    let loggers: Loggers
+
+    /// Log categories; none of them ever carries a PIN, a token or a key.
+    struct Loggers: Sendable {
+        var authentication = Logger(label: "passkeyd.client.authentication")
+        var challenge = Logger(label: "passkeyd.client.challenge")
+        var verification = Logger(label: "passkeyd.client.verification")
+    }
+
+    /// - Parameter publicSuffixes: the list for RP ID checks; by default Debian's `publicsuffix` file.
+    public init(transport: any CTAPTransport, origin: String, userAgent: any UserAgent,
+                publicSuffixes: PublicSuffixList? = nil) throws(WebAuthnError) {
+        guard let list = publicSuffixes ?? PublicSuffixList.system() else {
+            throw .notSupported("The public suffix list is missing (\(PublicSuffixList.systemPath)); install Debian's publicsuffix package.")
+        }
+        self.transport = transport
+        self.origin = try Origin(origin)
+        self.userAgent = userAgent
+        self.rpIDPolicy = RelyingPartyIDPolicy(publicSuffixes: list)
+        self.loggers = Loggers()
+    }
+
+    /// A CTAP2 session whose keepalives reach the user agent ("touch your authenticator").
+    func makeSession() -> CTAP2Session {
+        let userAgent = self.userAgent
+        return CTAP2Session(transport: transport, onKeepalive: { status in
+            Task { await userAgent.show(status) }
+        })
+    }
+
+    /// The client data of a ceremony and its hash (WebAuthn L3 §5.8.1).
+    func clientData(_ type: CollectedClientData.CeremonyType, challenge: [UInt8]) -> (json: [UInt8], hash: [UInt8]) {
+        let json = CollectedClientData(type: type, challenge: challenge, origin: origin.description).serialized
+        loggers.challenge.debug("client data collected", metadata: ["type": "\(type.rawValue)", "challengeBytes": "\(challenge.count)"])
+        return (json, Array(SHA256Digest.of(json)))
+    }
+
+    /// getClientCapabilities() (WebAuthn L3 §5.1.7): what this client really implements.
+    public func getClientCapabilities() -> [String: Bool] {
+        [
+            "conditionalCreate": false,
+            "conditionalGet": true,
+            "hybridTransport": false,
+            "passkeyPlatformAuthenticator": false,
+            "userVerifyingPlatformAuthenticator": false,
+            "relatedOrigins": false,
+            "signalAllAcceptedCredentials": false,
+            "signalCurrentUserDetails": false,
+            "signalUnknownCredential": false,
+            "extension:credProps": true,
+        ]
+    }
+}

@@ -1,0 +1,51 @@
+import CTAP
+
+/// A failed WebAuthn ceremony, named as WebAuthn L3 names its DOMExceptions
+/// (§5.1.3, §5.1.4), with what went wrong underneath and a sentence for people.
+public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Name: String, Sendable {
+        case notAllowed = "NotAllowedError"
+        case invalidState = "InvalidStateError"
+        case security = "SecurityError"
+        case abort = "AbortError"
+        case notSupported = "NotSupportedError"
+        case constraint = "ConstraintError"
+        case unknown = "UnknownError"
+        /// WebAuthn L3 raises TypeError for malformed options (e.g. a user.id of the wrong length).
+        case type = "TypeError"
+    }
+
+    /// What the authenticator or the transport said, when the error came from there.
+    public enum Cause: Sendable, Equatable {
+        case ctap(CTAPStatus)
+        case transport(TransportError)
+    }
+
+    public let name: Name
+    public let message: String
+    public let cause: Cause?
+
+    public init(_ name: Name, _ message: String, cause: Cause? = nil) {
+        self.name = name
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        var text = "\(name.rawValue): \(message)"
+        switch cause {
+        case .ctap(let status): text += " [\(status)]"
+        case .transport(let error): text += " [transport: \(error)]"
+        case nil: break
+        }
+        return text
+    }
+
+    public static func notAllowed(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.notAllowed, message, cause: cause) }
+    public static func invalidState(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.invalidState, message, cause: cause) }
+    public static func security(_ message: String) -> WebAuthnError { .init(.security, message) }
+    public static func abort(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.abort, message, cause: cause) }
+    public static func notSupported(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.notSupported, message, cause: cause) }
+    public static func constraint(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.constraint, message, cause: cause) }
+    public static func unknown(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.unknown, message, cause: cause) }
+}

@@ -1,0 +1,248 @@
+import Authenticator
+import CTAP
+import Logging
+
+/// One open handle on the virtual device: turns the connection's byte stream
+/// into 64-byte reports, reassembles messages, and answers each on the channel
+/// that asked (CTAP 2.1 §11.2). Malformed input always gets a CTAPHID_ERROR.
+actor CTAPHIDConnection {
+    /// Queues reports for the connection's writer. Not async on purpose: a
+    /// cancelled transaction must still get its KEEPALIVE_CANCEL answer out.
+    typealias Send = @Sendable ([UInt8]) -> Void
+
+    private let id: CTAPHIDDevice.ConnectionID
+    private let device: CTAPHIDDevice
+    private let timing: CTAPHIDServer.Timing
+    private let send: Send
+    private let logger: Logger
+
+    private var buffer: [UInt8] = []
+    private var reassembler = CTAPHIDReassembler()
+    /// Bumped whenever the message in reception changes, so stale timers do nothing.
+    private var timeoutGeneration: UInt64 = 0
+    private var timer: Task<Void, Never>?
+    private var running: (channel: UInt32, id: UInt64, task: Task<Void, Never>)?
+    private var nextTransaction: UInt64 = 0
+    /// Transactions whose answer must not be sent: their channel resynchronised.
+    private var silenced: Set<UInt64> = []
+    private var isClosed = false
+
+    init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, logger: Logger, send: @escaping Send) {
+        self.id = id
+        self.device = device
+        self.timing = timing
+        self.logger = logger
+        self.send = send
+    }
+
+    /// Bytes as they arrive; reports may be split or joined arbitrarily by the stream.
+    func receive(_ bytes: [UInt8]) async {
+        buffer += bytes
+        var offset = 0
+        while buffer.count - offset >= CTAPHIDPacket.size {
+            let report = buffer[offset..<offset + CTAPHIDPacket.size]
+            offset += CTAPHIDPacket.size
+            // A 64-byte report always parses; only its meaning can be wrong.
+            guard let packet = try? CTAPHIDPacket(report: report) else { continue }
+            await accept(packet)
+        }
+        buffer.removeFirst(offset)
+    }
+
+    /// The peer went away: its channels are freed and its transaction cancelled.
+    func close() async {
+        isClosed = true
+        timer?.cancel()
+        reassembler.abandon()
+        if let running {
+            running.task.cancel()
+            await running.task.value
+        }
+        await device.release(id)
+    }
+
+    private func accept(_ packet: CTAPHIDPacket) async {
+        switch reassembler.accept(packet) {
+        case .incomplete:
+            armTimer()
+        case .complete(let message):
+            if reassembler.receivingChannel == nil { disarmTimer() }
+            await dispatch(message)
+        case .ignored:
+            break
+        case .failed(let channel, let error):
+            if reassembler.receivingChannel == nil { disarmTimer() }
+            logger.debug("CTAPHID error", metadata: ["channel": "\(hex(channel))", "error": "\(error.specName)"])
+            await reply(.error(error, channel: channel))
+        }
+    }
+
+    // MARK: Message timeout (§11.2.4: an incomplete message is abandoned with ERR_MSG_TIMEOUT)
+
+    private func armTimer() {
+        timeoutGeneration += 1
+        let generation = timeoutGeneration
+        let delay = timing.messageTimeout
+        timer?.cancel()
+        timer = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            if Task.isCancelled { return }
+            await self?.messageTimedOut(generation: generation)
+        }
+    }
+
+    private func disarmTimer() {
+        timeoutGeneration += 1
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func messageTimedOut(generation: UInt64) async {
+        guard generation == timeoutGeneration, let channel = reassembler.abandon() else { return }
+        await reply(.error(.messageTimeout, channel: channel))
+    }
+
+    // MARK: Commands (§11.2.9)
+
+    private func dispatch(_ message: CTAPHIDMessage) async {
+        let channel = message.channel
+        guard channel != CTAPHIDChannel.reserved else {
+            return await reply(.error(.invalidChannel, channel: channel))
+        }
+        if message.command == .`init` {
+            return await initialize(message)
+        }
+        guard channel != CTAPHIDChannel.broadcast, await device.owns(id, channel: channel) else {
+            return await reply(.error(.invalidChannel, channel: channel))
+        }
+        if let vendor = VendorCommand(rawValue: message.command.rawValue) {
+            return await handleVendor(vendor, message)
+        }
+        switch message.command {
+        case .cancel:
+            // §11.2.9.1.5: no reply of its own; the cancelled command answers KEEPALIVE_CANCEL.
+            if let running, running.channel == channel { running.task.cancel() }
+        case .ping:
+            guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
+            await reply(message)
+        case .wink:
+            guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
+            logger.info("wink")
+            await reply(CTAPHIDMessage(channel: channel, command: .wink))
+        case .cbor:
+            guard !message.payload.isEmpty else { return await reply(.error(.invalidLength, channel: channel)) }
+            guard await device.beginTransaction(id, channel: channel) else {
+                return await reply(.error(.channelBusy, channel: channel))
+            }
+            startTransaction(channel: channel, payload: message.payload)
+        default:
+            // MSG (no CTAP1, capability NMSG), LOCK (optional, not implemented),
+            // device-to-host commands and unknown bytes.
+            await reply(.error(.invalidCommand, channel: channel))
+        }
+    }
+
+    /// §11.2.9.1.3: on broadcast, allocates a channel; on an allocated channel,
+    /// resynchronises it (abandons what it was doing) and keeps the CID.
+    private func initialize(_ message: CTAPHIDMessage) async {
+        let channel = message.channel
+        guard message.payload.count == CTAPHIDInitResponse.nonceLength else {
+            return await reply(.error(.invalidLength, channel: channel))
+        }
+        let allocated: UInt32
+        if channel == CTAPHIDChannel.broadcast {
+            allocated = await device.allocateChannel(for: id)
+        } else if await device.owns(id, channel: channel) {
+            allocated = channel
+            reassembler.abandon(channel: channel)
+            if let running, running.channel == channel {
+                silenced.insert(running.id)
+                running.task.cancel()
+            }
+        } else {
+            return await reply(.error(.invalidChannel, channel: channel))
+        }
+        let info = device.info
+        let response = CTAPHIDInitResponse(
+            nonce: message.payload, channel: allocated, majorVersion: info.majorVersion,
+            minorVersion: info.minorVersion, buildVersion: info.buildVersion, capabilities: CTAPHIDServer.capabilities)
+        await reply(CTAPHIDMessage(channel: channel, command: .`init`, payload: response.payload))
+    }
+
+    private func handleVendor(_ command: VendorCommand, _ message: CTAPHIDMessage) async {
+        let channel = message.channel
+        switch command {
+        case .presence:
+            guard message.payload.count == 1 else { return await reply(.error(.invalidLength, channel: channel)) }
+            guard message.payload[0] <= 1 else { return await reply(.error(.invalidParameter, channel: channel)) }
+            let wasPending = await device.broker.resolve(approve: message.payload[0] == 1)
+            await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [wasPending ? 1 : 0]))
+        case .replug:
+            logger.info("simulated replug")
+            await device.handler.powerCycle()
+            await reply(CTAPHIDMessage(channel: channel, command: message.command))
+        case .status:
+            await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: await device.status()))
+        }
+    }
+
+    // MARK: The CTAP transaction
+
+    private func startTransaction(channel: UInt32, payload: [UInt8]) {
+        nextTransaction += 1
+        let transactionID = nextTransaction
+        let (device, handler, broker, send, interval) = (device, device.handler, device.broker, send, timing.keepaliveInterval)
+        let connection = id
+        let task = Task { [weak self] in
+            let response = await Self.perform(
+                payload, handler: handler, broker: broker, keepaliveInterval: interval,
+                keepalive: { status in send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status.rawValue]).reports) })
+            // Free the device before answering, so a peer that reads slowly holds nothing.
+            await device.endTransaction(connection, channel: channel)
+            await self?.finishTransaction(transactionID, channel: channel, response: response)
+        }
+        running = (channel, transactionID, task)
+    }
+
+    private func finishTransaction(_ transactionID: UInt64, channel: UInt32, response: [UInt8]) async {
+        if running?.id == transactionID { running = nil }
+        guard silenced.remove(transactionID) == nil else { return }
+        await reply(CTAPHIDMessage(channel: channel, command: .cbor, payload: response))
+    }
+
+    /// Runs the handler while sending KEEPALIVE every `keepaliveInterval`
+    /// (§11.2.9.2.1: UPNEEDED while a prompt waits for the user, else PROCESSING).
+    private static func perform(
+        _ payload: [UInt8], handler: any CTAP2MessageHandler, broker: PromptBroker, keepaliveInterval: Duration,
+        keepalive: @escaping @Sendable (CTAPHIDKeepaliveStatus) -> Void
+    ) async -> [UInt8] {
+        await withTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask { await handler.handle(payload) }
+            group.addTask {
+                while true {
+                    try? await Task.sleep(for: keepaliveInterval)
+                    if Task.isCancelled { return nil }
+                    keepalive(await broker.pendingKind == nil ? .processing : .upNeeded)
+                }
+            }
+            var response: [UInt8] = [CTAPStatus.other.rawValue]
+            for await result in group {
+                if let result {
+                    response = result
+                    group.cancelAll()
+                }
+            }
+            return response
+        }
+    }
+
+    private func reply(_ message: CTAPHIDMessage) async {
+        guard !isClosed else { return }
+        // A payload too long for CTAPHID cannot be framed; say so rather than crash.
+        let message = message.payload.count <= CTAPHIDPacket.maxMessageLength
+            ? message : CTAPHIDMessage(channel: message.channel, command: .cbor, payload: [CTAPStatus.requestTooLarge.rawValue])
+        send(message.reports)
+    }
+
+    private func hex(_ channel: UInt32) -> String { String(channel, radix: 16) }
+}

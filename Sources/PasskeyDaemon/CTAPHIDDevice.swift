@@ -1,0 +1,77 @@
+import Authenticator
+import CBOR
+import CTAP
+import Foundation
+
+/// The one virtual HID device every connection shares: channel allocation and
+/// the device-wide rule that a single CTAP transaction runs at a time
+/// (CTAP 2.1 §11.2.9: other channels get `ERR_CHANNEL_BUSY` meanwhile).
+actor CTAPHIDDevice {
+    typealias ConnectionID = UInt64
+
+    let handler: any CTAP2MessageHandler
+    let broker: PromptBroker
+    let info: DaemonInfo
+
+    private var owners: [UInt32: ConnectionID] = [:]
+    private var nextConnection: ConnectionID = 0
+    private var transaction: (connection: ConnectionID, channel: UInt32)?
+
+    init(handler: any CTAP2MessageHandler, broker: PromptBroker, info: DaemonInfo) {
+        self.handler = handler
+        self.broker = broker
+        self.info = info
+    }
+
+    func register() -> ConnectionID {
+        nextConnection += 1
+        return nextConnection
+    }
+
+    /// A fresh random CID, never 0, never broadcast, never one in use (§11.2.9.1.3).
+    func allocateChannel(for connection: ConnectionID) -> UInt32 {
+        var channel: UInt32
+        repeat {
+            channel = UInt32.random(in: 1...(CTAPHIDChannel.broadcast - 1))
+        } while owners[channel] != nil
+        owners[channel] = connection
+        return channel
+    }
+
+    func owns(_ connection: ConnectionID, channel: UInt32) -> Bool {
+        owners[channel] == connection
+    }
+
+    var isBusy: Bool { transaction != nil }
+
+    /// Takes the device for a transaction; false when one is already running.
+    func beginTransaction(_ connection: ConnectionID, channel: UInt32) -> Bool {
+        guard transaction == nil else { return false }
+        transaction = (connection, channel)
+        return true
+    }
+
+    func endTransaction(_ connection: ConnectionID, channel: UInt32) {
+        if let current = transaction, current.connection == connection, current.channel == channel {
+            transaction = nil
+        }
+    }
+
+    /// Frees every channel of a closed connection.
+    func release(_ connection: ConnectionID) {
+        owners = owners.filter { $0.value != connection }
+    }
+
+    /// The vendor STATUS reply: a CBOR map (docs/vendor-commands.md).
+    func status() async -> [UInt8] {
+        let pending = await broker.pendingKind?.rawValue ?? "none"
+        let map: CBORValue = [
+            "version": .textString(info.version),
+            "pid": CBORValue(info.pid),
+            "socket": .textString(info.socketPath),
+            "startedAt": CBORValue(Int64(info.startedAt.timeIntervalSince1970)),
+            "pending": .textString(pending),
+        ]
+        return map.encoded
+    }
+}

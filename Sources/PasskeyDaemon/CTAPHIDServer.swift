@@ -1,0 +1,168 @@
+import Authenticator
+import CTAP
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The CTAPHID server on a `SOCK_STREAM` Unix socket: each connection is one
+/// open handle on the one virtual HID device, carrying 64-byte reports back to
+/// back in both directions, no report-ID byte.
+public final class CTAPHIDServer: Sendable {
+    /// The timings of CTAP 2.1 §11.2: how long an incomplete message may wait,
+    /// and how often KEEPALIVE goes out while a command runs (at least every 100 ms).
+    public struct Timing: Sendable {
+        public var messageTimeout: Duration
+        public var keepaliveInterval: Duration
+
+        public init(messageTimeout: Duration = .milliseconds(500), keepaliveInterval: Duration = .milliseconds(75)) {
+            self.messageTimeout = messageTimeout
+            self.keepaliveInterval = keepaliveInterval
+        }
+    }
+
+    public struct Configuration: Sendable {
+        public var socketPath: String
+        public var timing: Timing
+        /// Peers of any other uid are refused (SO_PEERCRED); our own by default.
+        public var allowedPeerUID: uid_t
+
+        public init(socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid()) {
+            self.socketPath = socketPath
+            self.timing = timing
+            self.allowedPeerUID = allowedPeerUID
+        }
+    }
+
+    /// CBOR and no CTAP1 (NMSG); WINK is answered, so it is advertised.
+    static let capabilities: CTAPHIDCapabilities = [.cbor, .nmsg, .wink]
+
+    private typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+
+    public let socketPath: String
+    private let serverChannel: NIOAsyncChannel<Connection?, Never>
+    private let lockDescriptor: Int32
+    private let acceptTask: Task<Void, Never>
+    private let logger: Logger
+
+    private init(
+        socketPath: String, serverChannel: NIOAsyncChannel<Connection?, Never>, lockDescriptor: Int32,
+        acceptTask: Task<Void, Never>, logger: Logger
+    ) {
+        self.socketPath = socketPath
+        self.serverChannel = serverChannel
+        self.lockDescriptor = lockDescriptor
+        self.acceptTask = acceptTask
+        self.logger = logger
+    }
+
+    /// Binds the socket and starts accepting. When this returns, connections are accepted.
+    public static func start(
+        configuration: Configuration, handler: any CTAP2MessageHandler, broker: PromptBroker,
+        info: DaemonInfo? = nil, logger: Logger = Logger(label: "passkeyd.server")
+    ) async throws(DaemonError) -> CTAPHIDServer {
+        let path = configuration.socketPath
+        let file = SocketFile(path: path)
+        try file.prepareDirectory()
+        let lock = try file.lock()
+        let serverChannel: NIOAsyncChannel<Connection?, Never>
+        do {
+            try file.clearStale()
+            serverChannel = try await bind(path: path, allowedUID: configuration.allowedPeerUID, logger: logger)
+        } catch let error as DaemonError {
+            close(lock)
+            throw error
+        } catch {
+            close(lock)
+            throw .cannotBind(path: path, errno: (error as? IOError)?.errnoCode ?? EIO)
+        }
+        chmod(path, 0o600)
+
+        let device = CTAPHIDDevice(handler: handler, broker: broker, info: info ?? DaemonInfo(socketPath: path))
+        let timing = configuration.timing
+        let acceptTask = Task {
+            await withDiscardingTaskGroup { group in
+                try? await serverChannel.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        guard let connection else { continue }
+                        group.addTask { await serve(connection, device: device, timing: timing, logger: logger) }
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+        logger.info("listening", metadata: ["socket": "\(path)"])
+        return CTAPHIDServer(
+            socketPath: path, serverChannel: serverChannel, lockDescriptor: lock, acceptTask: acceptTask, logger: logger)
+    }
+
+    /// Stops accepting, closes every connection (cancelling its transaction),
+    /// removes the socket file and releases the lock.
+    public func stop() async {
+        acceptTask.cancel()
+        try? await serverChannel.channel.close()
+        await acceptTask.value
+        unlink(socketPath)
+        close(lockDescriptor)
+        logger.info("stopped", metadata: ["socket": "\(socketPath)"])
+    }
+
+    private static func bind(path: String, allowedUID: uid_t, logger: Logger) async throws -> NIOAsyncChannel<Connection?, Never> {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 64)
+            .bind(unixDomainSocketPath: path) { channel in
+                peerUID(of: channel).flatMapThrowing { uid -> Connection? in
+                    // Refuse another user's process before reading a byte from it.
+                    guard uid == allowedUID else {
+                        logger.warning("refused peer of another uid", metadata: ["uid": "\(uid.map(String.init) ?? "unknown")"])
+                        channel.close(promise: nil)
+                        return nil
+                    }
+                    return try Connection(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
+    /// The peer's uid from SO_PEERCRED; nil if the kernel will not say.
+    private static func peerUID(of channel: Channel) -> EventLoopFuture<uid_t?> {
+        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return credentials.map { credentials -> uid_t? in credentials.uid }.recover { _ -> uid_t? in nil }
+    }
+
+    private static func serve(_ channel: Connection, device: CTAPHIDDevice, timing: Timing, logger: Logger) async {
+        let id = await device.register()
+        var logger = logger
+        logger[metadataKey: "connection"] = "\(id)"
+        try? await channel.executeThenClose { inbound, outbound in
+            // One writer per connection keeps replies whole and in order, and
+            // writes even what a cancelled transaction still has to say.
+            let (outbox, mailbox) = AsyncStream.makeStream(of: [UInt8].self)
+            let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger) { reports in
+                mailbox.yield(reports)
+            }
+            async let written: Void = {
+                for await reports in outbox {
+                    try? await outbound.write(ByteBuffer(bytes: reports))
+                }
+            }()
+            logger.debug("connected")
+            do {
+                for try await buffer in inbound {
+                    await connection.receive(Array(buffer.readableBytesView))
+                }
+            } catch {
+                logger.debug("connection error", metadata: ["error": "\(error)"])
+            }
+            await connection.close()
+            mailbox.finish()
+            await written
+            logger.debug("disconnected")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Why the daemon could not start or serve.
+public enum DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Another passkeyd holds this socket path.
+    case alreadyRunning(socketPath: String)
+    /// Something other than a socket sits at the socket path; it is never removed.
+    case notASocket(path: String)
+    /// sockaddr_un holds at most 107 bytes of path.
+    case socketPathTooLong(path: String)
+    case cannotCreateDirectory(path: String, errno: Int32)
+    case cannotLock(path: String, errno: Int32)
+    case cannotBind(path: String, errno: Int32)
+    case cannotRemoveStaleSocket(path: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning(let path):
+            return "another passkeyd is already listening on \(path); stop it first or choose another --socket"
+        case .notASocket(let path):
+            return "\(path) exists and is not a socket; refusing to replace it"
+        case .socketPathTooLong(let path):
+            return "socket path is too long for a Unix socket (max 107 bytes): \(path)"
+        case .cannotCreateDirectory(let path, let code):
+            return "cannot create socket directory \(path): \(String(cString: strerror(code)))"
+        case .cannotLock(let path, let code):
+            return "cannot open lock file \(path): \(String(cString: strerror(code)))"
+        case .cannotBind(let path, let code):
+            return "cannot listen on \(path): \(String(cString: strerror(code)))"
+        case .cannotRemoveStaleSocket(let path, let code):
+            return "cannot remove stale socket \(path): \(String(cString: strerror(code)))"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Authenticator
+
+/// The daemon's `UserPresence`, driven by its `--presence` mode.
+public struct DaemonUserPresence: UserPresence {
+    public let mode: PresenceMode
+    public let broker: PromptBroker
+
+    public init(mode: PresenceMode, broker: PromptBroker) {
+        self.mode = mode
+        self.broker = broker
+    }
+
+    public func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome {
+        if Task.isCancelled { return .cancelled }
+        switch mode {
+        case .auto: return .approved
+        case .deny: return .denied
+        case .prompt:
+            switch await broker.ask(.presence) {
+            case .approved: return .approved
+            case .denied: return .denied
+            case .timedOut: return .timedOut
+            case .cancelled: return .cancelled
+            }
+        }
+    }
+}

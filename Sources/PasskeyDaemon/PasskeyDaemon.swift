@@ -1,1 +1,0 @@
-// Module PasskeyDaemon: filled in by its own issue.

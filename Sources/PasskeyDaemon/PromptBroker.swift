@@ -1,0 +1,74 @@
+/// Holds the one question the daemon may be asking its user at a time (a touch
+/// or a fingerprint in `prompt` mode) until an answer arrives over the socket
+/// (vendor command PRESENCE), the prompt times out, or the asking task is cancelled.
+///
+/// One at a time is enough: prompts only happen inside a CTAP transaction, and
+/// the device runs one transaction at a time (CTAP 2.1 §11.2.9).
+public actor PromptBroker {
+    /// What is being asked, as STATUS reports it.
+    public enum Kind: String, Sendable {
+        case presence
+        case uv
+    }
+
+    /// How a prompt ended.
+    public enum Answer: Sendable, Equatable {
+        case approved, denied, timedOut, cancelled
+    }
+
+    private struct Pending {
+        var id: UInt64
+        var kind: Kind
+        var continuation: CheckedContinuation<Answer, Never>
+        var timer: Task<Void, Never>
+    }
+
+    private var pending: Pending?
+    private var nextID: UInt64 = 0
+    /// How long a prompt waits; 30 s after CTAP 2.1 §6 (user action timeout).
+    public let timeout: Duration
+
+    public init(timeout: Duration = .seconds(30)) {
+        self.timeout = timeout
+    }
+
+    /// What is waiting for an answer, if anything.
+    public var pendingKind: Kind? { pending?.kind }
+
+    /// Asks and waits for the answer.
+    public func ask(_ kind: Kind) async -> Answer {
+        if Task.isCancelled { return .cancelled }
+        nextID += 1
+        let id = nextID
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
+                // A newer prompt supersedes an older one; only one transaction runs at a time.
+                finish(id: pending?.id, with: .cancelled)
+                let timeout = self.timeout
+                let timer = Task { [weak self] in
+                    try? await Task.sleep(for: timeout)
+                    if Task.isCancelled { return }
+                    await self?.finish(id: id, with: .timedOut)
+                }
+                pending = Pending(id: id, kind: kind, continuation: continuation, timer: timer)
+            }
+        } onCancel: {
+            Task { await self.finish(id: id, with: .cancelled) }
+        }
+    }
+
+    /// Answers the pending prompt. Returns whether one was pending.
+    @discardableResult
+    public func resolve(approve: Bool) -> Bool {
+        guard let pending else { return false }
+        finish(id: pending.id, with: approve ? .approved : .denied)
+        return true
+    }
+
+    private func finish(id: UInt64?, with answer: Answer) {
+        guard let current = pending, current.id == id else { return }
+        pending = nil
+        current.timer.cancel()
+        current.continuation.resume(returning: answer)
+    }
+}

@@ -1,0 +1,15 @@
+import CTAP
+
+/// passkeyd's vendor CTAPHID commands (CTAP 2.1 §11.2.9.3 reserves 0x40–0x7F).
+/// Answered at once, even during a transaction. See docs/vendor-commands.md.
+public enum VendorCommand: UInt8, Sendable, CaseIterable {
+    /// Payload 1 byte (1 approve, 0 deny); answers the pending presence or UV prompt.
+    /// Reply 1 byte: 1 if a prompt was pending, 0 otherwise.
+    case presence = 0x50
+    /// Simulates unplugging and replugging the device. Empty reply.
+    case replug = 0x51
+    /// Reply: a CBOR map describing the daemon.
+    case status = 0x52
+
+    public var command: CTAPHIDCommand { CTAPHIDCommand(rawValue: rawValue) }
+}

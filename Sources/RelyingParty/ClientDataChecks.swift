@@ -1,0 +1,44 @@
+import CTAP
+import Crypto
+import WebAuthn
+
+extension RelyingParty {
+    /// The checks both ceremonies make on the client data (WebAuthn L3 §7.1 steps 5–10,
+    /// §7.2 steps 8–13).
+    func checkClientData(_ json: [UInt8], type: CollectedClientData.CeremonyType,
+                         challenge: [UInt8]) throws(VerificationError) -> CollectedClientData {
+        let clientData: CollectedClientData
+        do throws(CollectedClientData.ParseError) {
+            clientData = try CollectedClientData(json: json)
+        } catch .unknownType(let found) {
+            throw .clientDataTypeMismatch(expected: type.rawValue, found: found)
+        } catch {
+            throw .malformedClientData
+        }
+        guard clientData.type == type else {
+            throw .clientDataTypeMismatch(expected: type.rawValue, found: clientData.type.rawValue)
+        }
+        guard clientData.challenge == challenge else { throw .challengeMismatch }
+        guard origins.contains(clientData.origin) else { throw .originMismatch(clientData.origin) }
+        if let topOrigin = clientData.topOrigin, !topOrigins.contains(topOrigin) {
+            throw .topOriginNotAllowed(topOrigin)
+        }
+        return clientData
+    }
+
+    /// The checks both ceremonies make on the authenticator data's RP ID hash and flags
+    /// (WebAuthn L3 §7.1 steps 13–16, §7.2 steps 14–17).
+    func checkAuthenticatorData(_ authData: AuthenticatorData, requireUserVerification: Bool) throws(VerificationError) {
+        guard authData.rpIDHash == Array(SHA256.hash(data: Array(id.utf8))) else { throw .rpIDHashMismatch }
+        guard authData.flags.contains(.userPresent) else { throw .userNotPresent }
+        if requireUserVerification, !authData.flags.contains(.userVerified) { throw .userNotVerified }
+        if authData.flags.contains(.backedUp), !authData.flags.contains(.backupEligible) {
+            throw .backupStateWithoutEligibility
+        }
+    }
+
+    func checkCredentialIdentity(type: String, id: String, rawId: [UInt8]) throws(VerificationError) {
+        guard type == "public-key" else { throw .unsupportedCredentialType(type) }
+        guard id == Base64URL.encode(rawId) else { throw .credentialIDMismatch }
+    }
+}

@@ -1,0 +1,11 @@
+/// AuthenticationExtensionsClientInputsJSON (WebAuthn L3 §5.1.8, §9): the client extension
+/// inputs passkeyd understands. Inputs for other extensions are ignored on decoding, as a
+/// client ignores extensions it does not support (WebAuthn L3 §9).
+public struct AuthenticationExtensionsClientInputsJSON: Sendable, Hashable, Codable {
+    /// `credProps` (WebAuthn L3 §10.1.3): ask the client to report whether the credential is discoverable.
+    public var credProps: Bool?
+
+    public init(credProps: Bool? = nil) {
+        self.credProps = credProps
+    }
+}

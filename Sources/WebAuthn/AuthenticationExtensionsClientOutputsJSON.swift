@@ -1,0 +1,19 @@
+/// AuthenticationExtensionsClientOutputsJSON (WebAuthn L3 §5.1, §9): the client extension
+/// outputs passkeyd produces or reads; outputs of other extensions are ignored on decoding.
+public struct AuthenticationExtensionsClientOutputsJSON: Sendable, Hashable, Codable {
+    /// CredentialPropertiesOutput (WebAuthn L3 §10.1.3).
+    public struct CredentialProperties: Sendable, Hashable, Codable {
+        /// Resident key credential property: whether the credential is client-side discoverable.
+        public var rk: Bool?
+
+        public init(rk: Bool? = nil) {
+            self.rk = rk
+        }
+    }
+
+    public var credProps: CredentialProperties?
+
+    public init(credProps: CredentialProperties? = nil) {
+        self.credProps = credProps
+    }
+}

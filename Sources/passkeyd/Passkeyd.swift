@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PasskeyDaemon
+
+/// The passkeyd executable: options from flags or environment, then the server until SIGTERM/SIGINT.
+@main
+struct Passkeyd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passkeyd",
+        abstract: "A software FIDO2 authenticator: CTAP 2.1 over CTAPHID on a Unix socket.",
+        discussion: """
+            Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
+            PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
+            PASSKEYD_UV, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL. A flag wins over the environment.
+            """,
+        version: DaemonInfo.currentVersion)
+
+    @Option(help: "The CTAPHID socket (default $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, else /tmp/passkeyd-$UID/ctaphid.sock).")
+    var socket: String?
+    @Option(name: .customLong("data-dir"), help: "The keystore folder (default $XDG_DATA_HOME/passkeyd, else ~/.local/share/passkeyd).")
+    var dataDir: String?
+    @Option(name: .customLong("passphrase-file"), help: "A file holding the keystore passphrase (trailing newline ignored).")
+    var passphraseFile: String?
+    @Option(help: "User presence: auto, prompt (answered with passkeyctl) or deny.")
+    var presence: String?
+    @Option(help: "Built-in user verification: auto, prompt, deny or off.")
+    var uv: String?
+    @Flag(help: "Run in the background; exit once the socket accepts connections.")
+    var detach = false
+    @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
+    var pidFile: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    var logLevel: String?
+    @Option(name: .customLong("log-file"), help: "With --detach: append the daemon's log here instead of discarding it.")
+    var logFile: String?
+
+    private var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    mutating func validate() throws {
+        _ = try settings()
+    }
+
+    func run() async throws {
+        let settings = try settings()
+        if detach, Detach.childDescriptor == nil {
+            do {
+                let child = try Detach.spawnChild(logFile: logFile)
+                print("passkeyd started in the background (pid \(child)) on \(settings.socket)")
+                return
+            } catch {
+                throw ValidationFailure(message: "passkeyd: \(error.description)")
+            }
+        }
+        try await serve(settings)
+    }
+
+    private func serve(_ settings: Settings) async throws {
+        let level = settings.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "passkeyd")
+        let readiness = Detach.childDescriptor
+        func fail(_ message: String) -> Error {
+            if let readiness { Detach.report("error: \(message)", on: readiness) }
+            return ValidationFailure(message: "passkeyd: \(message)")
+        }
+
+        let broker = PromptBroker()
+        let presence = DaemonUserPresence(mode: settings.presence, broker: broker)
+        let verifier = DaemonUserVerifier(mode: settings.verification, broker: broker)
+        let passphrase: String?
+        do { passphrase = try settings.passphrase() } catch { throw fail(error.description) }
+        let device: DeviceFactory.Device
+        do {
+            device = try await DeviceFactory.make(
+                dataDirectory: settings.dataDirectory, passphrase: passphrase, presence: presence, verifier: verifier,
+                logger: logger)
+        } catch { throw fail(error.description) }
+
+        let server: CTAPHIDServer
+        do {
+            server = try await CTAPHIDServer.start(
+                configuration: .init(socketPath: settings.socket), handler: device.handler, broker: broker,
+                logger: Logger(label: "passkeyd.server"))
+        } catch {
+            await device.close()
+            throw fail(error.description)
+        }
+        let pidFile = settings.pidFile.map(PidFile.init(path:))
+        do { try pidFile?.write() } catch {
+            await server.stop()
+            await device.close()
+            throw fail("cannot write pid file \(settings.pidFile ?? ""): \(error.localizedDescription)")
+        }
+        if let readiness { Detach.report("ready", on: readiness) }
+        logger.info("ready", metadata: ["socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)"])
+
+        let signal = await TerminationSignal.wait()
+        logger.info("stopping", metadata: ["signal": "\(signal)"])
+        await server.stop()
+        await device.close()
+        pidFile?.remove()
+    }
+
+    /// The options after the environment has filled the gaps.
+    private struct Settings {
+        var socket: String
+        var dataDirectory: String
+        var passphraseFile: String?
+        var passphraseValue: String?
+        var presence: PresenceMode
+        var verification: VerificationMode
+        var pidFile: String?
+        var logLevel: Logger.Level
+
+        func passphrase() throws(ValidationFailure) -> String? {
+            if let passphraseFile {
+                guard let contents = try? String(contentsOfFile: passphraseFile, encoding: .utf8) else {
+                    throw ValidationFailure(message: "cannot read passphrase file \(passphraseFile)")
+                }
+                // Only the final newline an editor adds; the passphrase's own bytes are kept.
+                return contents.hasSuffix("\n") ? String(contents.dropLast()) : contents
+            }
+            return passphraseValue
+        }
+    }
+
+    private func settings() throws(ValidationFailure) -> Settings {
+        let presenceText = presence ?? environment["PASSKEYD_PRESENCE"] ?? PresenceMode.auto.rawValue
+        guard let presenceMode = PresenceMode(rawValue: presenceText) else {
+            throw ValidationFailure(message: "--presence must be auto, prompt or deny, not '\(presenceText)'")
+        }
+        let uvText = uv ?? environment["PASSKEYD_UV"] ?? VerificationMode.off.rawValue
+        guard let verification = VerificationMode(rawValue: uvText) else {
+            throw ValidationFailure(message: "--uv must be auto, prompt, deny or off, not '\(uvText)'")
+        }
+        let levelText = logLevel ?? environment["PASSKEYD_LOG_LEVEL"] ?? Logger.Level.info.rawValue
+        guard let level = Logger.Level(rawValue: levelText) else {
+            throw ValidationFailure(message: "--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        return Settings(
+            socket: socket ?? DefaultPaths.socket(environment: environment),
+            dataDirectory: dataDir ?? environment["PASSKEYD_DATA_DIR"] ?? DefaultPaths.dataDirectory(environment: environment),
+            passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
+            passphraseValue: environment["PASSKEYD_PASSPHRASE"],
+            presence: presenceMode, verification: verification,
+            pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level)
+    }
+}
+
+/// A start-up failure with the message the user sees.
+struct ValidationFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

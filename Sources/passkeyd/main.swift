@@ -1,1 +1,0 @@
-// Executable passkeyd: filled in by its own issue.

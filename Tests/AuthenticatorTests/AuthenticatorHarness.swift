@@ -1,0 +1,111 @@
+import CBOR
+import CTAP
+import Crypto
+import Logging
+import Synchronization
+import Testing
+@testable import Authenticator
+
+/// A monotonic clock the test moves by hand.
+final class ManualClock: Sendable {
+    private let base = ContinuousClock.now
+    private let offset = Mutex<Duration>(.zero)
+
+    func advance(_ duration: Duration) { offset.withLock { $0 += duration } }
+    func now() -> ContinuousClock.Instant { base + offset.withLock { $0 } }
+}
+
+/// An authenticator over an in-memory store, driven through `handle(_:)` exactly as a transport would.
+struct Harness {
+    let authenticator: Authenticator
+    let store: InMemoryCredentialStore
+    let presence: ScriptedPresence
+    let verifier: ScriptedVerifier?
+    let clock = ManualClock()
+
+    /// `store` reopens a device over an existing store, as a daemon restart does.
+    init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = nil, capacity: Int = 100,
+         store: InMemoryCredentialStore? = nil, logger: Logger? = nil) {
+        self.store = store ?? InMemoryCredentialStore(capacity: capacity)
+        self.presence = ScriptedPresence(presence)
+        self.verifier = verifier
+        var configuration = Authenticator.Configuration()
+        let clock = self.clock
+        configuration.now = { clock.now() }
+        authenticator = Authenticator(
+            store: self.store, presence: self.presence, verifier: verifier, configuration: configuration,
+            logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    /// Sends one CTAP2 message and splits the reply into status and decoded body.
+    func send(_ command: CTAPCommand, _ parameters: CBORValue? = nil) async throws -> (CTAPStatus, CBORValue?) {
+        try await sendRaw([command.rawValue] + (parameters?.encoded ?? []))
+    }
+
+    func sendRaw(_ message: [UInt8]) async throws -> (CTAPStatus, CBORValue?) {
+        let reply = await authenticator.handle(message)
+        let status = try #require(CTAPStatus(rawValue: reply[0]))
+        let body = reply.count > 1 ? try CBORDecoder.decode(Array(reply.dropFirst())) : nil
+        if let body { #expect(body.encoded == Array(reply.dropFirst()), "responses are CTAP2 canonical") }
+        return (status, body)
+    }
+
+    func makeCredential(_ request: MakeCredentialRequest) async throws -> MakeCredentialResponse {
+        let (status, body) = try await send(.makeCredential, request.cbor)
+        guard status == .success else { throw status }
+        return try MakeCredentialResponse(cbor: try #require(body))
+    }
+
+    func getAssertion(_ request: GetAssertionRequest) async throws -> GetAssertionResponse {
+        let (status, body) = try await send(.getAssertion, request.cbor)
+        guard status == .success else { throw status }
+        return try GetAssertionResponse(cbor: try #require(body))
+    }
+
+    func getNextAssertion() async throws -> GetAssertionResponse {
+        let (status, body) = try await send(.getNextAssertion)
+        guard status == .success else { throw status }
+        return try GetAssertionResponse(cbor: try #require(body))
+    }
+
+    func status(of command: CTAPCommand, _ parameters: CBORValue? = nil) async throws -> CTAPStatus {
+        try await send(command, parameters).0
+    }
+}
+
+enum Fixture {
+    static let clientDataHash = Array(SHA256.hash(data: Array("client data".utf8)))
+    static let rp = PublicKeyCredentialRpEntity(id: "example.com", name: "Example")
+
+    static func user(_ n: UInt8, name: String? = nil) -> PublicKeyCredentialUserEntity {
+        PublicKeyCredentialUserEntity(id: [n, n, n, n], name: name ?? "user\(n)@example.com", displayName: "User \(n)")
+    }
+
+    static func makeCredential(
+        rp: PublicKeyCredentialRpEntity = rp, user: PublicKeyCredentialUserEntity = user(1), algs: [Int] = [-7],
+        rk: Bool? = true, uv: Bool? = nil, up: Bool? = nil, exclude: [[UInt8]] = [], extensions: [String: CBORValue] = [:]
+    ) -> MakeCredentialRequest {
+        MakeCredentialRequest(
+            clientDataHash: clientDataHash, rp: rp, user: user,
+            pubKeyCredParams: algs.map { PublicKeyCredentialParameters(alg: $0) },
+            excludeList: exclude.map { PublicKeyCredentialDescriptor(id: $0) },
+            extensions: extensions, options: RequestOptions(rk: rk, up: up, uv: uv))
+    }
+
+    static func getAssertion(rpID: String = rp.id, allow: [[UInt8]] = [], up: Bool? = nil, uv: Bool? = nil) -> GetAssertionRequest {
+        GetAssertionRequest(
+            rpID: rpID, clientDataHash: clientDataHash, allowList: allow.map { PublicKeyCredentialDescriptor(id: $0) },
+            options: RequestOptions(up: up, uv: uv))
+    }
+}
+
+/// Verifies a signature with swift-crypto from the COSE key alone, independently of the signer.
+func verify(signature: [UInt8], over message: [UInt8], with key: COSEKey) throws -> Bool {
+    switch key {
+    case .p256(let x, let y, _):
+        let publicKey = try P256.Signing.PublicKey(rawRepresentation: x + y)
+        return publicKey.isValidSignature(try P256.Signing.ECDSASignature(derRepresentation: signature), for: message)
+    case .ed25519(let x):
+        return try Curve25519.Signing.PublicKey(rawRepresentation: x).isValidSignature(signature, for: message)
+    }
+}

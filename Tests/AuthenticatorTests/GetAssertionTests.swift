@@ -1,0 +1,152 @@
+import CBOR
+import CTAP
+import Crypto
+import Testing
+@testable import Authenticator
+
+@Suite struct GetAssertionTests {
+    /// Registers `count` discoverable accounts, oldest first, and returns their credential IDs and public keys.
+    func register(_ count: UInt8, on h: Harness, algorithm: Int = -7) async throws -> [(id: [UInt8], key: COSEKey)] {
+        var out: [(id: [UInt8], key: COSEKey)] = []
+        for n in 1...count {
+            let response = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(n), algs: [algorithm]))
+            let attested = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
+            out.append((attested.credentialID, attested.publicKey))
+        }
+        return out
+    }
+
+    @Test(arguments: [-7, -8])
+    func discoverableAssertionsWalkEveryAccountNewestFirst(algorithm: Int) async throws {
+        let h = Harness()
+        let accounts = try await register(3, on: h, algorithm: algorithm)
+        let first = try await h.getAssertion(Fixture.getAssertion())
+        #expect(first.numberOfCredentials == 3)
+        var seen = [first]
+        seen.append(try await h.getNextAssertion())
+        seen.append(try await h.getNextAssertion())
+        #expect(seen.map(\.credential.id) == accounts.reversed().map(\.id))
+        #expect(seen.map { $0.user?.id } == [Fixture.user(3).id, Fixture.user(2).id, Fixture.user(1).id])
+        for (response, account) in zip(seen, accounts.reversed()) {
+            #expect(try verify(signature: response.signature, over: response.authenticatorData + Fixture.clientDataHash, with: account.key))
+            #expect(try AuthenticatorData(bytes: response.authenticatorData).flags == [.userPresent])
+        }
+        #expect(seen.dropFirst().allSatisfy { $0.numberOfCredentials == nil })
+        #expect(try await h.status(of: .getNextAssertion) == .notAllowed, "nothing left")
+    }
+
+    @Test func userNamesAreReturnedOnlyAfterUserVerification() async throws {
+        let h = Harness(verifier: .always(.verified))
+        _ = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(1), uv: true))
+        let plain = try await h.getAssertion(Fixture.getAssertion())
+        #expect(plain.user == PublicKeyCredentialUserEntity(id: Fixture.user(1).id))
+        let verified = try await h.getAssertion(Fixture.getAssertion(uv: true))
+        #expect(verified.user == Fixture.user(1))
+        #expect(try AuthenticatorData(bytes: verified.authenticatorData).flags == [.userPresent, .userVerified])
+    }
+
+    @Test func singleAccountOmitsNumberOfCredentials() async throws {
+        let h = Harness()
+        _ = try await register(1, on: h)
+        #expect(try await h.getAssertion(Fixture.getAssertion()).numberOfCredentials == nil)
+        #expect(try await h.status(of: .getNextAssertion) == .notAllowed)
+    }
+
+    @Test func nextAssertionStateEndsWithAnyOtherCommand() async throws {
+        let h = Harness()
+        _ = try await register(2, on: h)
+        _ = try await h.getAssertion(Fixture.getAssertion())
+        #expect(try await h.status(of: .getInfo) == .success)
+        #expect(try await h.status(of: .getNextAssertion) == .notAllowed)
+    }
+
+    @Test func nextAssertionStateExpiresAfterThirtySeconds() async throws {
+        let h = Harness()
+        _ = try await register(3, on: h)
+        _ = try await h.getAssertion(Fixture.getAssertion())
+        h.clock.advance(.seconds(29))
+        _ = try await h.getNextAssertion()
+        h.clock.advance(.seconds(31))
+        #expect(try await h.status(of: .getNextAssertion) == .notAllowed)
+    }
+
+    @Test func silentAssertionLeavesUPClearAndAsksNobody() async throws {
+        let h = Harness(presence: [.approved, .denied])
+        _ = try await register(1, on: h)
+        let response = try await h.getAssertion(Fixture.getAssertion(up: false))
+        #expect(try AuthenticatorData(bytes: response.authenticatorData).flags == [])
+        #expect(await h.presence.requests.count == 1, "only the registration asked")
+    }
+
+    @Test func signatureCountersArePerCredentialAndPersist() async throws {
+        let h = Harness()
+        let accounts = try await register(2, on: h)
+        func count(_ id: [UInt8]) async throws -> UInt32 {
+            let response = try await h.getAssertion(Fixture.getAssertion(allow: [id]))
+            return try AuthenticatorData(bytes: response.authenticatorData).signCount
+        }
+        #expect(try await count(accounts[0].id) == 1)
+        #expect(try await count(accounts[0].id) == 2)
+        #expect(try await count(accounts[1].id) == 1)
+        #expect(await h.store.credential(id: accounts[0].id)?.signCount == 2)
+    }
+
+    @Test func nonResidentCredentialAssertsThroughTheAllowList() async throws {
+        let h = Harness()
+        let response = try await h.makeCredential(Fixture.makeCredential(rk: false))
+        let attested = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
+        let unknown: [UInt8] = Array(repeating: 7, count: 40)
+        let assertion = try await h.getAssertion(Fixture.getAssertion(allow: [unknown, attested.credentialID]))
+        #expect(assertion.credential.id == attested.credentialID)
+        #expect(assertion.user == nil)
+        #expect(assertion.numberOfCredentials == nil)
+        #expect(try verify(signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash, with: attested.publicKey))
+        let again = try await h.getAssertion(Fixture.getAssertion(allow: [attested.credentialID]))
+        #expect(try AuthenticatorData(bytes: again.authenticatorData).signCount > AuthenticatorData(bytes: assertion.authenticatorData).signCount)
+    }
+
+    @Test func credentialIDIsBoundToItsRPAndItsBytes() async throws {
+        let h = Harness()
+        let response = try await h.makeCredential(Fixture.makeCredential(rk: false))
+        let id = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData).credentialID
+        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(rpID: "evil.example", allow: [id]).cbor) == .noCredentials)
+        for index in [0, 5, 20, id.count - 1] {
+            var tampered = id
+            tampered[index] ^= 0x01
+            #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(allow: [tampered]).cbor) == .noCredentials)
+        }
+        let otherDevice = Harness()
+        _ = try await otherDevice.status(of: .getInfo)
+        #expect(try await otherDevice.status(of: .getAssertion, Fixture.getAssertion(allow: [id]).cbor) == .noCredentials)
+    }
+
+    @Test func noCredentialsForAnUnknownRP() async throws {
+        let h = Harness()
+        _ = try await register(1, on: h)
+        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(rpID: "nobody.example").cbor) == .noCredentials)
+    }
+
+    @Test func rkOptionIsUnsupportedInGetAssertion() async throws {
+        var request = Fixture.getAssertion()
+        request.options.rk = true
+        #expect(try await Harness().status(of: .getAssertion, request.cbor) == .unsupportedOption)
+    }
+
+    @Test func uvOptionWithoutBuiltInUVIsInvalid() async throws {
+        #expect(try await Harness().status(of: .getAssertion, Fixture.getAssertion(uv: true).cbor) == .invalidOption)
+    }
+
+    @Test func deniedPresenceSignsNothing() async throws {
+        let h = Harness(presence: [.approved, .denied])
+        let accounts = try await register(1, on: h)
+        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion().cbor) == .operationDenied)
+        #expect(await h.store.credential(id: accounts[0].id)?.signCount == 0)
+    }
+
+    @Test func credProtectRequiredHidesTheCredentialWithoutUV() async throws {
+        let h = Harness(verifier: .always(.verified))
+        _ = try await h.makeCredential(Fixture.makeCredential(uv: true, extensions: ["credProtect": 3]))
+        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion().cbor) == .noCredentials)
+        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(uv: true).cbor) == .success)
+    }
+}

@@ -1,0 +1,100 @@
+import CBOR
+import CTAP
+import Testing
+@testable import Authenticator
+
+@Suite struct GetInfoResetTests {
+    @Test func getInfoReportsWhatTheDeviceDoes() async throws {
+        let h = Harness()
+        let (status, body) = try await h.send(.getInfo)
+        #expect(status == .success)
+        let info = try GetInfoResponse(cbor: try #require(body))
+        #expect(info.versions == ["FIDO_2_0", "FIDO_2_1"])
+        #expect(info.aaguid == Authenticator.Configuration.passkeydAAGUID)
+        #expect(info.algorithms.map(\.alg) == [-7, -8], "ES256 first")
+        #expect(info.options["rk"] == true)
+        #expect(info.options["up"] == true)
+        #expect(info.options["plat"] == false)
+        #expect(info.options["uv"] == nil, "no built-in UV method at all")
+        #expect(info.options["clientPin"] == false, "PIN supported, none set")
+        #expect(info.maxMsgSize == 7609)
+        #expect(info.transports == ["usb"])
+        #expect(info.firmwareVersion != nil)
+        #expect(info.remainingDiscoverableCredentials == 100)
+    }
+
+    @Test func getInfoReflectsBuiltInUVAndStoredCount() async throws {
+        let configured = Harness(verifier: .always(.verified))
+        _ = try await configured.makeCredential(Fixture.makeCredential(uv: true))
+        let info = try GetInfoResponse(cbor: try #require(try await configured.send(.getInfo).1))
+        #expect(info.options["uv"] == true)
+        #expect(info.remainingDiscoverableCredentials == 99)
+        let unconfigured = Harness(verifier: ScriptedVerifier([.verified], configured: false))
+        let other = try GetInfoResponse(cbor: try #require(try await unconfigured.send(.getInfo).1))
+        #expect(other.options["uv"] == false)
+    }
+
+    @Test func resetWipesCredentialsAndTheWrappingKey() async throws {
+        let h = Harness()
+        _ = try await h.makeCredential(Fixture.makeCredential(rk: true))
+        let nonResident = try await h.makeCredential(Fixture.makeCredential(rk: false))
+        let id = try #require(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData).credentialID
+        #expect(try await h.status(of: .reset) == .success)
+        #expect(await h.store.count() == 0)
+        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion().cbor) == .noCredentials)
+        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(allow: [id]).cbor) == .noCredentials)
+    }
+
+    @Test func resetOnlyWithinTenSecondsOfPowerUp() async throws {
+        let h = Harness()
+        _ = try await h.makeCredential(Fixture.makeCredential())
+        h.clock.advance(.seconds(11))
+        #expect(try await h.status(of: .reset) == .notAllowed)
+        #expect(await h.store.count() == 1)
+        await h.authenticator.powerCycle()
+        #expect(try await h.status(of: .reset) == .success)
+    }
+
+    @Test func resetNeedsPresence() async throws {
+        let h = Harness(presence: [.approved, .denied, .timedOut])
+        _ = try await h.makeCredential(Fixture.makeCredential())
+        #expect(try await h.status(of: .reset) == .operationDenied)
+        #expect(try await h.status(of: .reset) == .userActionTimeout)
+        #expect(await h.store.count() == 1)
+    }
+
+    @Test func selectionAnswersWithPresence() async throws {
+        #expect(try await Harness().status(of: .selection) == .success)
+        #expect(try await Harness(presence: [.denied]).status(of: .selection) == .operationDenied)
+        #expect(try await Harness(presence: [.cancelled]).status(of: .selection) == .keepaliveCancel)
+    }
+
+    @Test func cancellingTheCallingTaskCancelsAPresenceWait() async throws {
+        let h = Harness(presence: [.approved])
+        let slow = SlowPresence()
+        let authenticator = Authenticator(store: h.store, presence: slow)
+        let task = Task { await authenticator.handle([CTAPCommand.selection.rawValue]) }
+        await slow.waitUntilAsked()
+        task.cancel()
+        #expect(await task.value == [CTAPStatus.keepaliveCancel.rawValue])
+    }
+}
+
+/// Presence that waits until its task is cancelled, like a user who never touches.
+actor SlowPresence: UserPresence {
+    private var asked = false
+    private var askedWaiters: [CheckedContinuation<Void, Never>] = []
+
+    func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome {
+        asked = true
+        askedWaiters.forEach { $0.resume() }
+        askedWaiters = []
+        while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+        return .cancelled
+    }
+
+    func waitUntilAsked() async {
+        if asked { return }
+        await withCheckedContinuation { askedWaiters.append($0) }
+    }
+}

@@ -1,1 +1,0 @@
-// Test target AuthenticatorTests: filled in by its own issue.

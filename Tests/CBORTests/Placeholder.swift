@@ -1,1 +1,0 @@
-// Test target CBORTests: filled in by its own issue.

@@ -1,1 +1,0 @@
-// Test target CTAPTests: filled in by its own issue.

@@ -1,0 +1,84 @@
+import Authenticator
+import CTAP
+import Crypto
+import Foundation
+@testable import Keystore
+
+/// A fresh directory under the system temporary directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array((NSTemporaryDirectory() + "/keystore-test-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+    }
+
+    /// The keystore directory inside this one (not created: `Keystore.open` creates it).
+    var store: String { path + "/store" }
+    var database: String { store + "/" + Keystore.databaseFileName }
+    var keyFile: String { store + "/" + Keystore.keyFileName }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A cheap scrypt cost so passphrase tests stay fast; the format stores whatever cost was used.
+let testScrypt = ScryptParameters(logN: 10, r: 8, p: 1)
+
+func openStore(_ directory: String, passphrase: String? = nil, capacity: Int = Keystore.defaultCapacity) throws(KeystoreError) -> Keystore {
+    try Keystore.open(directory: directory, passphrase: passphrase, capacity: capacity, newStoreScrypt: testScrypt)
+}
+
+/// A credential whose every field is distinct and recognisable.
+func makeCredential(
+    rp: String = "example.com", userHandle: [UInt8] = [1, 2, 3, 4], name: String? = "alice",
+    displayName: String? = "Alice Example", id: [UInt8]? = nil, createdAt: Date = Date(timeIntervalSince1970: 1_700_000_000.125)
+) -> CredentialSource {
+    CredentialSource(
+        id: id ?? Array(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }),
+        rp: PublicKeyCredentialRpEntity(id: rp, name: "RP \(rp)"),
+        user: PublicKeyCredentialUserEntity(id: userHandle, name: name, displayName: displayName),
+        algorithm: .es256,
+        privateKey: Array(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }),
+        signCount: 7, createdAt: createdAt, credProtect: 2)
+}
+
+/// SHA-256 of every file in a directory (recursively), by relative path.
+func fileDigests(_ directory: String) -> [String: String] {
+    var digests: [String: String] = [:]
+    let enumerator = FileManager.default.enumerator(atPath: directory)
+    while let relative = enumerator?.nextObject() as? String {
+        let full = directory + "/" + relative
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let data = FileManager.default.contents(atPath: full)
+        else { continue }
+        digests[relative] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+    return digests
+}
+
+/// Whether `needle` occurs anywhere in the bytes of `path`.
+func file(_ path: String, contains needle: [UInt8]) -> Bool {
+    guard let data = FileManager.default.contents(atPath: path), !needle.isEmpty else { return false }
+    return data.range(of: Data(needle)) != nil
+}
+
+func permissions(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? NSNumber)?.intValue ?? -1
+}
+
+/// Runs `body`, which must throw exactly `expected`.
+func expectError(_ expected: KeystoreError, _ body: () throws -> Void) {
+    do {
+        try body()
+        Issue.record("expected \(expected), got success")
+    } catch let error as KeystoreError {
+        #expect(error == expected)
+    } catch {
+        Issue.record("expected \(expected), got \(error)")
+    }
+}
+
+import Testing

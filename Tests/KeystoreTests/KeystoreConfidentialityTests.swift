@@ -1,0 +1,137 @@
+import Authenticator
+import CTAP
+import Foundation
+import GRDB
+import Testing
+@testable import Keystore
+
+/// What the file reveals (nothing readable), what tampering does (fails loudly), and
+/// that lookups stay indexed.
+@Suite struct KeystoreConfidentialityTests {
+    @Test func filesHoldNoRPIDUserNameDisplayNameOrKey() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        let credential = makeCredential(
+            rp: "secret-rp.example", userHandle: Array("user-handle-0042".utf8),
+            name: "grace.hopper@secret-rp.example", displayName: "Grace Brewster Hopper")
+        try await store.save(credential)
+        try await store.saveDeviceState(DeviceState(wrappingKey: Array("wrapping-key-bytes-0123456789abc".utf8)))
+        let needles: [[UInt8]] = [
+            Array("secret-rp".utf8), Array("grace.hopper".utf8), Array("Grace Brewster".utf8),
+            Array("user-handle-0042".utf8), credential.privateKey, credential.id, Array("wrapping-key-bytes".utf8),
+        ]
+        // While open, the newest writes live in the WAL; after close, in the main file.
+        for path in [temp.database, temp.database + "-wal"] {
+            #expect(FileManager.default.fileExists(atPath: path))
+            for needle in needles { #expect(!file(path, contains: needle), "\(path) holds a secret") }
+        }
+        try await store.close()
+        for needle in needles { #expect(!file(temp.database, contains: needle)) }
+        // The test would be void if the probe could not find anything.
+        #expect(file(temp.database, contains: Array("keystore_header".utf8)))
+    }
+
+    @Test func aFlippedByteInASealedRecordFailsAuthentication() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        var store = try openStore(temp.store)
+        let victim = makeCredential(rp: "example.com", userHandle: [1])
+        let bystander = makeCredential(rp: "example.org", userHandle: [2])
+        try await store.save(victim)
+        try await store.save(bystander)
+        try await store.close()
+
+        let raw = try DatabaseQueue(path: temp.database)
+        try await raw.write { db in
+            // The victim is the older row; flip one ciphertext byte past the nonce.
+            let seq = try Int.fetchOne(db, sql: "SELECT min(seq) FROM credential")
+            var sealed = try #require(try Data.fetchOne(db, sql: "SELECT sealed FROM credential WHERE seq = ?", arguments: [seq]))
+            sealed[sealed.startIndex + 20] ^= 0x01
+            try db.execute(sql: "UPDATE credential SET sealed = ? WHERE seq = ?", arguments: [sealed, seq])
+        }
+        try raw.close()
+
+        store = try openStore(temp.store)
+        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
+            _ = try await store.credential(id: victim.id)
+        }
+        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
+            _ = try await store.credentials(rpID: "example.com")
+        }
+        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
+            _ = try await store.allCredentials()
+        }
+        #expect(try await store.credential(id: bystander.id) == bystander)
+        try await store.close()
+    }
+
+    @Test func aRecordMovedToAnotherRPsRowFailsAuthentication() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        var store = try openStore(temp.store)
+        let victim = makeCredential(rp: "bank.example", userHandle: [1])
+        let attacker = makeCredential(rp: "evil.example", userHandle: [2])
+        try await store.save(victim)
+        try await store.save(attacker)
+        try await store.close()
+
+        // Relabel the victim's row as evil.example's, hashes and all but the seal.
+        let raw = try DatabaseQueue(path: temp.database)
+        try await raw.write { db in
+            try db.execute(sql: """
+                UPDATE credential SET rpIDHash = (SELECT rpIDHash FROM credential WHERE seq = (SELECT max(seq) FROM credential)),
+                    userHandleHash = x'00'
+                WHERE seq = (SELECT min(seq) FROM credential)
+                """)
+        }
+        try raw.close()
+
+        store = try openStore(temp.store)
+        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
+            _ = try await store.credentials(rpID: "evil.example")
+        }
+        try await store.close()
+    }
+
+    @Test func aTamperedDeviceStateFailsAuthentication() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        var store = try openStore(temp.store)
+        try await store.saveDeviceState(DeviceState(wrappingKey: Array(repeating: 1, count: 32)))
+        try await store.close()
+        let raw = try DatabaseQueue(path: temp.database)
+        try await raw.write { db in
+            try db.execute(sql: "UPDATE device_state SET sealed = substr(sealed, 1, length(sealed) - 1) || x'00'")
+        }
+        try raw.close()
+        store = try openStore(temp.store)
+        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
+            _ = try await store.loadDeviceState()
+        }
+        try await store.close()
+    }
+
+    @Test func lookupsBySearchingAnIndexNotByScanning() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        try await store.save(makeCredential())
+        try await store.close()
+
+        let raw = try DatabaseQueue(path: temp.database)
+        defer { try? raw.close() }
+        for (query, index) in [
+            (Keystore.credentialsByRPQuery, "credential_by_rp_seq"),
+            (Keystore.credentialByIDQuery, "sqlite_autoindex_credential_1"),
+        ] {
+            let plan = try await raw.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query, arguments: [Data(count: 32)])
+                    .map { $0["detail"] as String }
+            }
+            #expect(plan.count == 1, "\(plan)")
+            #expect(plan.allSatisfy { $0.hasPrefix("SEARCH credential USING INDEX \(index)") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "sorted by the index, not afterwards: \(plan)")
+        }
+    }
+}

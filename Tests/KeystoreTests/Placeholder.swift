@@ -1,1 +1,0 @@
-// Test target KeystoreTests: filled in by its own issue.

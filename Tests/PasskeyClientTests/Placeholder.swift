@@ -1,1 +1,0 @@
-// Test target PasskeyClientTests: filled in by its own issue.

@@ -1,0 +1,49 @@
+import Authenticator
+import CTAP
+
+/// A `CTAP2MessageHandler` for the server tests:
+/// 0x04 answers `[0x00, 0xA0]` (an empty getInfo map), 0x01 asks `presence`
+/// and maps the outcome to a status byte, anything else echoes the message
+/// after a success byte.
+actor FakeHandler: CTAP2MessageHandler {
+    let presence: any UserPresence
+    private(set) var powerCycles = 0
+    private var finished: [CheckedContinuation<Void, Never>] = []
+    private(set) var completed = 0
+
+    init(presence: any UserPresence) {
+        self.presence = presence
+    }
+
+    func handle(_ message: [UInt8]) async -> [UInt8] {
+        defer {
+            completed += 1
+            finished.forEach { $0.resume() }
+            finished = []
+        }
+        switch message.first {
+        case 0x04:
+            return [0x00, 0xA0]
+        case 0x01:
+            switch await presence.confirmPresence(UserActionRequest(purpose: .makeCredential, rpID: "example.com")) {
+            case .approved: return [CTAPStatus.success.rawValue]
+            case .denied: return [CTAPStatus.operationDenied.rawValue]
+            case .timedOut: return [CTAPStatus.userActionTimeout.rawValue]
+            case .cancelled: return [CTAPStatus.keepaliveCancel.rawValue]
+            }
+        default:
+            return [0x00] + message
+        }
+    }
+
+    func powerCycle() async {
+        powerCycles += 1
+    }
+
+    /// Returns once `count` messages have been handled.
+    func waitForCompleted(_ count: Int) async {
+        while completed < count {
+            await withCheckedContinuation { finished.append($0) }
+        }
+    }
+}

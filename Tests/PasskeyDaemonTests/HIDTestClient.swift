@@ -1,0 +1,103 @@
+import CTAP
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A tiny host for the tests: raw 64-byte reports over the Unix socket.
+final class HIDTestClient {
+    enum ClientError: Error { case closed }
+
+    private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private var pending: [UInt8] = []
+
+    private init(inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        iterator = inbound.makeAsyncIterator()
+        self.outbound = outbound
+    }
+
+    /// Connects, runs `body`, closes. A watchdog closes the connection after
+    /// 20 s so a missing answer fails the test instead of hanging it.
+    static func with<T: Sendable>(path: String, _ body: (HIDTestClient) async throws -> T) async throws -> T {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(unixDomainSocketPath: path) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(20))
+            try await channel.channel.close()
+        }
+        defer { watchdog.cancel() }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await body(HIDTestClient(inbound: inbound, outbound: outbound))
+        }
+    }
+
+    func send(raw bytes: [UInt8]) async throws {
+        try await outbound.write(ByteBuffer(bytes: bytes))
+    }
+
+    func send(_ message: CTAPHIDMessage) async throws {
+        try await send(raw: message.reports)
+    }
+
+    func readReport() async throws -> CTAPHIDPacket {
+        while pending.count < 64 {
+            guard let buffer = try await iterator.next() else { throw ClientError.closed }
+            pending += buffer.readableBytesView
+        }
+        defer { pending.removeFirst(64) }
+        return try CTAPHIDPacket(report: pending[0..<64])
+    }
+
+    /// The next whole message on `channel`, KEEPALIVEs included.
+    func readMessage(channel: UInt32) async throws -> CTAPHIDMessage {
+        var reassembler = CTAPHIDReassembler(onlyChannel: channel)
+        while true {
+            if case .complete(let message) = reassembler.accept(try await readReport()) { return message }
+        }
+    }
+
+    /// The next message on `channel` that is not a KEEPALIVE.
+    func readReply(channel: UInt32) async throws -> CTAPHIDMessage {
+        while true {
+            let message = try await readMessage(channel: channel)
+            if message.command != .keepalive { return message }
+        }
+    }
+
+    /// Reads until a KEEPALIVE with `status` arrives on `channel`.
+    func awaitKeepalive(_ status: CTAPHIDKeepaliveStatus, channel: UInt32) async throws {
+        while true {
+            let message = try await readMessage(channel: channel)
+            if message.command == .keepalive, message.payload == [status.rawValue] { return }
+        }
+    }
+
+    /// True when the daemon has closed the connection.
+    func isClosedByPeer() async -> Bool {
+        do {
+            while true { _ = try await readReport() }
+        } catch {
+            return true
+        }
+    }
+
+    /// INIT on the broadcast channel; returns the allocated channel.
+    func initialize(nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]) async throws -> UInt32 {
+        try await send(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: nonce))
+        let reply = try await readReply(channel: CTAPHIDChannel.broadcast)
+        guard let response = CTAPHIDInitResponse(payload: reply.payload), response.nonce == nonce else {
+            throw ClientError.closed
+        }
+        return response.channel
+    }
+
+    /// Sends a request and returns the non-KEEPALIVE reply.
+    func transact(_ message: CTAPHIDMessage) async throws -> CTAPHIDMessage {
+        try await send(message)
+        return try await readReply(channel: message.channel)
+    }
+}

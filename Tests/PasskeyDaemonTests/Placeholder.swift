@@ -1,1 +1,0 @@
-// Test target PasskeyDaemonTests: filled in by its own issue.

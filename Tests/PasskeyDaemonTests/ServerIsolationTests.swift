@@ -1,0 +1,79 @@
+import CTAP
+import Testing
+@testable import PasskeyDaemon
+
+/// One transaction at a time across the device; nothing one client does blocks the others beyond that.
+@Suite struct ServerIsolationTests {
+    @Test func anotherConnectionIsBusyWhileATransactionRunsButVendorCommandsAreAnswered() async throws {
+        try await withDaemon { daemon in
+            try await HIDTestClient.with(path: daemon.path) { first in
+                let channelA = try await first.initialize()
+                try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x01]))
+                try await first.awaitKeepalive(.upNeeded, channel: channelA)
+                try await HIDTestClient.with(path: daemon.path) { second in
+                    let channelB = try await second.initialize()
+                    let ping = try await second.transact(CTAPHIDMessage(channel: channelB, command: .ping, payload: [1]))
+                    #expect(ping == .error(.channelBusy, channel: channelB))
+                    let cbor = try await second.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                    #expect(cbor == .error(.channelBusy, channel: channelB))
+                    // CANCEL from someone else's channel does nothing.
+                    try await second.send(CTAPHIDMessage(channel: channelB, command: .cancel))
+                    let approve = try await second.transact(
+                        CTAPHIDMessage(channel: channelB, command: VendorCommand.presence.command, payload: [1]))
+                    #expect(approve.payload == [1])
+                    let reply = try await first.readReply(channel: channelA)
+                    #expect(reply.payload == [CTAPStatus.success.rawValue])
+                    let after = try await second.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                    #expect(after.payload == [0x00, 0xA0])
+                }
+            }
+        }
+    }
+
+    @Test func garbageTruncatedAndStalledTrafficDoNotDisturbAnotherConnection() async throws {
+        try await withDaemon { daemon in
+            try await HIDTestClient.with(path: daemon.path) { good in
+                let channel = try await good.initialize()
+                try await HIDTestClient.with(path: daemon.path) { bad in
+                    // Random reports with random CIDs: every init packet is answered with an error, none crash.
+                    var generator = SystemRandomNumberGenerator()
+                    let garbage = (0..<64 * 20).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    try await bad.send(raw: garbage)
+                    // An oversized declaration and a message left half-sent.
+                    let badChannel = try await bad.initialize()
+                    try await bad.send(raw: CTAPHIDPacket.initialization(channel: badChannel, command: .cbor, length: 7609, data: [0x04]).report)
+                    // And a truncated report.
+                    try await bad.send(raw: [0x01, 0x02, 0x03])
+
+                    let reply = try await good.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
+                    #expect(reply.payload == [0x00, 0xA0])
+                    let ping = try await good.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 9, count: 500)))
+                    #expect(ping.payload.count == 500)
+                }
+            }
+        }
+    }
+
+    @Test func aVanishedPeerCancelsItsTransactionAndFreesTheDevice() async throws {
+        try await withDaemon { daemon in
+            try await HIDTestClient.with(path: daemon.path) { client in
+                let channel = try await client.initialize()
+                try await client.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
+                try await client.awaitKeepalive(.upNeeded, channel: channel)
+            }
+            // The prompt was cancelled when the peer left, so the handler returned.
+            await daemon.handler.waitForCompleted(1)
+            #expect(await daemon.broker.pendingKind == nil)
+            try await HIDTestClient.with(path: daemon.path) { client in
+                let channel = try await client.initialize()
+                var reply = try await client.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
+                // The device is released just after the handler returns; allow that instant to pass.
+                while reply == .error(.channelBusy, channel: channel) {
+                    await Task.yield()
+                    reply = try await client.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
+                }
+                #expect(reply.payload == [0x00, 0xA0])
+            }
+        }
+    }
+}

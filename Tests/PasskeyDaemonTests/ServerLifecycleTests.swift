@@ -1,0 +1,82 @@
+import CTAP
+import Foundation
+import Testing
+@testable import PasskeyDaemon
+
+/// The socket file: permissions, peers of another uid, stale sockets, one daemon per path.
+@Suite struct ServerLifecycleTests {
+    @Test func socketIs0600InA0700FolderAndIsRemovedOnStop() async throws {
+        let daemon = try await TestDaemon.start()
+        let folder = (daemon.path as NSString).deletingLastPathComponent
+        let socketMode = try FileManager.default.attributesOfItem(atPath: daemon.path)[.posixPermissions] as? Int
+        let folderMode = try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int
+        #expect(socketMode == 0o600)
+        #expect(folderMode == 0o700)
+        await daemon.server.stop()
+        #expect(!FileManager.default.fileExists(atPath: daemon.path))
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test func aPeerOfAnotherUIDIsClosedUnanswered() async throws {
+        let daemon = try await TestDaemon.start(allowedPeerUID: getuid() &+ 1)
+        try await HIDTestClient.with(path: daemon.path) { client in
+            try? await client.send(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [UInt8](repeating: 1, count: 8)))
+            #expect(await client.isClosedByPeer())
+        }
+        await daemon.stop()
+    }
+
+    @Test func aStaleSocketFileIsReplaced() async throws {
+        let path = TestDaemon.freshSocketPath()
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try makeStaleSocket(at: path)
+        #expect(SocketFile(path: path).probe() == .stale)
+
+        let daemon = try await TestDaemon.start(path: path)
+        try await HIDTestClient.with(path: path) { client in
+            let channel = try await client.initialize()
+            #expect(CTAPHIDChannel.isAllocatable(channel))
+        }
+        await daemon.stop()
+    }
+
+    @Test func aSecondDaemonOnTheSamePathIsRefused() async throws {
+        let daemon = try await TestDaemon.start()
+        await #expect(throws: DaemonError.alreadyRunning(socketPath: daemon.path)) {
+            _ = try await TestDaemon.start(path: daemon.path)
+        }
+        // The first one still answers.
+        try await HIDTestClient.with(path: daemon.path) { client in
+            _ = try await client.initialize()
+        }
+        await daemon.stop()
+    }
+
+    @Test func aFileThatIsNotASocketIsNeverReplaced() async throws {
+        let path = TestDaemon.freshSocketPath()
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8))
+        await #expect(throws: DaemonError.notASocket(path: path)) {
+            _ = try await TestDaemon.start(path: path)
+        }
+        #expect(FileManager.default.contents(atPath: path) == Data("keep me".utf8))
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// A socket file with nothing accepting on it, as a crashed daemon leaves.
+    private func makeStaleSocket(at path: String) throws {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(result == 0)
+    }
+}

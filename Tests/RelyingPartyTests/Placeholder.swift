@@ -1,1 +1,0 @@
-// Test target RelyingPartyTests: filled in by its own issue.
