@@ -90,7 +90,9 @@ def main() -> int:
     daemon.remove()
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
     passed = re.search(r"(\d+) passed", summary)
-    print(f"device suite note: {passed.group(1) if passed else 0} passed / {len(entries)} deselected "
+    skipped = re.search(r"(\d+) deselected", summary)
+    print(f"device suite note: {passed.group(1) if passed else 0} passed / "
+          f"{skipped.group(1) if skipped else 0} deselected ({len(entries)} entries) "
           f"(python-fido2 {installed_version('fido2')} tests/device)")
     return proc.returncode
 
