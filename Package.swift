@@ -40,22 +40,28 @@ let package = Package(
             "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),
         ] + crypto),
         // The CTAPHID server on the Unix socket.
-        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "Keystore", "CTAP", logging] + nio),
+        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "Keystore", "CTAP", "CBOR", logging] + nio),
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
         .target(name: "PasskeyClient", dependencies: ["WebAuthn", "Authenticator", "CTAP", "CBOR", logging] + crypto + nio),
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
         .target(name: "WebAuthn", dependencies: ["CTAP", "CBOR"] + crypto),
         // What a relying party's server does: challenges and verification.
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
-        .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", argumentParser, logging]),
-        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", argumentParser]),
+        .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", "Keystore", "Authenticator", "CTAP", argumentParser, logging]),
+        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CBOR", "WebAuthn", argumentParser]),
+        // `make bench`: throughput and latency over the socket against in-process baselines.
+        .executableTarget(name: "passkeybench", dependencies: [
+            "PasskeyClient", "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CBOR", argumentParser, logging,
+        ] + crypto),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR"] + crypto),
         .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift")] + crypto),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
-        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR"]),
+        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR", logging]),
+        // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
+        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
         .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR"] + crypto),
     ]

@@ -59,55 +59,48 @@ public actor UnixSocketTransport: CTAPTransport {
         guard payload.count <= CTAPHIDPacket.maxMessageLength else { throw .protocolViolation("message longer than 7609 bytes") }
         await beginTransaction()
         defer { endTransaction() }
-        var connection = try await connected()
-        let channel = connection.channel
-        let cid = connection.cid
+        let connection = try await connected()
         // The exchange runs unstructured so a cancelled caller still waits for the device to confirm.
-        let exchange = Task { () async -> (Result<[UInt8], TransportError>, Connection) in
-            await self.exchange(on: &connection, command: command, payload: payload, keepalive: keepalive)
-        }
-        let (result, updated) = await withTaskCancellationHandler {
+        let exchange = Task { await self.exchange(command: command, payload: payload, keepalive: keepalive) }
+        let result = await withTaskCancellationHandler {
             await exchange.value
         } onCancel: {
-            let cancel = CTAPHIDMessage(channel: cid, command: .cancel).reports
-            channel.writeAndFlush(ByteBuffer(bytes: cancel), promise: nil)
+            let cancel = CTAPHIDMessage(channel: connection.cid, command: .cancel).reports
+            connection.channel.writeAndFlush(ByteBuffer(bytes: cancel), promise: nil)
         }
-        switch result {
-        case .success(let reply):
-            self.connection = updated
-            return reply
-        case .failure(let error):
+        if case .failure = result {
             // After a framing failure or a silent device the channel state is unknown: start afresh.
-            updated.ticker.cancel()
-            try? await updated.channel.close()
-            self.connection = nil
-            throw error
+            await close()
         }
+        return try result.get()
     }
 
-    private func exchange(on connection: inout Connection, command: CTAPHIDCommand, payload: [UInt8],
-                          keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async -> (Result<[UInt8], TransportError>, Connection) {
+    /// Writes a request on the current connection and reads its reply.
+    private func exchange(command: CTAPHIDCommand, payload: [UInt8],
+                          keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async -> Result<[UInt8], TransportError> {
+        guard let connection else { return .failure(.disconnected) }
         let request = CTAPHIDMessage(channel: connection.cid, command: command, payload: payload)
         do {
             try await connection.channel.writeAndFlush(ByteBuffer(bytes: request.reports))
         } catch {
-            return (.failure(.disconnected), connection)
+            return .failure(.disconnected)
         }
+        var events = connection.events
         do {
-            let reply = try await readReply(on: &connection, to: command, keepalive: keepalive)
-            return (.success(reply), connection)
+            return .success(try await readReply(from: &events, channel: connection.cid, to: command, keepalive: keepalive))
         } catch {
-            return (.failure(error), connection)
+            return .failure(error)
         }
     }
 
     /// Reads until the reply to `command` on our channel, passing keepalives on.
-    private func readReply(on connection: inout Connection, to command: CTAPHIDCommand,
+    private func readReply(from events: inout AsyncStream<ReportStreamHandler.Event>.Iterator, channel: UInt32,
+                           to command: CTAPHIDCommand,
                            keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
-        var reassembler = CTAPHIDReassembler(onlyChannel: connection.cid)
+        var reassembler = CTAPHIDReassembler(onlyChannel: channel)
         var lastHeard = ContinuousClock.now
         while true {
-            guard let event = await connection.events.next() else { throw .disconnected }
+            guard let event = await events.next(isolation: #isolation) else { throw .disconnected }
             let report: [UInt8]
             switch event {
             case .tick:
@@ -137,9 +130,9 @@ public actor UnixSocketTransport: CTAPTransport {
     }
 
     /// The open connection, or a new one with a freshly allocated channel (CTAP 2.1 §11.2.9.1.3).
-    private func connected() async throws(TransportError) -> Connection {
-        if let connection, connection.channel.isActive { return connection }
-        connection = nil
+    private func connected() async throws(TransportError) -> (channel: any Channel, cid: UInt32) {
+        if let connection, connection.channel.isActive { return (connection.channel, connection.cid) }
+        await close()
         let (stream, continuation) = AsyncStream.makeStream(of: ReportStreamHandler.Event.self)
         let channel: any Channel
         do {
@@ -160,23 +153,20 @@ public actor UnixSocketTransport: CTAPTransport {
                 continuation.yield(.tick)
             }
         }
-        var opened = Connection(channel: channel, cid: CTAPHIDChannel.broadcast, events: stream.makeAsyncIterator(), ticker: ticker)
+        connection = Connection(channel: channel, cid: CTAPHIDChannel.broadcast, events: stream.makeAsyncIterator(), ticker: ticker)
         var nonce = [UInt8](repeating: 0, count: CTAPHIDInitResponse.nonceLength)
         for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255) }
-        let (result, updated) = await exchange(on: &opened, command: .`init`, payload: nonce, keepalive: { _ in })
-        opened = updated
+        let result = await exchange(command: .`init`, payload: nonce, keepalive: { _ in })
         guard case .success(let payload) = result,
               let response = CTAPHIDInitResponse(payload: payload), response.nonce == nonce,
               CTAPHIDChannel.isAllocatable(response.channel)
         else {
-            ticker.cancel()
-            try? await channel.close()
+            await close()
             if case .failure(let error) = result { throw error }
             throw .protocolViolation("CTAPHID_INIT answered without our nonce or with an unusable channel")
         }
-        let ready = Connection(channel: channel, cid: response.channel, events: opened.events, ticker: ticker)
-        connection = ready
-        return ready
+        connection = Connection(channel: channel, cid: response.channel, events: stream.makeAsyncIterator(), ticker: ticker)
+        return (channel, response.channel)
     }
 
     private func beginTransaction() async {

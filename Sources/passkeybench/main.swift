@@ -1,0 +1,1 @@
+// Executable passkeybench: `make bench`.

@@ -1,0 +1,1 @@
+// Test target PasskeyctlTests.
