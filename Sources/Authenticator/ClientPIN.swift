@@ -53,9 +53,13 @@ extension Authenticator {
         return try keyAgreement(version).decapsulate(peerKey: platformKey)
     }
 
-    /// getPINRetries (§6.5.5.2), with powerCycleState.
+    /// getPINRetries (§6.5.5.2), with powerCycleState. With no PIN set there is nothing
+    /// to count: `CTAP2_ERR_PIN_NOT_SET`, as hardware keys answer and python-fido2's
+    /// device suite expects (the spec does not say).
     private func getPINRetries() async throws(CTAPStatus) -> ClientPINResponse {
-        ClientPINResponse(pinRetries: try await deviceState().pinRetries, powerCycleState: pinUV.needsPowerCycle)
+        let state = try await deviceState()
+        guard state.pinHash != nil else { throw .pinNotSet }
+        return ClientPINResponse(pinRetries: state.pinRetries, powerCycleState: pinUV.needsPowerCycle)
     }
 
     /// setPIN (§6.5.5.5).
