@@ -139,7 +139,7 @@ struct Ceremony: Sendable {
         var request = GetAssertionRequest(
             rpID: rpID, clientDataHash: clientDataHash, allowList: allowList,
             options: RequestOptions(up: up ? nil : false, uv: verification.usesBuiltIn ? true : nil))
-        if case .pin(let token) = verification {
+        if case .token(let token) = verification {
             request.pinUvAuthParam = token.authenticate(clientDataHash)
             request.pinUvAuthProtocol = token.protocolVersion
         }

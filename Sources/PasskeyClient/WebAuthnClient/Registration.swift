@@ -40,7 +40,7 @@ extension WebAuthnClient {
                 pubKeyCredParams: parameters, excludeList: options.excludeCredentials.filter { $0.type == "public-key" }.map(\.ctap),
                 options: RequestOptions(rk: residentKey ? true : nil, uv: verification.usesBuiltIn ? true : nil),
                 attestationFormatsPreference: options.attestation == .none ? nil : (options.attestationFormats.isEmpty ? nil : options.attestationFormats))
-            if case .pin(let token) = verification {
+            if case .token(let token) = verification {
                 request.pinUvAuthParam = token.authenticate(clientDataHash)
                 request.pinUvAuthProtocol = token.protocolVersion
             }
