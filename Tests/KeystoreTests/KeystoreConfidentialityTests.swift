@@ -102,7 +102,10 @@ import Testing
         try await store.close()
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { db in
-            try db.execute(sql: "UPDATE device_state SET sealed = substr(sealed, 1, length(sealed) - 1) || x'00'")
+            // Flip one bit of the tag: a changed byte, whatever it was before.
+            var sealed = try #require(try Data.fetchOne(db, sql: "SELECT sealed FROM device_state"))
+            sealed[sealed.endIndex - 1] ^= 0x01
+            try db.execute(sql: "UPDATE device_state SET sealed = ?", arguments: [sealed])
         }
         try raw.close()
         store = try openStore(temp.store)
