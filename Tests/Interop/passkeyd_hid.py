@@ -97,7 +97,8 @@ def open_device(path: str) -> CtapHidDevice:
 
 
 def vendor_call(dev: CtapHidDevice, cmd: int, payload: bytes = b"", timeout: float = 10.0) -> bytes:
-    """A vendor command; python-fido2 retries CHANNEL_BUSY until its event is set, so bound it."""
+    """A CTAPHID call (vendor commands included) bounded in time: python-fido2 retries
+    CHANNEL_BUSY until its event is set, so a busy channel that never clears must end it."""
     give_up = threading.Event()
     timer = threading.Timer(timeout, give_up.set)
     timer.daemon = True

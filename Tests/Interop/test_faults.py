@@ -13,7 +13,7 @@ from fido2.ctap import CtapError
 from fido2.ctap2 import Ctap2
 from fido2.hid import CTAPHID
 
-from passkeyd_hid import REPORT_SIZE, cont_packet, frame, init_packet
+from passkeyd_hid import REPORT_SIZE, cont_packet, frame, init_packet, vendor_call as bounded_call
 
 # CTAPHID error codes (CTAP 2.1 §11.2.9.1.6).
 ERR_INVALID_CMD = 0x01
@@ -30,18 +30,6 @@ CMD_CBOR = 0x10
 MAX_MESSAGE = (REPORT_SIZE - 7) + 128 * (REPORT_SIZE - 5)
 
 ES256_PARAMS = [{"type": "public-key", "alg": -7}]
-
-
-def bounded(dev, cmd: int, payload: bytes = b"", timeout: float = 10.0) -> bytes:
-    """dev.call, but give up on a CHANNEL_BUSY that never clears."""
-    give_up = threading.Event()
-    timer = threading.Timer(timeout, give_up.set)
-    timer.daemon = True
-    timer.start()
-    try:
-        return dev.call(cmd, payload, give_up)
-    finally:
-        timer.cancel()
 
 
 # -- kill -9 during a burst of registrations ---------------------------------
@@ -112,7 +100,7 @@ def shared(daemon_factory):
 
 def check_working(shared, devs):
     for dev in devs:
-        assert bounded(dev, CTAPHID.PING, b"still here") == b"still here"
+        assert bounded_call(dev, CTAPHID.PING, b"still here") == b"still here"
         assert Ctap2(dev).get_info().versions
     assert shared.alive(), f"passkeyd died:\n{shared.log()}"
 
