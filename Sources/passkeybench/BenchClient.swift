@@ -11,8 +11,8 @@ struct BenchClient: Sendable {
         session = CTAP2Session(transport: transport)
     }
 
-    /// How long to wait before asking a busy device again.
-    static let busyBackoff: Duration = .microseconds(200)
+    /// How long to wait before asking a busy device again: about a quarter of a socket transaction.
+    static let busyBackoff: Duration = .milliseconds(1)
     static let channelBusy: UInt8 = 0x06
 
     /// Returns the number of busy answers retried.

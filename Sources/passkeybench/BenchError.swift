@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why the benchmark could not run.
 enum BenchError: Error, CustomStringConvertible {
     case daemonNotFound(path: String)
@@ -5,6 +7,7 @@ enum BenchError: Error, CustomStringConvertible {
     case daemonExited(status: Int32, log: String)
     case cacheUnusable(directory: String, reason: String)
     case unexpectedLookup(population: Int, found: Int)
+    case io(path: String, errno: Int32)
 
     var description: String {
         switch self {
@@ -18,6 +21,8 @@ enum BenchError: Error, CustomStringConvertible {
             return "the seeded keystore in \(directory) is unusable (\(reason)); delete it and run again"
         case .unexpectedLookup(let population, let found):
             return "the lookup among \(population) credentials found \(found) credentials, expected 1"
+        case .io(let path, let errno):
+            return "\(path): \(String(cString: strerror(errno)))"
         }
     }
 }

@@ -15,7 +15,7 @@ struct PasskeyBench: AsyncParsableCommand {
         abstract: "Throughput and latency of passkeyd over its socket, as ratios against in-process baselines.")
 
     @Option(help: "Seconds each figure runs at most.")
-    var duration: Double = 3
+    var duration: Double = 5
     @Option(help: "Operations each figure runs at most (shared by its clients).")
     var operations: Int = 5_000
     @Option(help: "Concurrent clients for the contended socket figures.")
@@ -65,8 +65,8 @@ struct PasskeyBench: AsyncParsableCommand {
     private func printHeader() {
         let date = ISO8601DateFormatter().string(from: Date())
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        note("passkeybench \(date), \(cores) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)")
-        note("each figure: at most \(operations) operations or \(BenchTable.figure(duration, decimals: 1)) s, after \(limits.warmup) warm-up operations per client")
+        print("passkeybench \(date), \(cores) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        print("each figure: at most \(operations) operations or \(BenchTable.figure(duration, decimals: 1)) s, after \(limits.warmup) warm-up operations per client\n")
     }
 
     /// Progress goes to stderr, so stdout is the report alone.
@@ -83,6 +83,15 @@ struct PasskeyBench: AsyncParsableCommand {
         let message = [UInt8](repeating: 0xA5, count: 37) + BenchRequests.clientDataHash()
         results.rawSign = try await Sampler.measure(limits: limits) { _ in
             _ = try key.signature(for: message)
+            return 0
+        }
+
+        note("fsync baseline ...")
+        let probe = DurableWriteBaseline(path: work + "/fsync-probe")
+        let fd = try probe.createFile()
+        defer { close(fd) }
+        results.durableWrite = try await Sampler.measure(limits: limits) { _ in
+            try DurableWriteBaseline.writeAndSync(fd, path: probe.path)
             return 0
         }
 
