@@ -86,14 +86,9 @@ struct PasskeyBench: AsyncParsableCommand {
             return 0
         }
 
-        note("fsync baseline ...")
-        let probe = DurableWriteBaseline(path: work + "/fsync-probe")
-        let fd = try probe.createFile()
-        defer { close(fd) }
-        results.durableWrite = try await Sampler.measure(limits: limits) { _ in
-            try DurableWriteBaseline.writeAndSync(fd, path: probe.path)
-            return 0
-        }
+        note("durable-write baselines ...")
+        results.overwriteSync = try await measureDurableWrite(.init(path: work + "/sync-overwrite", placement: .overwrite))
+        results.appendSync = try await measureDurableWrite(.init(path: work + "/sync-append", placement: .append))
 
         note("in-process authenticator, memory store ...")
         let memory = InMemoryCredentialStore()
@@ -103,6 +98,16 @@ struct PasskeyBench: AsyncParsableCommand {
         let keystore = try Keystore.open(directory: work + "/inprocess-keystore")
         results.inProcessKeystore = try await measureInProcess(store: keystore)
         try await keystore.close()
+    }
+
+    private func measureDurableWrite(_ probe: DurableWriteBaseline) async throws -> Measurement {
+        let fd = try probe.createFile()
+        defer { close(fd) }
+        let pages = PageCounter()
+        return try await Sampler.measure(limits: limits) { _ in
+            try probe.writeAndSync(fd, index: await pages.next())
+            return 0
+        }
     }
 
     private func measureInProcess(store: any CredentialStore) async throws -> BenchResults.Pair {
@@ -173,6 +178,15 @@ struct PasskeyBench: AsyncParsableCommand {
             await transport.close()
             results.lookups.append(.init(population: population, lookup: lookup, socketGetAssertion: assertion))
         }
+    }
+}
+
+/// Successive page indexes for the appending durable-write probe.
+actor PageCounter {
+    private var value = 0
+    func next() -> Int {
+        value += 1
+        return value
     }
 }
 
