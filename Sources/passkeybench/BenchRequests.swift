@@ -5,8 +5,13 @@ import Crypto
 enum BenchRequests {
     /// The RP that holds exactly one resident credential; every getAssertion discovers it.
     static let signInRP = PublicKeyCredentialRpEntity(id: "signin.bench.example", name: "Bench sign-in")
-    /// makeCredential figures register here, so the sign-in RP keeps its single credential.
-    static let registrationRP = PublicKeyCredentialRpEntity(id: "register.bench.example", name: "Bench registration")
+    /// Where the makeCredential figures register account `user`: an RP of its own, so the
+    /// sign-in RP keeps its single credential and every registration meets an RP with no
+    /// accounts yet. (makeCredential reads every credential of its RP to find the one it
+    /// replaces, so registrations piling up under one RP would slow down as they go.)
+    static func registrationRP(user: UInt64) -> PublicKeyCredentialRpEntity {
+        PublicKeyCredentialRpEntity(id: "u\(user).register.bench.example", name: "Bench registration")
+    }
 
     static func clientDataHash() -> [UInt8] {
         Array(SHA256.hash(data: Array("bench client data".utf8)))

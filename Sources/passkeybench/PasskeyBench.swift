@@ -121,7 +121,9 @@ struct PasskeyBench: AsyncParsableCommand {
     private func measurePair(clients all: [BenchClient], count: Int) async throws -> BenchResults.Pair {
         let users = UserCounter()
         let makeCredential = try await Sampler.measure(clients: count, limits: limits) { client in
-            try await all[client].makeCredential(BenchRequests.makeCredential(rp: BenchRequests.registrationRP, user: await users.next()))
+            let user = await users.next()
+            return try await all[client].makeCredential(
+                BenchRequests.makeCredential(rp: BenchRequests.registrationRP(user: user), user: user))
         }
         _ = try await all[0].makeCredential(BenchRequests.makeCredential(rp: BenchRequests.signInRP, user: 0))
         let request = BenchRequests.getAssertion(rpID: BenchRequests.signInRP.id)
