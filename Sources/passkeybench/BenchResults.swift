@@ -16,6 +16,8 @@ struct BenchResults {
     var rawSign: Measurement?
     /// A 4 KiB page rewritten in place, then fdatasync: the floor of a commit to a reused WAL.
     var overwriteSync: Measurement?
+    /// The same, measured again last: on a shared disk, flush latency can change mid-run.
+    var overwriteSyncAtEnd: Measurement?
     /// A 4 KiB page appended, then fdatasync: the floor of a commit to a growing WAL.
     var appendSync: Measurement?
     var inProcessMemory: Pair?
@@ -38,6 +40,7 @@ struct BenchResults {
         row("raw P-256 ECDSA sign, swift-crypto (baseline)", 1, rawSign)
         row("4 KiB overwrite + fdatasync (baseline)", 1, overwriteSync)
         row("4 KiB append + fdatasync (baseline)", 1, appendSync)
+        row("4 KiB overwrite + fdatasync, again at the end", 1, overwriteSyncAtEnd)
         row("getAssertion, in-process, memory store", 1, inProcessMemory?.getAssertion)
         row("makeCredential rk, in-process, memory store", 1, inProcessMemory?.makeCredential)
         row("getAssertion, in-process, Keystore", 1, inProcessKeystore?.getAssertion)
@@ -53,6 +56,18 @@ struct BenchResults {
             (CTAP 2.1 §11.2.9), so \(clients) clients measure contention and fairness, not parallel \
             speedup: a client that finds the device busy is told CTAPHID_ERR_CHANNEL_BUSY and retries.
             """)
+
+        if let first = overwriteSync, let last = overwriteSyncAtEnd {
+            let change = last.p50.seconds / max(first.p50.seconds, 1e-9)
+            if change > 2 || change < 0.5 {
+                sections.append("""
+                    WARNING: the disk's flush latency changed \(BenchTable.figure(change, decimals: 1))× during \
+                    the run (fdatasync p50 \(BenchTable.milliseconds(first.p50)) ms at the start, \
+                    \(BenchTable.milliseconds(last.p50)) ms at the end): figures that wait for the keystore \
+                    were taken under different disk load, and ratios between them are unreliable. Run again.
+                    """)
+            }
+        }
 
         if !lookups.isEmpty {
             let lookupHeader = ["resident credentials", "lookups", "lookup p50 ms", "lookup p99 ms",

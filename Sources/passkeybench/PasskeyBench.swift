@@ -59,6 +59,8 @@ struct PasskeyBench: AsyncParsableCommand {
         try await runBaselines(into: &results, work: work)
         try await runSocket(into: &results, work: work)
         try await runLookups(into: &results, work: work)
+        note("durable-write baseline again ...")
+        results.overwriteSyncAtEnd = try await measureDurableWrite(.init(path: work + "/sync-overwrite-end", placement: .overwrite))
         print(results.report(clients: clients))
     }
 
