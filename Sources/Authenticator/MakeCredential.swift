@@ -120,8 +120,7 @@ extension Authenticator {
     /// Stores a discoverable credential, refusing when the store is full unless it replaces one.
     private func saveResident(_ source: CredentialSource) async throws(CTAPStatus) {
         do {
-            let existing = try await store.credentials(rpID: source.rp.id)
-            let replaces = existing.contains { $0.user.id == source.user.id }
+            let replaces = try await store.credential(rpID: source.rp.id, userHandle: source.user.id) != nil
             if !replaces, try await store.count() >= store.capacity { throw CTAPStatus.keyStoreFull }
             try await store.save(source)
         } catch let status as CTAPStatus {

@@ -127,9 +127,11 @@ import Testing
         for (query, index) in [
             (Keystore.credentialsByRPQuery, "credential_by_rp_seq"),
             (Keystore.credentialByIDQuery, "sqlite_autoindex_credential_1"),
+            (Keystore.credentialByUserQuery, "credential_by_rp"),
         ] {
             let plan = try await raw.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query, arguments: [Data(count: 32)])
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query,
+                                 arguments: StatementArguments(Array(repeating: Data(count: 32), count: query.filter { $0 == "?" }.count)))
                     .map { $0["detail"] as String }
             }
             #expect(plan.count == 1, "\(plan)")
