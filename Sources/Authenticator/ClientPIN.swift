@@ -66,9 +66,9 @@ extension Authenticator {
     private func setPIN(_ request: ClientPINRequest) async throws(CTAPStatus) {
         // Step 1: the parser checked for keyAgreement, newPinEnc and pinUvAuthParam. Step 2.
         let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
-        // Step 3: setPIN only sets a first PIN.
+        // Step 3: setPIN only sets a first PIN; over an existing one it is CTAP2_ERR_PIN_AUTH_INVALID.
         var state = try await deviceState()
-        guard state.pinHash == nil else { throw .notAllowed }
+        guard state.pinHash == nil else { throw .pinAuthInvalid }
         // Step 4.
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
         guard let newPinEnc = request.newPinEnc, let param = request.pinUvAuthParam else { throw .missingParameter }

@@ -23,7 +23,7 @@ import Testing
         #expect(try await platform.info().options["clientPin"] == true)
         #expect(try await platform.pinRetries().retries == 8)
         // setPIN sets only a first PIN.
-        #expect(try await platform.setPIN("5678") == .notAllowed)
+        #expect(try await platform.setPIN("5678") == .pinAuthInvalid)
         #expect(try await platform.token(pin: "1234").0 == .success)
     }
 

@@ -103,8 +103,6 @@ def test_set_and_change_pin(dev, protocol):
     assert other.get_pin_token("73915", PERM.GET_ASSERTION, "example.com")
 
 
-@pytest.mark.xfail(strict=True, reason="passkeyd answers setPIN over an existing PIN with CTAP2_ERR_NOT_ALLOWED (0x30); "
-                   "CTAP 2.1 §6.5.5.5 step 3 (and OpenSK) answer CTAP2_ERR_PIN_AUTH_INVALID (0x33)")
 def test_set_pin_twice_is_pin_auth_invalid(dev, protocol):
     pin = ClientPin(Ctap2(dev), protocol())
     pin.set_pin(PIN)
