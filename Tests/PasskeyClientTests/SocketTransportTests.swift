@@ -126,6 +126,24 @@ struct SocketDaemon {
         await daemon.stop()
     }
 
+    @Test func aSecondClientWaitsOutABusyDeviceInsteadOfFailing() async throws {
+        let daemon = try await SocketDaemon.start(presence: .prompt, uv: .off)
+        defer { daemon.removeFolder() }
+        let first = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
+        let second = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
+        let request = MakeCredentialRequest(
+            clientDataHash: [UInt8](repeating: 2, count: 32), rp: .init(id: "example.com"), user: .init(id: [2]),
+            pubKeyCredParams: [.init(alg: -7)], options: .init(rk: true))
+        let holding = Task { try await first.makeCredential(request) }
+        while await daemon.broker.pendingKind == nil { try await Task.sleep(for: .milliseconds(5)) }
+        let waiting = Task { try await second.getInfo() }
+        try await Task.sleep(for: .milliseconds(300))
+        try await daemon.answerPrompt(approve: true)
+        _ = try await holding.value
+        #expect(try await waiting.value.versions.contains("FIDO_2_1"), "busy answers were retried until the device was free")
+        await daemon.stop()
+    }
+
     @Test func longMessagesAreFragmentedBothWays() async throws {
         let daemon = try await SocketDaemon.start(uv: .off)
         defer { daemon.removeFolder() }

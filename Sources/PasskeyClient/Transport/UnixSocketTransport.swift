@@ -58,20 +58,30 @@ public actor UnixSocketTransport: CTAPTransport {
         guard payload.count <= CTAPHIDPacket.maxMessageLength else { throw .protocolViolation("message longer than 7609 bytes") }
         await beginTransaction()
         defer { endTransaction() }
-        let connection = try await connected()
-        // The exchange runs unstructured so a cancelled caller still waits for the device to confirm.
-        let exchange = Task { await self.exchange(command: command, payload: payload, keepalive: keepalive) }
-        let result = await withTaskCancellationHandler {
-            await exchange.value
-        } onCancel: {
-            let cancel = CTAPHIDMessage(channel: connection.cid, command: .cancel).reports
-            connection.channel.writeAndFlush(ByteBuffer(bytes: cancel), promise: nil)
+        let deadline = ContinuousClock.now + silenceTimeout
+        while true {
+            let connection = try await connected()
+            // The exchange runs unstructured so a cancelled caller still waits for the device to confirm.
+            let exchange = Task { await self.exchange(command: command, payload: payload, keepalive: keepalive) }
+            let result = await withTaskCancellationHandler {
+                await exchange.value
+            } onCancel: {
+                let cancel = CTAPHIDMessage(channel: connection.cid, command: .cancel).reports
+                connection.channel.writeAndFlush(ByteBuffer(bytes: cancel), promise: nil)
+            }
+            switch result {
+            case .success(let reply):
+                return reply
+            case .failure(.deviceError(CTAPHIDError.channelBusy.rawValue))
+                where !Task.isCancelled && ContinuousClock.now < deadline:
+                // Another handle's transaction holds the device (CTAP 2.1 §11.2.9): retry, as hosts do.
+                try? await Task.sleep(for: .milliseconds(5))
+            case .failure(let error):
+                // After a framing failure or a silent device the channel state is unknown: start afresh.
+                await close()
+                throw error
+            }
         }
-        if case .failure = result {
-            // After a framing failure or a silent device the channel state is unknown: start afresh.
-            await close()
-        }
-        return try result.get()
     }
 
     /// Writes a request on the current connection and reads its reply.
