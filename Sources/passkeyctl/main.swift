@@ -1,1 +1,0 @@
-// Executable passkeyctl: filled in by its own issue.
