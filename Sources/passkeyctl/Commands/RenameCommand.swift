@@ -5,7 +5,8 @@ import PasskeyClient
 /// `passkeyctl rename`: updateUserInformation (CTAP 2.1 §6.8.7) on one credential.
 struct RenameCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "rename", abstract: "Change a credential's user name and display name (the user handle stays).")
+        commandName: "rename", abstract: "Change a credential's user name and display name (the user handle stays).",
+        discussion: "base64url IDs may begin with '-': put the ID after `--` (passkeyctl rename --name N -- -AbC).")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The credential ID (base64url) or a unique prefix.")
