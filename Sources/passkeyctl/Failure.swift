@@ -100,7 +100,8 @@ enum Failure: Error, Sendable {
             }
             Output.json(.object([("error", .object(fields))]))
         } else {
-            Output.error("passkeyctl: \(message)")
+            // The argument parser's own messages already begin with "Error:".
+            Output.error(message.hasPrefix("Error:") ? message : "passkeyctl: \(message)")
         }
     }
 

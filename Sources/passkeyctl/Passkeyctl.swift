@@ -8,10 +8,9 @@ struct Passkeyctl: AsyncParsableCommand {
         commandName: "passkeyctl",
         abstract: "Manage passkeyd: its credentials, its PIN, presence prompts and the daemon itself.",
         discussion: """
-            The socket comes from --socket, else PASSKEYD_SOCKET, else passkeyd's default. The PIN comes from
-            --pin-file, else PASSKEYCTL_PIN, else a hidden prompt on the terminal. Exit codes: 0 ok, 1 usage,
-            2 no daemon, 3 wrong PIN, 4 PIN blocked, 5 not found or ambiguous, 6 denied or cancelled,
-            7 other device error, 8 refused in the authenticator's current state (see docs/passkeyctl.md).
+            The socket comes from --socket, else PASSKEYD_SOCKET, else passkeyd's default. The PIN comes from --pin-file, else PASSKEYCTL_PIN, else a hidden prompt on the terminal.
+
+            Exit codes: 0 ok, 1 usage, 2 no daemon, 3 wrong PIN, 4 PIN blocked, 5 not found or ambiguous, 6 denied or cancelled, 7 other device error, 8 refused in the authenticator's current state (docs/passkeyctl.md).
             """,
         subcommands: [
             InfoCommand.self, ListCommand.self, DeleteCommand.self, RenameCommand.self, PINCommand.self,

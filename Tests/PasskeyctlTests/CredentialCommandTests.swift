@@ -52,6 +52,18 @@ import WebAuthn
         }
     }
 
+    @Test func anEmptyAuthenticatorListsNothing() async throws {
+        try await withDaemon { daemon in
+            #expect(try daemon.ctl(["pin", "set"], newPIN: Self.pin).status == 0)
+            // enumerateRPsBegin answers CTAP2_ERR_NO_CREDENTIALS: an empty list, not an error.
+            let run = try daemon.ctl(["list", "--json"], pin: Self.pin)
+            #expect(run.status == 0)
+            #expect((try run.json["relyingParties"] as? [Any])?.isEmpty == true)
+            #expect(try daemon.ctl(["list"], pin: Self.pin).stdout.contains("No discoverable credentials"))
+            #expect(try daemon.ctl(["delete", "--rp", "example.com", "--yes"], pin: Self.pin).status == 5)
+        }
+    }
+
     @Test func managementWithoutThePINIsRefusedPlainly() async throws {
         try await withDaemon { daemon in
             try await daemon.register(rp: "example.com", user: "alice")

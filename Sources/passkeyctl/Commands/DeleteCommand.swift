@@ -6,9 +6,7 @@ struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete discoverable credentials.",
         discussion: """
-            Name credentials by their base64url ID or a unique prefix of it (as `list` shows), or by --rp RPID
-            (optionally with --user NAME). An ambiguous prefix lists the matches and deletes nothing.
-            base64url IDs may begin with '-': put them after `--` (passkeyctl delete --yes -- -AbC).
+            Name credentials by their base64url ID or a unique prefix of it (as `list` shows), or by --rp RPID (optionally with --user NAME). An ambiguous prefix lists the matches and deletes nothing. base64url IDs may begin with '-': put them after `--` (passkeyctl delete --yes -- -AbC).
             """)
 
     @OptionGroup var global: GlobalOptions

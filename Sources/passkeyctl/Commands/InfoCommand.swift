@@ -14,13 +14,14 @@ struct InfoCommand: AsyncParsableCommand {
     func run() async throws {
         let connection = global.connect()
         let info = try await connection.info()
-        let pin = try await PINState.read(connection, info: info)
         // Counting stored credentials takes a token; ask for one only if the PIN is at hand without a prompt.
         var metadata: CredentialsMetadata?
         if info.options["clientPin"] == true, global.pinFile != nil || PINState.environmentHasPIN {
             let management = try await connection.managementSession(pinFile: global.pinFile)
             metadata = try await connection.run { () async throws(CTAP2Error) in try await management.metadata() }
         }
+        // Read after the token, which restores pinRetries when the PIN was right.
+        let pin = try await PINState.read(connection, info: info)
         let options = info.options.sorted { $0.key < $1.key }
         if global.json {
             Output.json(.object([

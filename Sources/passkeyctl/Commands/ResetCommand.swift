@@ -6,8 +6,7 @@ struct ResetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset", abstract: "Erase every credential and the PIN.",
         discussion: """
-            The authenticator accepts reset only within 10 seconds of power-up (for passkeyd: of its start or of
-            `passkeyctl replug`), and only with user presence. --replug replugs right before resetting.
+            The authenticator accepts reset only within 10 seconds of power-up (for passkeyd: of its start or of `passkeyctl replug`), and only with user presence. --replug replugs right before resetting.
             """)
 
     @OptionGroup var global: GlobalOptions
