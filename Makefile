@@ -29,8 +29,9 @@ interop: deps
 	$(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all
 
 ## Starts the daemon in the foreground on its defaults (Ctrl-C stops it).
-run: release
-	.build/release/passkeyd
+run: deps
+	$(SWIFT) build -c release --product passkeyd
+	exec .build/release/passkeyd
 
 bench: deps
 	@scripts/bench.sh

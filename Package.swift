@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift")] + crypto),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
-        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR"]),
+        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR", logging]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
         .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),

@@ -26,8 +26,7 @@ public actor Authenticator: CTAP2MessageHandler {
     /// Where a credential management enumeration has got to (CTAP 2.1 §6.8.3, §6.8.5).
     var credentialEnumeration: CredentialEnumeration?
 
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var transactions = TransactionQueue()
 
     public init(
         store: any CredentialStore,
@@ -101,18 +100,10 @@ public actor Authenticator: CTAP2MessageHandler {
     }
 
     private func beginTransaction() async {
-        if busy {
-            await withCheckedContinuation { waiting.append($0) }
-        } else {
-            busy = true
-        }
+        if !transactions.tryEnter() { await withCheckedContinuation { transactions.wait($0) } }
     }
 
     private func endTransaction() {
-        if waiting.isEmpty {
-            busy = false
-        } else {
-            waiting.removeFirst().resume()
-        }
+        transactions.leave()
     }
 }

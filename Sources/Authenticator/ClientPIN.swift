@@ -53,18 +53,22 @@ extension Authenticator {
         return try keyAgreement(version).decapsulate(peerKey: platformKey)
     }
 
-    /// getPINRetries (§6.5.5.2), with powerCycleState.
+    /// getPINRetries (§6.5.5.2), with powerCycleState. With no PIN set there is nothing
+    /// to count: `CTAP2_ERR_PIN_NOT_SET`, as hardware keys answer and python-fido2's
+    /// device suite expects (the spec does not say).
     private func getPINRetries() async throws(CTAPStatus) -> ClientPINResponse {
-        ClientPINResponse(pinRetries: try await deviceState().pinRetries, powerCycleState: pinUV.needsPowerCycle)
+        let state = try await deviceState()
+        guard state.pinHash != nil else { throw .pinNotSet }
+        return ClientPINResponse(pinRetries: state.pinRetries, powerCycleState: pinUV.needsPowerCycle)
     }
 
     /// setPIN (§6.5.5.5).
     private func setPIN(_ request: ClientPINRequest) async throws(CTAPStatus) {
         // Step 1: the parser checked for keyAgreement, newPinEnc and pinUvAuthParam. Step 2.
         let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
-        // Step 3: setPIN only sets a first PIN.
+        // Step 3: setPIN only sets a first PIN; over an existing one it is CTAP2_ERR_PIN_AUTH_INVALID.
         var state = try await deviceState()
-        guard state.pinHash == nil else { throw .notAllowed }
+        guard state.pinHash == nil else { throw .pinAuthInvalid }
         // Step 4.
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
         guard let newPinEnc = request.newPinEnc, let param = request.pinUvAuthParam else { throw .missingParameter }

@@ -16,12 +16,16 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     public var createdAt: Date
     /// The credProtect level (CTAP 2.1 §12.1): 1 userVerificationOptional, 2 …WithCredentialIDList, 3 …Required.
     public var credProtect: UInt8
+    /// Whether the hmac-secret extension was enabled at creation (CTAP 2.1 §12.5). Optional so
+    /// records written before it existed still decode.
+    public var hmacSecret: Bool?
 
     public init(
         id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,
         algorithm: COSEAlgorithm, privateKey: [UInt8], signCount: UInt32 = 0,
-        createdAt: Date = Date(), credProtect: UInt8 = 1
+        createdAt: Date = Date(), credProtect: UInt8 = 1, hmacSecret: Bool? = nil
     ) {
+        self.hmacSecret = hmacSecret
         self.id = id
         self.rp = rp
         self.user = user

@@ -7,6 +7,9 @@ public protocol CredentialStore: Sendable {
     func credentials(rpID: String) async throws -> [CredentialSource]
     /// The resident credential with this ID, if any.
     func credential(id: [UInt8]) async throws -> CredentialSource?
+    /// The resident credential of this RP for this user handle, if any: at most one exists,
+    /// since a new one replaces it.
+    func credential(rpID: String, userHandle: [UInt8]) async throws -> CredentialSource?
     /// Every resident credential, newest first (credential management enumerates these).
     func allCredentials() async throws -> [CredentialSource]
     /// How many resident credentials are stored.

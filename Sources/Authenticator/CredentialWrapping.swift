@@ -6,13 +6,16 @@ import Crypto
 /// data. An ID minted for another RP, by another device, or altered in transit
 /// fails authentication and is simply not ours.
 ///
-/// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ credProtect (1) ‖ key (32)] ‖ tag (16).
+/// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ policy (1) ‖ key (32)] ‖ tag (16),
+/// where policy is the credProtect level, with 0x80 set when hmac-secret is enabled.
 enum CredentialWrapping {
     static let version: UInt8 = 1
     static let idLength = 1 + 12 + 34 + 16
 
-    static func wrap(_ key: CredentialKey, credProtect: UInt8, rpIDHash: [UInt8], wrappingKey: [UInt8]) throws(CTAPStatus) -> [UInt8] {
-        var plaintext: [UInt8] = [algorithmByte(key.algorithm), credProtect]
+    static let hmacSecretBit: UInt8 = 0x80
+
+    static func wrap(_ key: CredentialKey, credProtect: UInt8, hmacSecret: Bool, rpIDHash: [UInt8], wrappingKey: [UInt8]) throws(CTAPStatus) -> [UInt8] {
+        var plaintext: [UInt8] = [algorithmByte(key.algorithm), credProtect | (hmacSecret ? hmacSecretBit : 0)]
         plaintext.append(contentsOf: key.rawRepresentation)
         do {
             let box = try AES.GCM.seal(plaintext, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash)
@@ -23,7 +26,7 @@ enum CredentialWrapping {
     }
 
     /// The key inside `credentialID` if this device minted it for this RP, else nil.
-    static func unwrap(_ credentialID: [UInt8], rpIDHash: [UInt8], wrappingKey: [UInt8]) -> (key: CredentialKey, credProtect: UInt8)? {
+    static func unwrap(_ credentialID: [UInt8], rpIDHash: [UInt8], wrappingKey: [UInt8]) -> (key: CredentialKey, credProtect: UInt8, hmacSecret: Bool)? {
         guard credentialID.count == idLength, credentialID[0] == version else { return nil }
         guard let box = try? AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: credentialID[1..<13]),
@@ -33,7 +36,7 @@ enum CredentialWrapping {
               let algorithm = algorithm(from: plaintext[plaintext.startIndex])
         else { return nil }
         let bytes = Array(plaintext)
-        return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(bytes[2...])), bytes[1])
+        return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(bytes[2...])), bytes[1] & ~hmacSecretBit, bytes[1] & hmacSecretBit != 0)
     }
 
     private static func algorithmByte(_ algorithm: COSEAlgorithm) -> UInt8 {

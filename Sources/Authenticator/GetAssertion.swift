@@ -9,6 +9,7 @@ extension Authenticator {
         /// The stored record; nil for a non-resident credential.
         let resident: CredentialSource?
         let credProtect: UInt8
+        let hmacSecret: Bool
     }
 
     /// authenticatorGetAssertion (CTAP 2.1 §6.2.2); step numbers refer to that section.
@@ -26,6 +27,7 @@ extension Authenticator {
         let requestsUV = request.options.uv == true && tokenProtocol == nil
         if requestsUV, !builtInUVConfigured { throw .invalidOption }
         let wantsPresence = request.options.up ?? true
+        let hmacSecret = try HMACSecretInput(request.extensions)
 
         // Step 6.1: the token, its ga permission and its RP ID. Step 7: built-in user
         // verification, which also establishes presence.
@@ -68,9 +70,9 @@ extension Authenticator {
         if !others.isEmpty {
             pendingAssertions = PendingAssertions(
                 remaining: others, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
-                flags: flags, lastAssertionAt: configuration.now())
+                flags: flags, hmacSecret: hmacSecret, lastAssertionAt: configuration.now())
         }
-        return try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags,
+        return try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, hmacSecret: hmacSecret,
                               numberOfCredentials: others.isEmpty ? nil : candidates.count)
     }
 
@@ -86,8 +88,9 @@ extension Authenticator {
         pendingAssertions = pending.remaining.isEmpty ? nil : pending
         let candidate = AssertionCandidate(
             id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
-            resident: source, credProtect: source.credProtect)
-        return try await sign(candidate, rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash, flags: pending.flags, numberOfCredentials: nil)
+            resident: source, credProtect: source.credProtect, hmacSecret: source.hmacSecret == true)
+        return try await sign(candidate, rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash, flags: pending.flags,
+                              hmacSecret: pending.hmacSecret, numberOfCredentials: nil)
     }
 
     private func locateCredentials(_ request: GetAssertionRequest, rpIDHash: [UInt8]) async throws(CTAPStatus) -> [AssertionCandidate] {
@@ -99,7 +102,8 @@ extension Authenticator {
             var found: [AssertionCandidate] = []
             for descriptor in request.allowList where descriptor.type == "public-key" {
                 if let unwrapped = CredentialWrapping.unwrap(descriptor.id, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
-                    found.append(AssertionCandidate(id: descriptor.id, key: unwrapped.key, resident: nil, credProtect: unwrapped.credProtect))
+                    found.append(AssertionCandidate(id: descriptor.id, key: unwrapped.key, resident: nil,
+                                                    credProtect: unwrapped.credProtect, hmacSecret: unwrapped.hmacSecret))
                 } else if let source = try await store.credential(id: descriptor.id), source.rp.id == request.rpID {
                     found.append(Self.candidate(for: source))
                 }
@@ -115,14 +119,19 @@ extension Authenticator {
     private static func candidate(for source: CredentialSource) -> AssertionCandidate {
         AssertionCandidate(
             id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
-            resident: source, credProtect: source.credProtect)
+            resident: source, credProtect: source.credProtect, hmacSecret: source.hmacSecret == true)
     }
 
     /// Advances the credential's signature counter, durably, and signs authData ‖ clientDataHash.
-    private func sign(_ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8],
-                      flags: AuthenticatorData.Flags, numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
+    private func sign(_ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8], flags: AuthenticatorData.Flags,
+                      hmacSecret: HMACSecretInput?, numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
+        var extensions: CBORValue?
+        if let hmacSecret, candidate.hmacSecret {
+            let output = try await hmacSecretOutput(hmacSecret, credentialID: candidate.id, userVerified: flags.contains(.userVerified))
+            extensions = ["hmac-secret": .byteString(output)]
+        }
         let signCount = try await nextSignCount(for: candidate)
-        let authData = AuthenticatorData(rpIDHash: rpIDHash, flags: flags, signCount: signCount).bytes
+        let authData = AuthenticatorData(rpIDHash: rpIDHash, flags: flags, signCount: signCount, extensions: extensions).bytes
         let signature = try candidate.key.sign(authData + clientDataHash)
         // Response member `user` (CTAP 2.1 §6.2.2): names only when the user was verified.
         let user = candidate.resident.map { source in

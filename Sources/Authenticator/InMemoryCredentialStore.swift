@@ -19,6 +19,10 @@ public actor InMemoryCredentialStore: CredentialStore {
         records.first { $0.id == id }
     }
 
+    public func credential(rpID: String, userHandle: [UInt8]) -> CredentialSource? {
+        records.first { $0.rp.id == rpID && $0.user.id == userHandle }
+    }
+
     public func allCredentials() -> [CredentialSource] {
         records.reversed()
     }

@@ -68,16 +68,19 @@ extension Authenticator {
 
         // Steps 16–17: the key pair and its credential ID.
         let credProtect = Self.credProtectInput(request.extensions)
+        // CTAP 2.1 §12.5: `hmac-secret: true` enables the extension for this credential.
+        let hmacSecret = request.extensions["hmac-secret"]?.boolValue == true
         let key = try CredentialKey.generate(algorithm)
         let credentialID: [UInt8]
         if residentKey {
             credentialID = Self.randomBytes(32)
             let source = CredentialSource(
                 id: credentialID, rp: request.rp, user: request.user, algorithm: algorithm,
-                privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), credProtect: credProtect ?? 1)
+                privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), credProtect: credProtect ?? 1,
+                hmacSecret: hmacSecret ? true : nil)
             try await saveResident(source)
         } else {
-            credentialID = try CredentialWrapping.wrap(key, credProtect: credProtect ?? 1, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
+            credentialID = try CredentialWrapping.wrap(key, credProtect: credProtect ?? 1, hmacSecret: hmacSecret, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
         }
 
         // Step 19: authenticator data with attested credential data and extension outputs.
@@ -86,7 +89,7 @@ extension Authenticator {
         let authData = AuthenticatorData(
             rpIDHash: rpIDHash, flags: flags, signCount: 0,
             attestedCredentialData: AttestedCredentialData(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
-            extensions: credProtect.map { ["credProtect": CBORValue($0)] })
+            extensions: Self.extensionOutputs(credProtect: credProtect, hmacSecret: hmacSecret))
         let authDataBytes = authData.bytes
 
         // Step 20: packed self attestation, unless the platform prefers `none` (CTAP 2.2 §6.1.2).
@@ -100,6 +103,14 @@ extension Authenticator {
         return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement))
     }
 
+    /// Authenticator extension outputs of makeCredential, nil when there are none (no ED flag).
+    static func extensionOutputs(credProtect: UInt8?, hmacSecret: Bool) -> CBORValue? {
+        var outputs: [CBORValue: CBORValue] = [:]
+        if let credProtect { outputs["credProtect"] = CBORValue(credProtect) }
+        if hmacSecret { outputs["hmac-secret"] = true }
+        return outputs.isEmpty ? nil : .map(outputs)
+    }
+
     /// The credProtect level the platform asked for (CTAP 2.1 §12.1), if valid.
     static func credProtectInput(_ extensions: [String: CBORValue]) -> UInt8? {
         guard let level = extensions["credProtect"]?.intValue, (1...3).contains(level) else { return nil }
@@ -109,8 +120,7 @@ extension Authenticator {
     /// Stores a discoverable credential, refusing when the store is full unless it replaces one.
     private func saveResident(_ source: CredentialSource) async throws(CTAPStatus) {
         do {
-            let existing = try await store.credentials(rpID: source.rp.id)
-            let replaces = existing.contains { $0.user.id == source.user.id }
+            let replaces = try await store.credential(rpID: source.rp.id, userHandle: source.user.id) != nil
             if !replaces, try await store.count() >= store.capacity { throw CTAPStatus.keyStoreFull }
             try await store.save(source)
         } catch let status as CTAPStatus {

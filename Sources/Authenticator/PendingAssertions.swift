@@ -8,6 +8,8 @@ struct PendingAssertions: Sendable {
     let rpIDHash: [UInt8]
     let clientDataHash: [UInt8]
     let flags: AuthenticatorData.Flags
+    /// The hmac-secret input, answered for each credential in turn.
+    let hmacSecret: HMACSecretInput?
     /// The timer restarts with every assertion returned.
     var lastAssertionAt: ContinuousClock.Instant
 }

@@ -33,10 +33,7 @@ public enum AttestationStatement: Sendable, Hashable {
             guard map.entries.isEmpty else { throw .invalidParameter }
             self = .none
         case "packed":
-            let x5c = try map.optional("x5c", CBORRead.array(of: { (v: CBORValue) throws(CTAPStatus) -> [UInt8] in
-                guard let b = v.bytesValue else { throw .cborUnexpectedType }
-                return b
-            }))
+            let x5c = try map.optional("x5c", CBORRead.bytesArray)
             self = .packed(alg: try map.required("alg", CBORRead.int), sig: try map.required("sig", CBORRead.bytes), x5c: x5c)
         default:
             throw .invalidParameter

@@ -43,6 +43,21 @@ public enum CBORRead {
     public static func array(_ v: CBORValue) -> [CBORValue]? { v.arrayValue }
     public static func any(_ v: CBORValue) -> CBORValue? { v }
 
+    /// An array of text strings (transports, versions, formats).
+    public static func textArray(_ v: CBORValue) throws(CTAPStatus) -> [String]? { try array(of: element(\.textValue))(v) }
+    /// An array of integers.
+    public static func intArray(_ v: CBORValue) throws(CTAPStatus) -> [Int]? { try array(of: element(\.intValue))(v) }
+    /// An array of byte strings.
+    public static func bytesArray(_ v: CBORValue) throws(CTAPStatus) -> [[UInt8]]? { try array(of: element(\.bytesValue))(v) }
+
+    /// An element reader from an accessor: a value of the wrong type is `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`.
+    static func element<T>(_ accessor: @escaping (CBORValue) -> T?) -> (CBORValue) throws(CTAPStatus) -> T {
+        { (value: CBORValue) throws(CTAPStatus) -> T in
+            guard let typed = accessor(value) else { throw .cborUnexpectedType }
+            return typed
+        }
+    }
+
     /// An array whose every element must parse with `element`; a wrong element type fails the whole array.
     public static func array<T>(of element: @escaping (CBORValue) throws(CTAPStatus) -> T) -> (CBORValue) throws(CTAPStatus) -> [T]? {
         { (value: CBORValue) throws(CTAPStatus) -> [T]? in

@@ -69,14 +69,8 @@ public struct GetInfoResponse: Sendable, Hashable {
 
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        let textArray = CBORRead.array(of: { (v: CBORValue) throws(CTAPStatus) -> String in
-            guard let s = v.textValue else { throw .cborUnexpectedType }
-            return s
-        })
-        let intArray = CBORRead.array(of: { (v: CBORValue) throws(CTAPStatus) -> Int in
-            guard let n = v.intValue else { throw .cborUnexpectedType }
-            return n
-        })
+        let textArray = CBORRead.textArray
+        let intArray = CBORRead.intArray
         versions = try map.required(0x01, textArray)
         extensions = try map.optional(0x02, textArray) ?? []
         aaguid = try map.required(0x03, CBORRead.bytes)

@@ -78,10 +78,7 @@ public struct MakeCredentialRequest: Sendable, Hashable {
         pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
         pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.int)
         enterpriseAttestation = try map.optional(Key.enterpriseAttestation, CBORRead.int)
-        attestationFormatsPreference = try map.optional(Key.attestationFormatsPreference, CBORRead.array(of: { (v: CBORValue) throws(CTAPStatus) -> String in
-            guard let s = v.textValue else { throw .cborUnexpectedType }
-            return s
-        }))
+        attestationFormatsPreference = try map.optional(Key.attestationFormatsPreference, CBORRead.textArray)
     }
 }
 

@@ -74,10 +74,7 @@ public struct PublicKeyCredentialDescriptor: Sendable, Hashable {
         let map = try CBORMap(cbor)
         type = try map.required("type", CBORRead.text)
         id = try map.required("id", CBORRead.bytes)
-        transports = try map.optional("transports", CBORRead.array(of: { (v: CBORValue) throws(CTAPStatus) -> String in
-            guard let s = v.textValue else { throw .cborUnexpectedType }
-            return s
-        }))
+        transports = try map.optional("transports", CBORRead.textArray)
     }
 }
 

@@ -4,8 +4,11 @@
 public struct AuthenticationExtensionsClientInputsJSON: Sendable, Hashable, Codable {
     /// `credProps` (WebAuthn L3 §10.1.3): ask the client to report whether the credential is discoverable.
     public var credProps: Bool?
+    /// `prf` (WebAuthn L3 §10.1.4): pseudo-random values from the credential, through hmac-secret.
+    public var prf: AuthenticationExtensionsPRFInputsJSON?
 
-    public init(credProps: Bool? = nil) {
+    public init(credProps: Bool? = nil, prf: AuthenticationExtensionsPRFInputsJSON? = nil) {
         self.credProps = credProps
+        self.prf = prf
     }
 }

@@ -12,8 +12,10 @@ public struct AuthenticationExtensionsClientOutputsJSON: Sendable, Hashable, Cod
     }
 
     public var credProps: CredentialProperties?
+    public var prf: AuthenticationExtensionsPRFOutputsJSON?
 
-    public init(credProps: CredentialProperties? = nil) {
+    public init(credProps: CredentialProperties? = nil, prf: AuthenticationExtensionsPRFOutputsJSON? = nil) {
         self.credProps = credProps
+        self.prf = prf
     }
 }

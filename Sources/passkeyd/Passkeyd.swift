@@ -134,7 +134,7 @@ struct Passkeyd: AsyncParsableCommand {
         guard let presenceMode = PresenceMode(rawValue: presenceText) else {
             throw ValidationFailure(message: "--presence must be auto, prompt or deny, not '\(presenceText)'")
         }
-        let uvText = uv ?? environment["PASSKEYD_UV"] ?? VerificationMode.off.rawValue
+        let uvText = uv ?? environment["PASSKEYD_UV"] ?? VerificationMode.auto.rawValue
         guard let verification = VerificationMode(rawValue: uvText) else {
             throw ValidationFailure(message: "--uv must be auto, prompt, deny or off, not '\(uvText)'")
         }

@@ -17,11 +17,13 @@ import Testing
         #expect(before.pinUvAuthProtocols == [2, 1])
         #expect(before.minPINLength == 4)
         #expect(before.forcePINChange == false)
+        let noPIN = ClientPINRequest(subCommand: .getPINRetries, pinUvAuthProtocol: version.rawValue).cbor
+        #expect(try await h.status(of: .clientPIN, noPIN) == .pinNotSet, "no PIN, no retries to count")
         #expect(try await platform.setPIN("1234") == .success)
         #expect(try await platform.info().options["clientPin"] == true)
         #expect(try await platform.pinRetries().retries == 8)
         // setPIN sets only a first PIN.
-        #expect(try await platform.setPIN("5678") == .notAllowed)
+        #expect(try await platform.setPIN("5678") == .pinAuthInvalid)
         #expect(try await platform.token(pin: "1234").0 == .success)
     }
 
@@ -130,8 +132,10 @@ import Testing
         #expect(try await reopened.status(of: .reset) == .success)
         let fresh = PlatformPIN(reopened, version)
         #expect(try await fresh.info().options["clientPin"] == false)
-        #expect(try await fresh.pinRetries().retries == 8)
+        let retries = ClientPINRequest(subCommand: .getPINRetries, pinUvAuthProtocol: version.rawValue).cbor
+        #expect(try await reopened.status(of: .clientPIN, retries) == .pinNotSet)
         #expect(try await fresh.setPIN("4321") == .success)
+        #expect(try await fresh.pinRetries().retries == 8, "a new PIN starts with every retry")
     }
 
     @Test(arguments: bothProtocols)

@@ -102,7 +102,10 @@ import Testing
         try await store.close()
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { db in
-            try db.execute(sql: "UPDATE device_state SET sealed = substr(sealed, 1, length(sealed) - 1) || x'00'")
+            // Flip one bit of the tag: a changed byte, whatever it was before.
+            var sealed = try #require(try Data.fetchOne(db, sql: "SELECT sealed FROM device_state"))
+            sealed[sealed.endIndex - 1] ^= 0x01
+            try db.execute(sql: "UPDATE device_state SET sealed = ?", arguments: [sealed])
         }
         try raw.close()
         store = try openStore(temp.store)
@@ -124,9 +127,11 @@ import Testing
         for (query, index) in [
             (Keystore.credentialsByRPQuery, "credential_by_rp_seq"),
             (Keystore.credentialByIDQuery, "sqlite_autoindex_credential_1"),
+            (Keystore.credentialByUserQuery, "credential_by_rp"),
         ] {
             let plan = try await raw.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query, arguments: [Data(count: 32)])
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query,
+                                 arguments: StatementArguments(Array(repeating: Data(count: 32), count: query.filter { $0 == "?" }.count)))
                     .map { $0["detail"] as String }
             }
             #expect(plan.count == 1, "\(plan)")

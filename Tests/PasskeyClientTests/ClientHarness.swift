@@ -19,14 +19,21 @@ struct ClientHarness {
     let registered = RegisteredCredentials()
 
     init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = .always(.verified),
-         picks: [ScriptedUserAgent.Pick] = [.first], transport: (any CTAPTransport)? = nil) throws {
+         picks: [ScriptedUserAgent.Pick] = [.first], pins: [String?] = [], newPIN: String? = nil,
+         transport: (any CTAPTransport)? = nil) throws {
         self.presence = ScriptedPresence(presence)
         self.verifier = verifier
         authenticator = Authenticator(store: store, presence: self.presence, verifier: verifier,
                                       logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        userAgent = ScriptedUserAgent(picks: picks)
+        userAgent = ScriptedUserAgent(picks: picks, pins: pins, newPIN: newPIN)
         client = try WebAuthnClient(transport: transport ?? InProcessTransport(device: authenticator),
                                     origin: "https://example.com", userAgent: userAgent)
+    }
+
+    /// Sets the authenticator's PIN the way a platform does, through authenticatorClientPIN.
+    func setPIN(_ pin: String) async throws {
+        let session = CTAP2Session(transport: InProcessTransport(device: authenticator))
+        try await ClientPINSession(session: session, info: try await session.getInfo()).setPIN(pin)
     }
 
     static func user(_ name: String) -> PublicKeyCredentialUserEntityJSON {

@@ -103,3 +103,16 @@ import WebAuthn
         #expect(capabilities["extension:credProps"] == true)
     }
 }
+
+@Suite struct RegistrationConfirmationTests {
+    @Test func declinedConfirmationCreatesNothing() async throws {
+        let h = try ClientHarness()
+        let agent = ScriptedUserAgent(confirms: false)
+        let client = try WebAuthnClient(transport: InProcessTransport(device: h.authenticator), origin: "https://example.com", userAgent: agent)
+        let options = await h.rp.registrationOptions(user: ClientHarness.user("zoe"))
+        await expectWebAuthnError(.notAllowed) { try await client.create(options) }
+        #expect(await agent.confirmations == ["Create a passkey for zoe on example.com?"])
+        #expect(await h.store.count() == 0)
+        #expect(await h.presence.requests.isEmpty, "the authenticator was never asked")
+    }
+}

@@ -39,7 +39,7 @@ public struct ClientPINSession: Sendable {
     }
 
     /// A fresh shared secret with the authenticator (§6.5.5.4).
-    private func sharedSecret() async throws(CTAP2Error) -> (platformKey: COSEKey, secret: SymmetricKey) {
+    func sharedSecret() async throws(CTAP2Error) -> (platformKey: COSEKey, secret: SymmetricKey) {
         guard let peer = try await send(request(.getKeyAgreement))?.keyAgreement else { throw .malformedResponse }
         do {
             let (platformKey, secret) = try pinProtocol.encapsulate(peerKey: peer)

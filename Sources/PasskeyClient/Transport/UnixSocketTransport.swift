@@ -16,8 +16,7 @@ public actor UnixSocketTransport: CTAPTransport {
     public nonisolated let silenceTimeout: Duration
 
     private var connection: Connection?
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var transactions = TransactionQueue()
 
     private struct Connection {
         let channel: any Channel
@@ -170,14 +169,10 @@ public actor UnixSocketTransport: CTAPTransport {
     }
 
     private func beginTransaction() async {
-        if busy {
-            await withCheckedContinuation { waiting.append($0) }
-        } else {
-            busy = true
-        }
+        if !transactions.tryEnter() { await withCheckedContinuation { transactions.wait($0) } }
     }
 
     private func endTransaction() {
-        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        transactions.leave()
     }
 }

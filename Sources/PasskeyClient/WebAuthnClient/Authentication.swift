@@ -60,8 +60,9 @@ struct Ceremony: Sendable {
         }
         let verification = try await client.planUserVerification(
             options.userVerification, info: info, session: session, permissions: .getAssertion, rpID: rpID)
+        let prf = try await prfEvaluation(for: allowList.count == 1 ? allowList[0].id : nil, session: session, info: info)
         let responses = try await call { () async throws(CTAP2Error) in
-            try await session.getAllAssertions(request(allowList: allowList, up: true, verification: verification))
+            try await session.getAllAssertions(request(allowList: allowList, up: true, verification: verification, prf: prf))
         }
         let chosen: GetAssertionResponse
         if responses.count == 1 {
@@ -74,7 +75,7 @@ struct Ceremony: Sendable {
             else { throw .notAllowed("The request was cancelled.") }
             chosen = match
         }
-        return .passkey(result(from: chosen))
+        return .passkey(result(from: chosen, prf: prf))
     }
 
     /// Conditional mediation: silent discovery feeds the suggestion bar; a pick completes it.
@@ -128,30 +129,48 @@ struct Ceremony: Sendable {
         case .passkey(let account):
             let verification = try await client.planUserVerification(
                 options.userVerification, info: info, session: session, permissions: .getAssertion, rpID: rpID)
+            let prf = try await prfEvaluation(for: account.credentialID, session: session, info: info)
             let response = try await call { () async throws(CTAP2Error) in
-                try await session.getAssertion(request(allowList: [PublicKeyCredentialDescriptor(id: account.credentialID)], up: true, verification: verification))
+                try await session.getAssertion(request(allowList: [PublicKeyCredentialDescriptor(id: account.credentialID)],
+                                                       up: true, verification: verification, prf: prf))
             }
-            return .passkey(result(from: response))
+            return .passkey(result(from: response, prf: prf))
         }
     }
 
-    private func request(allowList: [PublicKeyCredentialDescriptor], up: Bool, verification: UserVerificationMethod) -> GetAssertionRequest {
+    private func request(allowList: [PublicKeyCredentialDescriptor], up: Bool, verification: UserVerificationMethod,
+                         prf: PRFEvaluation? = nil) -> GetAssertionRequest {
         var request = GetAssertionRequest(
             rpID: rpID, clientDataHash: clientDataHash, allowList: allowList,
             options: RequestOptions(up: up ? nil : false, uv: verification.usesBuiltIn ? true : nil))
-        if case .pin(let token) = verification {
+        if let prf { request.extensions["hmac-secret"] = prf.input }
+        if case .token(let token) = verification {
             request.pinUvAuthParam = token.authenticate(clientDataHash)
             request.pinUvAuthProtocol = token.protocolVersion
         }
         return request
     }
 
-    private func result(from response: GetAssertionResponse) -> AuthenticationResponseJSON {
+    private func result(from response: GetAssertionResponse, prf: PRFEvaluation?) -> AuthenticationResponseJSON {
         client.loggers.authentication.info("passkey assertion made", metadata: ["rp": "\(rpID)"])
+        var outputs = AuthenticationExtensionsClientOutputsJSON()
+        if let prf { outputs.prf = AuthenticationExtensionsPRFOutputsJSON(results: prf.results(in: response.authenticatorData)) }
         return AuthenticationResponseJSON(
             credentialID: response.credential.id, clientDataJSON: clientDataJSON,
             authenticatorData: response.authenticatorData, signature: response.signature,
-            userHandle: response.user?.id, authenticatorAttachment: .crossPlatform)
+            userHandle: response.user?.id, authenticatorAttachment: .crossPlatform, clientExtensionResults: outputs)
+    }
+
+    /// The prf values that apply to a credential (WebAuthn L3 §10.1.4): its own entry in
+    /// evalByCredential, else eval. Nil when the RP asked for none or the authenticator lacks hmac-secret.
+    private func prfEvaluation(for credentialID: [UInt8]?, session: CTAP2Session, info: GetInfoResponse) async throws(WebAuthnError) -> PRFEvaluation? {
+        guard let prf = options.extensions?.prf else { return nil }
+        if let byCredential = prf.evalByCredential, !byCredential.isEmpty, options.allowCredentials.isEmpty {
+            throw .notSupported("prf evalByCredential needs allowCredentials.")
+        }
+        let values = credentialID.flatMap { prf.evalByCredential?[Base64URL.encode($0)] } ?? prf.eval
+        guard let values, info.extensions.contains("hmac-secret") else { return nil }
+        return try await call { () async throws(CTAP2Error) in try await PRFEvaluation.prepare(values, session: session, info: info) }
     }
 
     static func account(from response: GetAssertionResponse) -> PasskeyAccount {

@@ -15,6 +15,9 @@ extension WebAuthnClient {
             ? [.init(alg: COSEAlgorithm.es256.rawValue), .init(alg: -257)]
             : options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.ctap)
         guard !parameters.isEmpty else { throw .notSupported("None of the requested credential types is supported.") }
+        guard await userAgent.confirm("Create a passkey for \(options.user.name) on \(rpID)?") else {
+            throw .notAllowed("Creating the passkey was declined.")
+        }
         let (clientDataJSON, clientDataHash) = clientData(.create, challenge: options.challenge)
         let selection = options.authenticatorSelection ?? AuthenticatorSelectionCriteria()
 
@@ -40,7 +43,10 @@ extension WebAuthnClient {
                 pubKeyCredParams: parameters, excludeList: options.excludeCredentials.filter { $0.type == "public-key" }.map(\.ctap),
                 options: RequestOptions(rk: residentKey ? true : nil, uv: verification.usesBuiltIn ? true : nil),
                 attestationFormatsPreference: options.attestation == .none ? nil : (options.attestationFormats.isEmpty ? nil : options.attestationFormats))
-            if case .pin(let token) = verification {
+            // prf (WebAuthn L3 §10.1.4) at creation enables hmac-secret on the credential.
+            let wantsPRF = options.extensions?.prf != nil && info.extensions.contains("hmac-secret")
+            if wantsPRF { request.extensions["hmac-secret"] = true }
+            if case .token(let token) = verification {
                 request.pinUvAuthParam = token.authenticate(clientDataHash)
                 request.pinUvAuthProtocol = token.protocolVersion
             }
@@ -50,13 +56,16 @@ extension WebAuthnClient {
             // Step 20 (attestation conveyance "none"): browsers replace the statement with `none`.
             var attestation = response.attestation
             if options.attestation == .none || options.attestation == .indirect { attestation.statement = .none }
-            let credProps = options.extensions?.credProps == true
-                ? AuthenticationExtensionsClientOutputsJSON(credProps: .init(rk: residentKey))
-                : AuthenticationExtensionsClientOutputsJSON()
+            var outputs = AuthenticationExtensionsClientOutputsJSON()
+            if options.extensions?.credProps == true { outputs.credProps = .init(rk: residentKey) }
+            if options.extensions?.prf != nil {
+                let enabled = (try? AuthenticatorData(bytes: response.attestation.authenticatorData))?.extensions?.mapValue?["hmac-secret"]
+                outputs.prf = AuthenticationExtensionsPRFOutputsJSON(enabled: wantsPRF && enabled == true)
+            }
             do throws(CTAPStatus) {
                 return try RegistrationResponseJSON(
                     clientDataJSON: clientDataJSON, attestationObject: attestation, transports: info.transports,
-                    authenticatorAttachment: .crossPlatform, clientExtensionResults: credProps)
+                    authenticatorAttachment: .crossPlatform, clientExtensionResults: outputs)
             } catch {
                 throw .unknown("The authenticator's attestation object is malformed.", cause: .ctap(error))
             }

@@ -12,6 +12,8 @@ public protocol UserAgent: Sendable {
     func enterPIN(retriesLeft: Int?) async -> String?
     /// Asks for a new PIN when the authenticator has none and the ceremony needs one.
     func chooseNewPIN(minimumLength: Int) async -> String?
+    /// Asks the person to confirm an action, such as saving a new passkey; false declines it.
+    func confirm(_ message: String) async -> Bool
     /// Reports progress, such as "touch your authenticator".
     func show(_ status: KeepaliveStatus) async
 }
@@ -31,12 +33,15 @@ public actor ScriptedUserAgent: UserAgent {
     private var picks: [Pick]
     private var pins: [String?]
     private let newPIN: String?
+    private let confirms: Bool
+    public private(set) var confirmations: [String] = []
     public private(set) var pickersShown: [[CredentialChoice]] = []
     public private(set) var suggestionsShown: [[CredentialChoice]] = []
     public private(set) var pinPrompts: [Int?] = []
     public private(set) var statuses: [KeepaliveStatus] = []
 
-    public init(picks: [Pick] = [.first], pins: [String?] = [], newPIN: String? = nil) {
+    public init(picks: [Pick] = [.first], pins: [String?] = [], newPIN: String? = nil, confirms: Bool = true) {
+        self.confirms = confirms
         self.picks = picks.isEmpty ? [.first] : picks
         self.pins = pins
         self.newPIN = newPIN
@@ -72,6 +77,11 @@ public actor ScriptedUserAgent: UserAgent {
 
     public func chooseNewPIN(minimumLength: Int) -> String? {
         newPIN
+    }
+
+    public func confirm(_ message: String) -> Bool {
+        confirmations.append(message)
+        return confirms
     }
 
     public func show(_ status: KeepaliveStatus) {

@@ -1,0 +1,33 @@
+/// One figure: how many operations completed in how long, and each one's latency.
+struct Measurement: Sendable {
+    var operations: Int
+    var elapsed: Duration
+    /// Per operation, from the first attempt to the answer (busy retries included).
+    var latencies: [Duration]
+    /// `CTAPHID_ERR_CHANNEL_BUSY` answers that were retried (socket figures with several clients).
+    var busyRetries: Int
+    /// Operations completed by each client: how evenly a contended device served them.
+    var perClient: [Int]
+
+    var seconds: Double { elapsed.seconds }
+    var operationsPerSecond: Double { seconds > 0 ? Double(operations) / seconds : 0 }
+    var p50: Duration { percentile(0.50) }
+    var p99: Duration { percentile(0.99) }
+
+    /// Nearest-rank percentile.
+    func percentile(_ fraction: Double) -> Duration {
+        guard !latencies.isEmpty else { return .zero }
+        let sorted = latencies.sorted()
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+
+    var milliseconds: Double { seconds * 1e3 }
+}

@@ -1,0 +1,204 @@
+import ArgumentParser
+import Authenticator
+import Crypto
+import Foundation
+import Keystore
+import Logging
+import PasskeyClient
+
+/// `make bench`: passkeyd's throughput and latency over its socket, against baselines
+/// measured in the same run, printed as a table with the ratios between them.
+@main
+struct PasskeyBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passkeybench",
+        abstract: "Throughput and latency of passkeyd over its socket, as ratios against in-process baselines.")
+
+    @Option(help: "Seconds each figure runs at most.")
+    var duration: Double = 5
+    @Option(help: "Operations each figure runs at most (shared by its clients).")
+    var operations: Int = 5_000
+    @Option(help: "Concurrent clients for the contended socket figures.")
+    var clients: Int = 4
+    @Option(help: "Resident-credential populations for the discoverable lookup, comma-separated.")
+    var populations: String = "10,10000,100000"
+    @Option(help: "The passkeyd executable (default: the one next to passkeybench).")
+    var passkeyd: String?
+    @Option(name: .customLong("cache-dir"), help: "Where seeded keystores are kept between runs.")
+    var cacheDirectory: String = ".build/bench-cache"
+
+    func validate() throws {
+        guard duration > 0, operations > 0, clients > 0 else { throw ValidationError("duration, operations and clients must be positive") }
+        guard !populationSizes.isEmpty, populationSizes.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--populations takes positive counts, e.g. 10,10000,100000")
+        }
+    }
+
+    var populationSizes: [Int] { populations.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+
+    var limits: RunLimits { RunLimits(operations: operations, duration: .milliseconds(Int(duration * 1000))) }
+
+    var daemonExecutable: String {
+        if let passkeyd { return passkeyd }
+        let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return own.deletingLastPathComponent().appendingPathComponent("passkeyd").path
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("passkeybench-\(getpid())").path
+        try SeededKeystore.makePrivateDirectory(work)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+
+        var results = BenchResults()
+        printHeader()
+        try await runBaselines(into: &results, work: work)
+        try await runSocket(into: &results, work: work)
+        try await runLookups(into: &results, work: work)
+        note("durable-write baseline again ...")
+        results.overwriteSyncAtEnd = try await measureDurableWrite(.init(path: work + "/sync-overwrite-end", placement: .overwrite))
+        print(results.report(clients: clients))
+    }
+
+    private func printHeader() {
+        let date = ISO8601DateFormatter().string(from: Date())
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        print("passkeybench \(date), \(cores) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        print("each figure: at most \(operations) operations or \(BenchTable.figure(duration, decimals: 1)) s, after \(limits.warmup) warm-up operations per client\n")
+    }
+
+    /// Progress goes to stderr, so stdout is the report alone.
+    private func note(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    // MARK: Baselines, in process
+
+    private func runBaselines(into results: inout BenchResults, work: String) async throws {
+        note("raw P-256 signatures ...")
+        let key = P256.Signing.PrivateKey()
+        // What an assertion signs: authenticator data (37 bytes) ‖ clientDataHash.
+        let message = [UInt8](repeating: 0xA5, count: 37) + BenchRequests.clientDataHash()
+        results.rawSign = try await Sampler.measure(limits: limits) { _ in
+            _ = try key.signature(for: message)
+            return 0
+        }
+
+        note("durable-write baselines ...")
+        results.overwriteSync = try await measureDurableWrite(.init(path: work + "/sync-overwrite", placement: .overwrite))
+        results.appendSync = try await measureDurableWrite(.init(path: work + "/sync-append", placement: .append))
+
+        note("in-process authenticator, memory store ...")
+        let memory = InMemoryCredentialStore()
+        results.inProcessMemory = try await measureInProcess(store: memory)
+
+        note("in-process authenticator, Keystore on disk ...")
+        let keystore = try Keystore.open(directory: work + "/inprocess-keystore")
+        results.inProcessKeystore = try await measureInProcess(store: keystore)
+        try await keystore.close()
+    }
+
+    private func measureDurableWrite(_ probe: DurableWriteBaseline) async throws -> Measurement {
+        let fd = try probe.createFile()
+        defer { close(fd) }
+        let pages = PageCounter()
+        return try await Sampler.measure(limits: limits) { _ in
+            try probe.writeAndSync(fd, index: await pages.next())
+            return 0
+        }
+    }
+
+    private func measureInProcess(store: any CredentialStore) async throws -> BenchResults.Pair {
+        let authenticator = Authenticator(store: store, presence: ScriptedPresence.always(.approved))
+        let client = BenchClient(transport: InProcessTransport(device: authenticator))
+        return try await measurePair(clients: [client], count: 1)
+    }
+
+    /// makeCredential (rk) then getAssertion, from `count` of `clients`. The sign-in RP gets
+    /// its one credential first, so each assertion signs with exactly one resident key.
+    private func measurePair(clients all: [BenchClient], count: Int) async throws -> BenchResults.Pair {
+        let users = UserCounter()
+        let makeCredential = try await Sampler.measure(clients: count, limits: limits) { client in
+            let user = await users.next()
+            return try await all[client].makeCredential(
+                BenchRequests.makeCredential(rp: BenchRequests.registrationRP(user: user), user: user))
+        }
+        _ = try await all[0].makeCredential(BenchRequests.makeCredential(rp: BenchRequests.signInRP, user: 0))
+        let request = BenchRequests.getAssertion(rpID: BenchRequests.signInRP.id)
+        let getAssertion = try await Sampler.measure(clients: count, limits: limits) { client in
+            try await all[client].getAssertion(request)
+        }
+        return BenchResults.Pair(getAssertion: getAssertion, makeCredential: makeCredential)
+    }
+
+    // MARK: Over the socket
+
+    private func runSocket(into results: inout BenchResults, work: String) async throws {
+        let daemon = try await BenchDaemon.start(
+            executable: daemonExecutable, dataDirectory: work + "/socket-keystore", workDirectory: work, name: "socket")
+        defer { daemon.stop() }
+        let transports = (0..<max(clients, 1)).map { _ in UnixSocketTransport(path: daemon.socket) }
+        let benchClients = transports.map(BenchClient.init(transport:))
+        note("socket, 1 client ...")
+        results.socketOne = try await measurePair(clients: benchClients, count: 1)
+        note("socket, \(clients) clients ...")
+        results.socketMany = try await measurePair(clients: benchClients, count: clients)
+        for transport in transports { await transport.close() }
+    }
+
+    // MARK: Discoverable lookup
+
+    private func runLookups(into results: inout BenchResults, work: String) async throws {
+        let request = BenchRequests.getAssertion(rpID: BenchRequests.signInRP.id)
+        for population in populationSizes {
+            let seeded = SeededKeystore(population: population, cacheDirectory: cacheDirectory)
+            let directory = try await seeded.workingCopy(in: work, progress: note)
+            note("lookup among \(population) resident credentials ...")
+            let store: Keystore
+            do { store = try Keystore.open(directory: directory) } catch {
+                throw BenchError.cacheUnusable(directory: seeded.directory, reason: "\(error)")
+            }
+            let stored = try await store.count()
+            guard stored == population else {
+                throw BenchError.cacheUnusable(directory: seeded.directory, reason: "it holds \(stored) credentials")
+            }
+            let lookup = try await Sampler.measure(limits: limits) { _ in
+                let found = try await store.credentials(rpID: BenchRequests.signInRP.id).count
+                guard found == 1 else { throw BenchError.unexpectedLookup(population: population, found: found) }
+                return 0
+            }
+            try await store.close()
+
+            let daemon = try await BenchDaemon.start(
+                executable: daemonExecutable, dataDirectory: directory, workDirectory: work, name: "lookup-\(population)")
+            defer { daemon.stop() }
+            let transport = UnixSocketTransport(path: daemon.socket)
+            let client = BenchClient(transport: transport)
+            let assertion = try await Sampler.measure(limits: limits) { _ in try await client.getAssertion(request) }
+            await transport.close()
+            results.lookups.append(.init(population: population, lookup: lookup, socketGetAssertion: assertion))
+        }
+    }
+}
+
+/// Successive page indexes for the appending durable-write probe.
+actor PageCounter {
+    private var value = 0
+    func next() -> Int {
+        value += 1
+        return value
+    }
+}
+
+/// Distinct user handles for registrations, so each makeCredential adds an account.
+actor UserCounter {
+    private var value: UInt64 = 1_000_000
+    func next() -> UInt64 {
+        value += 1
+        return value
+    }
+}

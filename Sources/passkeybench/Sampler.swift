@@ -1,0 +1,39 @@
+/// Runs one operation repeatedly from `clients` concurrent tasks and records each
+/// latency. A client's operation returns how many busy answers it retried.
+enum Sampler {
+    static func measure(
+        clients: Int = 1, limits: RunLimits,
+        _ operation: @escaping @Sendable (_ client: Int) async throws -> Int
+    ) async throws -> Measurement {
+        for client in 0..<clients {
+            for _ in 0..<limits.warmup { _ = try await operation(client) }
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + limits.duration
+        let share = max(1, limits.operations / clients)
+        let perClient = try await withThrowingTaskGroup(of: Measurement.self) { group in
+            for client in 0..<clients {
+                group.addTask {
+                    var latencies: [Duration] = []
+                    latencies.reserveCapacity(share)
+                    var busy = 0
+                    while latencies.count < share, clock.now < deadline {
+                        let began = clock.now
+                        busy += try await operation(client)
+                        latencies.append(clock.now - began)
+                    }
+                    return Measurement(operations: latencies.count, elapsed: .zero, latencies: latencies, busyRetries: busy, perClient: [latencies.count])
+                }
+            }
+            var all: [Measurement] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        let elapsed = clock.now - start
+        return Measurement(
+            operations: perClient.reduce(0) { $0 + $1.operations }, elapsed: elapsed,
+            latencies: perClient.flatMap(\.latencies), busyRetries: perClient.reduce(0) { $0 + $1.busyRetries },
+            perClient: perClient.flatMap(\.perClient))
+    }
+}

@@ -1,1 +1,0 @@
-// Executable passkeybench: `make bench`.

@@ -1,0 +1,4 @@
+import ArgumentParser
+@main struct TmpRoot: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "passkeyctl", subcommands: [WebAuthnCommand.self])
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import CTAP
+import Foundation
+import PasskeyClient
+import WebAuthn
+
+/// `passkeyctl webauthn create|get`: a scriptable browser. WebAuthn options JSON in
+/// (from a relying party's server), response JSON out, through `PasskeyClient` and the daemon.
+struct WebAuthnCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webauthn",
+        abstract: "Run a WebAuthn ceremony as a browser would: options JSON in, response JSON out.",
+        subcommands: [Create.self, Get.self])
+
+    struct Common: ParsableArguments {
+        @Option(help: "The daemon's socket (default: $PASSKEYD_SOCKET, $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, /tmp/passkeyd-$UID/ctaphid.sock).")
+        var socket: String?
+
+        @Option(help: "The web origin the ceremony runs for, e.g. https://example.com.")
+        var origin: String
+
+        @Option(help: "A file holding the options JSON (PublicKeyCredential*OptionsJSON); default: standard input.")
+        var options: String?
+
+        @Option(help: "Pick the account with this label (user name) when there is a choice; default: the first.")
+        var pick: String?
+
+        func client() throws -> WebAuthnClient {
+            let pin = ProcessInfo.processInfo.environment["PASSKEYCTL_PIN"]
+            let agent = ScriptedUserAgent(picks: [pick.map { .label($0) } ?? .first], pins: pin.map { [$0, nil] } ?? [])
+            return try WebAuthnClient(transport: UnixSocketTransport(path: socket ?? PasskeydSocket.defaultPath()),
+                                      origin: origin, userAgent: agent)
+        }
+
+        func readOptions<T: Decodable>(_ type: T.Type) throws -> T {
+            let data = try options.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
+            do {
+                return try JSONDecoder().decode(type, from: data)
+            } catch {
+                throw ValidationError("The options are not valid \(T.self): \(error)")
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "navigator.credentials.create(): prints RegistrationResponseJSON.")
+        @OptionGroup var common: Common
+
+        func run() async throws {
+            let options = try common.readOptions(PublicKeyCredentialCreationOptionsJSON.self)
+            try await WebAuthnCommand.report { try await common.client().create(options) }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "navigator.credentials.get(): prints AuthenticationResponseJSON, or the chosen password.")
+        @OptionGroup var common: Common
+
+        @Option(help: "modal, conditional (AutoFill: the picked suggestion completes it) or immediate.")
+        var mediation: MediationArgument = .modal
+
+        @Option(name: .customLong("password"), help: "A saved password offered beside passkeys, as USER:PASSWORD (repeatable).")
+        var passwords: [String] = []
+
+        func run() async throws {
+            let options = try common.readOptions(PublicKeyCredentialRequestOptionsJSON.self)
+            let saved = try passwords.map { entry -> PasswordCredential in
+                guard let colon = entry.firstIndex(of: ":") else { throw ValidationError("--password takes USER:PASSWORD") }
+                return PasswordCredential(user: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...]))
+            }
+            try await WebAuthnCommand.report {
+                switch try await common.client().get(options, mediation: mediation.mediation, passwords: saved) {
+                case .passkey(let response):
+                    return AnyEncodable(response)
+                case .password(let password):
+                    return AnyEncodable(["type": "password", "id": password.user, "password": password.password])
+                }
+            }
+        }
+    }
+
+    enum MediationArgument: String, ExpressibleByArgument, CaseIterable {
+        case modal, conditional, immediate
+
+        var mediation: Mediation {
+            switch self {
+            case .modal: return .optional
+            case .conditional: return .conditional
+            case .immediate: return .immediate
+            }
+        }
+    }
+
+    /// Prints the result as JSON, or the WebAuthn error as a sentence with its exit code.
+    static func report<T: Encodable>(_ body: () async throws -> T) async throws {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            FileHandle.standardOutput.write(try encoder.encode(try await body()) + Data("\n".utf8))
+        } catch let error as WebAuthnError {
+            FileHandle.standardError.write(Data("passkeyctl: \(error)\n".utf8))
+            throw ExitCode(exitCode(for: error))
+        }
+    }
+
+    /// 2 when no daemon answers, 6 when the ceremony was refused or cancelled, 7 otherwise.
+    static func exitCode(for error: WebAuthnError) -> Int32 {
+        if case .transport(.unreachable)? = error.cause { return 2 }
+        switch error.name {
+        case .notAllowed, .abort, .invalidState: return 6
+        default: return 7
+        }
+    }
+}
+
+/// Type erasure so one command prints either response shape.
+struct AnyEncodable: Encodable {
+    private let encodeValue: (any Encoder) throws -> Void
+    init<T: Encodable>(_ value: T) { encodeValue = value.encode(to:) }
+    func encode(to encoder: any Encoder) throws { try encodeValue(encoder) }
+}
