@@ -11,6 +11,11 @@ enum PINEntry {
         return pin
     }
 
+    /// The PIN when `--pin-file` or `PASSKEYCTL_PIN` gives one; never prompts.
+    static func given(file: String?) throws(Failure) -> String? {
+        try fromFile(file) ?? environment("PASSKEYCTL_PIN")
+    }
+
     /// A new PIN: `--new-pin-file`, else `PASSKEYCTL_NEW_PIN`, else asked twice on the terminal.
     static func new(file: String?) throws(Failure) -> String {
         if let pin = try fromFile(file) ?? environment("PASSKEYCTL_NEW_PIN") { return pin }

@@ -14,12 +14,21 @@ struct PINState: Sendable {
 
     static func read(_ connection: Connection, info: GetInfoResponse) async throws(Failure) -> PINState {
         let clientPIN = try connection.clientPIN(info)
-        let (retries, powerCycle) = try await connection.run { () async throws(CTAP2Error) in try await clientPIN.pinRetries() }
+        let isSet = info.options["clientPin"] == true
+        // Without a PIN there are no retries to count (passkeyd, like hardware keys, answers PIN_NOT_SET).
+        var retries: Int?
+        var powerCycle = false
+        if isSet {
+            (retries, powerCycle) = try await connection.run { () async throws(CTAP2Error) in
+                let answer = try await clientPIN.pinRetries()
+                return (Optional(answer.retries), answer.powerCycleRequired)
+            }
+        }
         var uvRetries: Int?
         if info.options["uv"] != nil {
             uvRetries = try await connection.run { () async throws(CTAP2Error) in try await clientPIN.uvRetries() }
         }
-        return PINState(isSet: info.options["clientPin"] == true, retries: retries, powerCycleRequired: powerCycle,
+        return PINState(isSet: isSet, retries: retries, powerCycleRequired: powerCycle,
                         uvConfigured: info.options["uv"], uvRetries: uvRetries)
     }
 

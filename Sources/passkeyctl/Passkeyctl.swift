@@ -14,7 +14,7 @@ struct Passkeyctl: AsyncParsableCommand {
             """,
         subcommands: [
             InfoCommand.self, ListCommand.self, DeleteCommand.self, RenameCommand.self, PINCommand.self,
-            ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self,
+            ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self, WebAuthnCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

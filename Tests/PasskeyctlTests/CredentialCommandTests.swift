@@ -106,6 +106,10 @@ import WebAuthn
 
             let missing = try daemon.ctl(["delete", "--yes", "--", bob], pin: Self.pin)
             #expect(missing.status == 5)
+            // A name that begins with "-" (base64url allows it) is a credential name, not an unknown option.
+            let dashed = try daemon.ctl(["delete", "--yes", "--json", "-" + bob.dropFirst()], pin: Self.pin)
+            #expect(dashed.status == 5)
+            #expect((try dashed.json["error"] as? [String: Any])?["kind"] as? String == "not-found")
         }
     }
 

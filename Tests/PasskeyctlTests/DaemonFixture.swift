@@ -22,7 +22,10 @@ final class DaemonFixture: Sendable {
         throw FixtureError("\(name) is not built; run `swift build --build-tests` first")
     }
 
+    /// `arguments` go to passkeyd; built-in UV is off unless they say otherwise, so tests do not
+    /// depend on the daemon's default.
     init(_ arguments: [String] = []) throws {
+        let arguments = arguments.contains("--uv") ? arguments : arguments + ["--uv", "off"]
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyctl-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         socket = directory.appendingPathComponent("ctaphid.sock").path

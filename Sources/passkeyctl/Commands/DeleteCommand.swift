@@ -6,12 +6,21 @@ struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete discoverable credentials.",
         discussion: """
-            Name credentials by their base64url ID or a unique prefix of it (as `list` shows), or by --rp RPID (optionally with --user NAME). An ambiguous prefix lists the matches and deletes nothing. base64url IDs may begin with '-': put them after `--` (passkeyctl delete --yes -- -AbC).
+            Name credentials by their base64url ID or a unique prefix of it (as `list` shows), or by --rp RPID (optionally with --user NAME). An ambiguous prefix lists the matches and deletes nothing. An ID that begins with '-' is taken as an ID (after `--` it always is).
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "Credential IDs (base64url) or unique prefixes.")
-    var credentials: [String] = []
+    // base64url IDs may begin with '-': what is not one of our options is a credential name.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Credential IDs (base64url) or unique prefixes.", valueName: "credential-id"))
+    var arguments: [String] = []
+
+    /// The credential names, without the `--` that `.allUnrecognized` keeps.
+    var credentials: [String] {
+        guard let separator = arguments.firstIndex(of: "--") else { return arguments }
+        var names = arguments
+        names.remove(at: separator)
+        return names
+    }
     @Option(name: .customLong("rp"), help: "Delete this RP ID's credentials.")
     var rpID: String?
     @Option(help: "With --rp: only the credentials of this user name.")
