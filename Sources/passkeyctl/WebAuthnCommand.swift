@@ -13,9 +13,6 @@ struct WebAuthnCommand: AsyncParsableCommand {
         subcommands: [Create.self, Get.self])
 
     struct Common: ParsableArguments {
-        @Option(help: "The daemon's socket (default: $PASSKEYD_SOCKET, $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, /tmp/passkeyd-$UID/ctaphid.sock).")
-        var socket: String?
-
         @Option(help: "The web origin the ceremony runs for, e.g. https://example.com.")
         var origin: String
 
@@ -25,11 +22,11 @@ struct WebAuthnCommand: AsyncParsableCommand {
         @Option(help: "Pick the account with this label (user name) when there is a choice; default: the first.")
         var pick: String?
 
-        func client() throws -> WebAuthnClient {
-            let pin = ProcessInfo.processInfo.environment["PASSKEYCTL_PIN"]
+        /// The socket and PIN come from passkeyctl's global options (`--socket`, `--pin-file`, or the environment).
+        func client(_ global: GlobalOptions) throws -> WebAuthnClient {
+            let pin = try PINEntry.given(file: global.pinFile)
             let agent = ScriptedUserAgent(picks: [pick.map { .label($0) } ?? .first], pins: pin.map { [$0, nil] } ?? [])
-            return try WebAuthnClient(transport: UnixSocketTransport(path: socket ?? PasskeydSocket.defaultPath()),
-                                      origin: origin, userAgent: agent)
+            return try WebAuthnClient(transport: UnixSocketTransport(path: global.socketPath), origin: origin, userAgent: agent)
         }
 
         func readOptions<T: Decodable>(_ type: T.Type) throws -> T {
@@ -44,17 +41,19 @@ struct WebAuthnCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "navigator.credentials.create(): prints RegistrationResponseJSON.")
+        @OptionGroup var global: GlobalOptions
         @OptionGroup var common: Common
 
         func run() async throws {
             let options = try common.readOptions(PublicKeyCredentialCreationOptionsJSON.self)
-            try await WebAuthnCommand.report { try await common.client().create(options) }
+            try await WebAuthnCommand.report { try await common.client(global).create(options) }
         }
     }
 
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "navigator.credentials.get(): prints AuthenticationResponseJSON, or the chosen password.")
+        @OptionGroup var global: GlobalOptions
         @OptionGroup var common: Common
 
         @Option(help: "modal, conditional (AutoFill: the picked suggestion completes it) or immediate.")
@@ -70,7 +69,7 @@ struct WebAuthnCommand: AsyncParsableCommand {
                 return PasswordCredential(user: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...]))
             }
             try await WebAuthnCommand.report {
-                switch try await common.client().get(options, mediation: mediation.mediation, passwords: saved) {
+                switch try await common.client(global).get(options, mediation: mediation.mediation, passwords: saved) {
                 case .passkey(let response):
                     return AnyEncodable(response)
                 case .password(let password):

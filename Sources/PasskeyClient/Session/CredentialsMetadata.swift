@@ -1,0 +1,12 @@
+/// getCredsMetadata's answer (CTAP 2.1 §6.8.2).
+public struct CredentialsMetadata: Sendable, Hashable {
+    /// Discoverable credentials stored.
+    public var existing: Int
+    /// How many more could be stored at most (fewer, depending on algorithm and size).
+    public var maxPossibleRemaining: Int
+
+    public init(existing: Int, maxPossibleRemaining: Int) {
+        self.existing = existing
+        self.maxPossibleRemaining = maxPossibleRemaining
+    }
+}

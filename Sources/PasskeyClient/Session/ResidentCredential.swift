@@ -1,0 +1,29 @@
+import CTAP
+
+/// One discoverable credential, as credential enumeration reports it (CTAP 2.1 §6.8.4).
+public struct ResidentCredential: Sendable, Hashable {
+    public var user: PublicKeyCredentialUserEntity
+    public var credentialID: [UInt8]
+    public var publicKey: COSEKey
+    /// The credProtect level (CTAP 2.1 §12.1), when the authenticator reports one.
+    public var credProtect: CredentialProtection?
+    public var largeBlobKey: [UInt8]?
+
+    public init(user: PublicKeyCredentialUserEntity, credentialID: [UInt8], publicKey: COSEKey,
+                credProtect: CredentialProtection? = nil, largeBlobKey: [UInt8]? = nil) {
+        self.user = user
+        self.credentialID = credentialID
+        self.publicKey = publicKey
+        self.credProtect = credProtect
+        self.largeBlobKey = largeBlobKey
+    }
+
+    init(_ response: CredentialManagementResponse) throws(CTAP2Error) {
+        guard let user = response.user, let id = response.credentialID?.id, let key = response.publicKey else {
+            throw .malformedResponse
+        }
+        self.init(user: user, credentialID: id, publicKey: key,
+                  credProtect: response.credProtect.flatMap(CredentialProtection.init(rawValue:)),
+                  largeBlobKey: response.largeBlobKey)
+    }
+}

@@ -1,0 +1,18 @@
+import CTAP
+
+/// One RP with discoverable credentials, as RP enumeration reports it (CTAP 2.1 §6.8.3).
+public struct ResidentRelyingParty: Sendable, Hashable {
+    public var rp: PublicKeyCredentialRpEntity
+    /// SHA-256 of the RP ID: what enumerateCredentialsBegin takes.
+    public var rpIDHash: [UInt8]
+
+    public init(rp: PublicKeyCredentialRpEntity, rpIDHash: [UInt8]) {
+        self.rp = rp
+        self.rpIDHash = rpIDHash
+    }
+
+    init(_ response: CredentialManagementResponse) throws(CTAP2Error) {
+        guard let rp = response.rp, let hash = response.rpIDHash else { throw .malformedResponse }
+        self.init(rp: rp, rpIDHash: hash)
+    }
+}

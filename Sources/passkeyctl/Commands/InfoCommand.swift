@@ -1,0 +1,58 @@
+import ArgumentParser
+import CTAP
+import PasskeyClient
+
+/// `passkeyctl info`: what the authenticator is (getInfo, CTAP 2.1 §6.4), its PIN state and credential counts.
+struct InfoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show versions, AAGUID, options, algorithms, credential counts and PIN state.",
+        discussion: "The stored-credential count needs the PIN; it is shown when the PIN comes from --pin-file or PASSKEYCTL_PIN.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let connection = global.connect()
+        let info = try await connection.info()
+        // Counting stored credentials takes a token; ask for one only if the PIN is at hand without a prompt.
+        var metadata: CredentialsMetadata?
+        if info.options["clientPin"] == true, global.pinFile != nil || PINState.environmentHasPIN {
+            let management = try await connection.managementSession(pinFile: global.pinFile)
+            metadata = try await connection.run { () async throws(CTAP2Error) in try await management.metadata() }
+        }
+        // Read after the token, which restores pinRetries when the PIN was right.
+        let pin = try await PINState.read(connection, info: info)
+        let options = info.options.sorted { $0.key < $1.key }
+        if global.json {
+            Output.json(.object([
+                ("versions", .array(info.versions.map(JSON.string))),
+                ("aaguid", .string(Names.aaguid(info.aaguid))),
+                ("firmwareVersion", .optional(info.firmwareVersion)),
+                ("options", .object(options.map { ($0.key, .bool($0.value)) })),
+                ("extensions", .array(info.extensions.map(JSON.string))),
+                ("algorithms", .array(info.algorithms.map { .object([("name", .string(Names.algorithm($0.alg))), ("cose", .int($0.alg))]) })),
+                ("pinUvAuthProtocols", .array(info.pinUvAuthProtocols.map(JSON.int))),
+                ("minPINLength", .optional(info.minPINLength)),
+                ("credentials", .object([
+                    ("stored", .optional(metadata?.existing)),
+                    ("remaining", .optional(metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials)),
+                ])),
+                ("pin", pin.json),
+            ]))
+            return
+        }
+        let stored = metadata.map { "\($0.existing) stored, " } ?? ""
+        let remaining = (metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials).map { "room for \($0) more" } ?? "room unknown"
+        let rows: [[String]] = [
+            ["versions", info.versions.joined(separator: ", ")],
+            ["AAGUID", Names.aaguid(info.aaguid)],
+            ["firmware", info.firmwareVersion.map(String.init) ?? "unknown"],
+            ["options", options.map { "\($0.key)=\($0.value)" }.joined(separator: " ")],
+            ["extensions", info.extensions.isEmpty ? "none" : info.extensions.joined(separator: ", ")],
+            ["algorithms", info.algorithms.map { "\(Names.algorithm($0.alg)) (\($0.alg))" }.joined(separator: ", ")],
+            ["PIN protocols", info.pinUvAuthProtocols.map(String.init).joined(separator: ", ")],
+            ["credentials", stored + remaining + (metadata == nil && info.options["clientPin"] == true ? " (give the PIN to count stored ones)" : "")],
+        ] + pin.rows(minLength: info.minPINLength)
+        print(Output.table(["", ""], rows).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+
+/// `passkeyctl status`: is the daemon up, where, since when (vendor command STATUS).
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Whether passkeyd is running, where and since when.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let reply = try await global.connect().vendor(.status)
+        guard let status = DaemonStatus(reply) else {
+            throw Failure.connection("The daemon at \(global.socketPath) answered STATUS with something unreadable.")
+        }
+        if global.json {
+            Output.json(.object([
+                ("running", .bool(true)),
+                ("version", .string(status.version)),
+                ("pid", .int(status.pid)),
+                ("socket", .string(status.socket)),
+                ("startedAt", .string(status.startedAt.formatted(.iso8601))),
+                ("pending", .string(status.pending)),
+            ]))
+        } else {
+            let uptime = Int(Date().timeIntervalSince(status.startedAt))
+            print("passkeyd \(status.version) is running (pid \(status.pid)) on \(status.socket), "
+                  + "since \(status.startedAt.formatted(.iso8601)) (up \(Self.duration(uptime))); pending prompt: \(status.pending).")
+        }
+    }
+
+    static func duration(_ seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m \(seconds % 60)s" }
+        return "\(seconds / 3600)h \(seconds % 3600 / 60)m"
+    }
+}

@@ -1,0 +1,77 @@
+import CTAP
+import PasskeyClient
+
+/// passkeyctl's line to the daemon: the CTAPHID transport on the socket and a CTAP2 session over it.
+/// Every error leaves as a `Failure`.
+struct Connection: Sendable {
+    let socket: String
+    let transport: UnixSocketTransport
+    let session: CTAP2Session
+
+    init(socket: String) {
+        self.socket = socket
+        transport = UnixSocketTransport(path: socket)
+        let notice = PresenceNotice()
+        session = CTAP2Session(transport: transport, onKeepalive: { notice.heard($0) })
+    }
+
+    /// Runs CTAP2 calls, reading their errors as a person would.
+    func run<T>(_ body: () async throws(CTAP2Error) -> T) async throws(Failure) -> T {
+        do { return try await body() } catch { throw Failure(error, socket: socket) }
+    }
+
+    func info() async throws(Failure) -> GetInfoResponse {
+        try await run { () async throws(CTAP2Error) in try await session.getInfo() }
+    }
+
+    func clientPIN(_ info: GetInfoResponse) throws(Failure) -> ClientPINSession {
+        do { return try ClientPINSession(session: session, info: info) } catch {
+            throw .refused("The authenticator supports no PIN/UV auth protocol passkeyctl knows.")
+        }
+    }
+
+    /// One of passkeyd's vendor commands (docs/vendor-commands.md).
+    func vendor(_ command: VendorCommand, payload: [UInt8] = []) async throws(Failure) -> [UInt8] {
+        do { return try await transport.vendor(command.rawValue, payload: payload) } catch {
+            throw Failure(error, socket: socket)
+        }
+    }
+
+    /// A pinUvAuthToken with the `cm` permission: from the PIN when one is set, else from
+    /// built-in user verification (CTAP 2.1 §6.5.5.7), else the person is told to set a PIN.
+    func managementSession(pinFile: String?) async throws(Failure) -> CredentialManagementSession {
+        let info = try await info()
+        guard CredentialManagementSession.command(for: info) != nil else {
+            throw .refused("This authenticator does not support credential management.")
+        }
+        let clientPIN = try clientPIN(info)
+        let token: PinUvAuthToken
+        if info.options["clientPin"] == true {
+            let pin = try PINEntry.current(file: pinFile)
+            token = try await self.token(clientPIN) { () async throws(CTAP2Error) in
+                try await clientPIN.tokenUsingPIN(pin, permissions: .cm, rpID: nil,
+                                                  supportsPermissions: info.options["pinUvAuthToken"] == true)
+            }
+        } else if info.options["uv"] == true {
+            token = try await run { () async throws(CTAP2Error) in try await clientPIN.tokenUsingUV(permissions: .cm, rpID: nil) }
+        } else {
+            throw .refused("Managing credentials needs a PIN and this authenticator has none. Set one with `passkeyctl pin set`.")
+        }
+        do { return try CredentialManagementSession(session: session, token: token, info: info) } catch {
+            throw Failure(error, socket: socket)
+        }
+    }
+
+    /// Runs a PIN operation; a wrong or blocked PIN is reported with the tries left.
+    func token<T>(_ clientPIN: ClientPINSession, _ body: () async throws(CTAP2Error) -> T) async throws(Failure) -> T {
+        do {
+            return try await body()
+        } catch .status(.pinInvalid) {
+            throw .wrongPIN(retriesLeft: try? await clientPIN.pinRetries().retries)
+        } catch .status(.pinAuthBlocked) {
+            throw .pinAuthBlocked(retriesLeft: try? await clientPIN.pinRetries().retries)
+        } catch {
+            throw Failure(error, socket: socket)
+        }
+    }
+}

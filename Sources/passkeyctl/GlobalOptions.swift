@@ -1,0 +1,24 @@
+import ArgumentParser
+import CTAP
+import Foundation
+
+/// Options every command takes, before or after the command's name.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "passkeyd's socket (default $PASSKEYD_SOCKET, else passkeyd's default path).")
+    var socket: String?
+
+    @Flag(help: "Write results and errors as JSON on standard output.")
+    var json = false
+
+    @Option(name: .customLong("pin-file"), help: "Read the PIN from this file (trailing newline ignored); else $PASSKEYCTL_PIN, else a prompt.")
+    var pinFile: String?
+
+    /// The socket after the environment has filled the gap.
+    var socketPath: String {
+        socket ?? PasskeydSocket.defaultPath()
+    }
+
+    func connect() -> Connection {
+        Connection(socket: socketPath)
+    }
+}

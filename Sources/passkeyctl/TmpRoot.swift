@@ -1,4 +1,0 @@
-import ArgumentParser
-@main struct TmpRoot: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "passkeyctl", subcommands: [WebAuthnCommand.self])
-}
