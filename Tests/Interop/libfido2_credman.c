@@ -88,16 +88,6 @@ unhex(const char *s, unsigned char *out, size_t cap, size_t *len)
 	return 0;
 }
 
-static void
-fill_random(unsigned char *p, size_t n)
-{
-	FILE *f = fopen("/dev/urandom", "rb");
-
-	if (f == NULL || fread(p, 1, n, f) != n)
-		abort();
-	fclose(f);
-}
-
 /* -- commands ----------------------------------------------------------- */
 
 static int
@@ -133,8 +123,8 @@ cmd_register(fido_dev_t *dev, const char *pin, char **argv)
 	fido_cred_t *cred = fido_cred_new();
 	int r, rc = 1;
 
-	fill_random(cdh, sizeof(cdh));
-	fill_random(user_id, sizeof(user_id));
+	passkeyd_fill_random(cdh, sizeof(cdh));
+	passkeyd_fill_random(user_id, sizeof(user_id));
 	if (cred == NULL)
 		return fail("fido_cred_new", FIDO_ERR_INTERNAL);
 	if ((r = fido_cred_set_type(cred, alg)) != FIDO_OK ||

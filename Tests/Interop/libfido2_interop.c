@@ -68,16 +68,6 @@ open_dev(const char *path)
 	return dev;
 }
 
-static void
-fill_random(unsigned char *p, size_t n)
-{
-	FILE *f = fopen("/dev/urandom", "rb");
-
-	if (f == NULL || fread(p, 1, n, f) != n)
-		abort();
-	fclose(f);
-}
-
 static int
 make_cred(const char *path, int alg, bool uv, struct registered *out)
 {
@@ -87,8 +77,8 @@ make_cred(const char *path, int alg, bool uv, struct registered *out)
 	const char *fmt;
 	int r, ok = 0;
 
-	fill_random(cdh, sizeof(cdh));
-	fill_random(out->user_id, sizeof(out->user_id));
+	passkeyd_fill_random(cdh, sizeof(cdh));
+	passkeyd_fill_random(out->user_id, sizeof(out->user_id));
 	out->alg = alg;
 	CHECK((dev = open_dev(path)) != NULL, "open");
 	CHECK(fido_dev_is_fido2(dev), "device does not report CTAPHID_CBOR capability");
@@ -158,7 +148,7 @@ get_assert_discoverable(const char *path, bool uv, const struct registered *cred
 	bool seen[8] = { false };
 	int r, ok = 0;
 
-	fill_random(cdh, sizeof(cdh));
+	passkeyd_fill_random(cdh, sizeof(cdh));
 	CHECK((dev = open_dev(path)) != NULL, "open");
 	CHECK((a = fido_assert_new()) != NULL, "fido_assert_new");
 	CHECK(fido_assert_set_rp(a, RP_ID) == FIDO_OK, "set_rp");

@@ -92,3 +92,13 @@ io_write(void *handle, const unsigned char *buf, size_t len)
 }
 
 const fido_dev_io_t passkeyd_socket_io = { io_open, io_close, io_read, io_write };
+
+void
+passkeyd_fill_random(unsigned char *p, size_t n)
+{
+	FILE *f = fopen("/dev/urandom", "rb");
+
+	if (f == NULL || fread(p, 1, n, f) != n)
+		abort();
+	fclose(f);
+}
