@@ -26,7 +26,8 @@ import Testing
     }
 
     @Test func initOnAnAllocatedChannelResynchronisesIt() async throws {
-        try await withDaemon { daemon in
+        // A generous message timeout: a loaded machine must not time the partial message out first.
+        try await withDaemon(timing: .init(messageTimeout: .seconds(30))) { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 // Start a long message, then INIT on the same channel: the partial message is dropped.

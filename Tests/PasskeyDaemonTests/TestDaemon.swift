@@ -14,12 +14,13 @@ struct TestDaemon {
     }
 
     static func start(
-        path: String = freshSocketPath(), presence: PresenceMode = .prompt, allowedPeerUID: uid_t = getuid()
+        path: String = freshSocketPath(), presence: PresenceMode = .prompt, allowedPeerUID: uid_t = getuid(),
+        timing: CTAPHIDServer.Timing = .init()
     ) async throws -> TestDaemon {
         let broker = PromptBroker()
         let handler = FakeHandler(presence: DaemonUserPresence(mode: presence, broker: broker))
         let server = try await CTAPHIDServer.start(
-            configuration: .init(socketPath: path, allowedPeerUID: allowedPeerUID), handler: handler, broker: broker)
+            configuration: .init(socketPath: path, timing: timing, allowedPeerUID: allowedPeerUID), handler: handler, broker: broker)
         return TestDaemon(server: server, handler: handler, broker: broker)
     }
 
@@ -31,9 +32,9 @@ struct TestDaemon {
 
 /// Runs `body` against a fresh daemon and stops it afterwards, even on failure.
 func withDaemon(
-    presence: PresenceMode = .prompt, _ body: (TestDaemon) async throws -> Void
+    presence: PresenceMode = .prompt, timing: CTAPHIDServer.Timing = .init(), _ body: (TestDaemon) async throws -> Void
 ) async throws {
-    let daemon = try await TestDaemon.start(presence: presence)
+    let daemon = try await TestDaemon.start(presence: presence, timing: timing)
     do {
         try await body(daemon)
     } catch {
