@@ -17,7 +17,7 @@ extension Authenticator {
         public var maxCredentialCountInList: Int = 64
         public var maxCredentialIDLength: Int = 128
         /// Algorithms in order of preference; getInfo lists them in this order (ES256 first).
-        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA]
+        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512]
         /// How long getNextAssertion state lives after the last assertion (CTAP 2.1 §6.3).
         public var assertionStateLifetime: Duration = .seconds(30)
         /// How long after power-up authenticatorReset is allowed (CTAP 2.1 §6.6).

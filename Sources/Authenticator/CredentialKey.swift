@@ -1,5 +1,6 @@
 import CTAP
 import Crypto
+import Foundation
 
 /// A credential private key of one of the supported algorithms.
 struct CredentialKey: Sendable {
@@ -8,14 +9,15 @@ struct CredentialKey: Sendable {
 
     /// Generates a fresh key; only signature algorithms are valid here.
     static func generate(_ algorithm: COSEAlgorithm) throws(CTAPStatus) -> CredentialKey {
+        let raw: [UInt8]
         switch algorithm {
-        case .es256:
-            return CredentialKey(algorithm: algorithm, rawRepresentation: Array(P256.Signing.PrivateKey().rawRepresentation))
-        case .edDSA:
-            return CredentialKey(algorithm: algorithm, rawRepresentation: Array(Curve25519.Signing.PrivateKey().rawRepresentation))
-        case .ecdhESHKDF256:
-            throw .unsupportedAlgorithm
+        case .es256: raw = Array(P256.Signing.PrivateKey().rawRepresentation)
+        case .es384: raw = Array(P384.Signing.PrivateKey().rawRepresentation)
+        case .es512: raw = Array(P521.Signing.PrivateKey().rawRepresentation)
+        case .edDSA: raw = Array(Curve25519.Signing.PrivateKey().rawRepresentation)
+        case .ecdhESHKDF256: throw .unsupportedAlgorithm
         }
+        return CredentialKey(algorithm: algorithm, rawRepresentation: raw)
     }
 
     init(algorithm: COSEAlgorithm, rawRepresentation: [UInt8]) {
@@ -27,8 +29,14 @@ struct CredentialKey: Sendable {
         do {
             switch algorithm {
             case .es256:
-                let raw = Array(try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
-                return .p256(x: Array(raw[0..<32]), y: Array(raw[32..<64]), algorithm: .es256)
+                let (x, y) = Self.coordinates(try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
+                return .p256(x: x, y: y, algorithm: .es256)
+            case .es384:
+                let (x, y) = Self.coordinates(try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
+                return .p384(x: x, y: y)
+            case .es512:
+                let (x, y) = Self.coordinates(try P521.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
+                return .p521(x: x, y: y)
             case .edDSA:
                 return .ed25519(x: Array(try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation))
             case .ecdhESHKDF256:
@@ -39,13 +47,17 @@ struct CredentialKey: Sendable {
         }
     }
 
-    /// Signs `message`: ES256 as a DER ECDSA signature over SHA-256 (WebAuthn L3 §6.5.5),
-    /// EdDSA as the raw 64-byte Ed25519 signature.
+    /// Signs `message` as WebAuthn L3 §6.5.5 says: the ECDSA algorithms as DER signatures over
+    /// SHA-256 / SHA-384 / SHA-512 of the message, EdDSA as the raw 64-byte Ed25519 signature.
     func sign(_ message: [UInt8]) throws(CTAPStatus) -> [UInt8] {
         do {
             switch algorithm {
             case .es256:
                 return Array(try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
+            case .es384:
+                return Array(try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
+            case .es512:
+                return Array(try P521.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
             case .edDSA:
                 return Array(try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message))
             case .ecdhESHKDF256:
@@ -54,5 +66,11 @@ struct CredentialKey: Sendable {
         } catch {
             throw .other
         }
+    }
+
+    /// The x and y halves of an uncompressed point without its prefix (swift-crypto's raw form).
+    private static func coordinates(_ raw: some DataProtocol) -> ([UInt8], [UInt8]) {
+        let bytes = Array(raw)
+        return (Array(bytes[..<(bytes.count / 2)]), Array(bytes[(bytes.count / 2)...]))
     }
 }

@@ -6,11 +6,15 @@ import Crypto
 /// data. An ID minted for another RP, by another device, or altered in transit
 /// fails authentication and is simply not ours.
 ///
-/// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ policy (1) ‖ key (32)] ‖ tag (16),
+/// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ policy (1) ‖ key] ‖ tag (16),
+/// the key being 32 bytes (ES256, EdDSA), 48 (ES384) or 66 (ES512);
 /// where policy is the credProtect level, with 0x80 set when hmac-secret is enabled.
 enum CredentialWrapping {
     static let version: UInt8 = 1
-    static let idLength = 1 + 12 + 34 + 16
+    /// The ID length for a 32-byte key (ES256, EdDSA).
+    static let idLength = idLength(keySize: 32)
+    static func idLength(keySize: Int) -> Int { 1 + 12 + 2 + keySize + 16 }
+    private static let keySizes: [UInt8: Int] = [1: 32, 2: 32, 3: 48, 4: 66]
 
     static let hmacSecretBit: UInt8 = 0x80
 
@@ -27,27 +31,28 @@ enum CredentialWrapping {
 
     /// The key inside `credentialID` if this device minted it for this RP, else nil.
     static func unwrap(_ credentialID: [UInt8], rpIDHash: [UInt8], wrappingKey: [UInt8]) -> (key: CredentialKey, credProtect: UInt8, hmacSecret: Bool)? {
-        guard credentialID.count == idLength, credentialID[0] == version else { return nil }
+        guard credentialID.first == version,
+              Set(keySizes.values.map { idLength(keySize: $0) }).contains(credentialID.count) else { return nil }
+        let tagStart = credentialID.count - 16
         guard let box = try? AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: credentialID[1..<13]),
-                ciphertext: credentialID[13..<47],
-                tag: credentialID[47..<63]),
+                ciphertext: credentialID[13..<tagStart],
+                tag: credentialID[tagStart...]),
               let plaintext = try? AES.GCM.open(box, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash),
-              let algorithm = algorithm(from: plaintext[plaintext.startIndex])
+              let algorithm = algorithm(from: plaintext[plaintext.startIndex]),
+              plaintext.count == 2 + (keySizes[plaintext[plaintext.startIndex]] ?? 0)
         else { return nil }
         let bytes = Array(plaintext)
         return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(bytes[2...])), bytes[1] & ~hmacSecretBit, bytes[1] & hmacSecretBit != 0)
     }
 
+    private static let algorithms: [UInt8: COSEAlgorithm] = [1: .es256, 2: .edDSA, 3: .es384, 4: .es512]
+
     private static func algorithmByte(_ algorithm: COSEAlgorithm) -> UInt8 {
-        algorithm == .edDSA ? 2 : 1
+        algorithms.first { $0.value == algorithm }?.key ?? 0
     }
 
     private static func algorithm(from byte: UInt8) -> COSEAlgorithm? {
-        switch byte {
-        case 1: return .es256
-        case 2: return .edDSA
-        default: return nil
-        }
+        algorithms[byte]
     }
 }

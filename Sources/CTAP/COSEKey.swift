@@ -8,12 +8,20 @@ public enum COSEAlgorithm: Int, Sendable, Hashable, Codable, CaseIterable {
     case edDSA = -8
     /// ECDH-ES + HKDF-256, the PIN/UV auth protocol key agreement (CTAP 2.1 §6.5.6).
     case ecdhESHKDF256 = -25
+    /// ECDSA with SHA-384 on P-384.
+    case es384 = -35
+    /// ECDSA with SHA-512 on P-521.
+    case es512 = -36
 }
 
-/// A public key in COSE_Key form (RFC 9052 §7, RFC 9053 §7).
+/// A public key in COSE_Key form (RFC 9052 §7, RFC 9053 §7 and §2.1 for the curves).
 public enum COSEKey: Sendable, Hashable {
     /// kty EC2 (2), crv P-256 (1), with the algorithm it is for.
     case p256(x: [UInt8], y: [UInt8], algorithm: COSEAlgorithm)
+    /// kty EC2, crv P-384 (2), alg ES384; coordinates of 48 bytes.
+    case p384(x: [UInt8], y: [UInt8])
+    /// kty EC2, crv P-521 (3), alg ES512; coordinates of 66 bytes.
+    case p521(x: [UInt8], y: [UInt8])
     /// kty OKP (1), crv Ed25519 (6), alg EdDSA.
     case ed25519(x: [UInt8])
 
@@ -28,6 +36,8 @@ public enum COSEKey: Sendable, Hashable {
     public var algorithm: COSEAlgorithm {
         switch self {
         case .p256(_, _, let algorithm): return algorithm
+        case .p384: return .es384
+        case .p521: return .es512
         case .ed25519: return .edDSA
         }
     }
@@ -36,6 +46,10 @@ public enum COSEKey: Sendable, Hashable {
         switch self {
         case .p256(let x, let y, let algorithm):
             return [Label.kty: 2, Label.alg: CBORValue(algorithm.rawValue), Label.crv: 1, Label.x: .byteString(x), Label.y: .byteString(y)]
+        case .p384(let x, let y):
+            return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es384.rawValue), Label.crv: 2, Label.x: .byteString(x), Label.y: .byteString(y)]
+        case .p521(let x, let y):
+            return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es512.rawValue), Label.crv: 3, Label.x: .byteString(x), Label.y: .byteString(y)]
         case .ed25519(let x):
             return [Label.kty: 1, Label.alg: CBORValue(COSEAlgorithm.edDSA.rawValue), Label.crv: 6, Label.x: .byteString(x)]
         }
@@ -58,6 +72,13 @@ public enum COSEKey: Sendable, Hashable {
             let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)) ?? .es256
             guard algorithm != .edDSA else { throw .unsupportedAlgorithm }
             self = .p256(x: x, y: y, algorithm: algorithm)
+        case (2, 2), (2, 3):
+            let y = try map.required(Label.y, CBORRead.bytes)
+            let size = crv == 2 ? 48 : 66
+            guard x.count == size, y.count == size else { throw .invalidParameter }
+            let expected: COSEAlgorithm = crv == 2 ? .es384 : .es512
+            guard alg == nil || alg == expected.rawValue else { throw .unsupportedAlgorithm }
+            self = crv == 2 ? .p384(x: x, y: y) : .p521(x: x, y: y)
         case (1, 6):
             guard x.count == 32 else { throw .invalidParameter }
             guard alg == nil || alg == COSEAlgorithm.edDSA.rawValue else { throw .unsupportedAlgorithm }

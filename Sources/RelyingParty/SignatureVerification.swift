@@ -3,7 +3,8 @@ import CTAP
 
 extension COSEKey {
     /// Verifies a WebAuthn signature (WebAuthn L3 §6.3.3, §6.5.6) over `data` = authData || clientDataHash:
-    /// ES256 is a DER ECDSA signature over SHA-256 with P-256; EdDSA is a raw Ed25519 signature.
+    /// ES256/ES384/ES512 are DER ECDSA signatures over SHA-256/384/512 with P-256/384/521;
+    /// EdDSA is a raw Ed25519 signature.
     func verifies(_ signature: [UInt8], over data: [UInt8]) throws(VerificationError) -> Bool {
         switch self {
         case .p256(let x, let y, let algorithm):
@@ -11,6 +12,14 @@ extension COSEKey {
                 throw .unusablePublicKey
             }
             guard let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }
+            return key.isValidSignature(ecdsa, for: data)
+        case .p384(let x, let y):
+            guard let key = try? P384.Signing.PublicKey(rawRepresentation: x + y) else { throw .unusablePublicKey }
+            guard let ecdsa = try? P384.Signing.ECDSASignature(derRepresentation: signature) else { return false }
+            return key.isValidSignature(ecdsa, for: data)
+        case .p521(let x, let y):
+            guard let key = try? P521.Signing.PublicKey(rawRepresentation: x + y) else { throw .unusablePublicKey }
+            guard let ecdsa = try? P521.Signing.ECDSASignature(derRepresentation: signature) else { return false }
             return key.isValidSignature(ecdsa, for: data)
         case .ed25519(let x):
             guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else { throw .unusablePublicKey }

@@ -10,6 +10,10 @@ extension COSEKey {
         case .p256(let x, let y, _):
             guard let key = try? P256.Signing.PublicKey(rawRepresentation: x + y) else { return nil }
             return Array(key.derRepresentation)
+        case .p384(let x, let y):
+            return (try? P384.Signing.PublicKey(rawRepresentation: x + y)).map { Array($0.derRepresentation) }
+        case .p521(let x, let y):
+            return (try? P521.Signing.PublicKey(rawRepresentation: x + y)).map { Array($0.derRepresentation) }
         case .ed25519(let x):
             // RFC 8410 §4: SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING { 0 unused bits, key } }.
             return [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00] + x

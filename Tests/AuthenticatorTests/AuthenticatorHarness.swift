@@ -105,6 +105,10 @@ func verify(signature: [UInt8], over message: [UInt8], with key: COSEKey) throws
     case .p256(let x, let y, _):
         let publicKey = try P256.Signing.PublicKey(rawRepresentation: x + y)
         return publicKey.isValidSignature(try P256.Signing.ECDSASignature(derRepresentation: signature), for: message)
+    case .p384(let x, let y):
+        return try P384.Signing.PublicKey(rawRepresentation: x + y).isValidSignature(try P384.Signing.ECDSASignature(derRepresentation: signature), for: message)
+    case .p521(let x, let y):
+        return try P521.Signing.PublicKey(rawRepresentation: x + y).isValidSignature(try P521.Signing.ECDSASignature(derRepresentation: signature), for: message)
     case .ed25519(let x):
         return try Curve25519.Signing.PublicKey(rawRepresentation: x).isValidSignature(signature, for: message)
     }

@@ -16,7 +16,7 @@ import Testing
         return out
     }
 
-    @Test(arguments: [-7, -8])
+    @Test(arguments: [-7, -8, -35, -36])
     func discoverableAssertionsWalkEveryAccountNewestFirst(algorithm: Int) async throws {
         let h = Harness()
         let accounts = try await register(3, on: h, algorithm: algorithm)

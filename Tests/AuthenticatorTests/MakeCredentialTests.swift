@@ -5,7 +5,7 @@ import Testing
 @testable import Authenticator
 
 @Suite struct MakeCredentialTests {
-    @Test(arguments: [COSEAlgorithm.es256, .edDSA])
+    @Test(arguments: [COSEAlgorithm.es256, .edDSA, .es384, .es512])
     func packedSelfAttestationVerifiesWithTheAttestedKey(algorithm: COSEAlgorithm) async throws {
         let h = Harness()
         let response = try await h.makeCredential(Fixture.makeCredential(algs: [algorithm.rawValue]))
@@ -34,7 +34,7 @@ import Testing
 
     @Test func unsupportedAlgorithmsOnlyIsRefused() async throws {
         let h = Harness()
-        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(algs: [-257, -35]).cbor) == .unsupportedAlgorithm)
+        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(algs: [-257, -37]).cbor) == .unsupportedAlgorithm)
     }
 
     @Test func attestationNoneWhenThePlatformPrefersIt() async throws {
@@ -56,6 +56,18 @@ import Testing
         let secondID = try #require(try AuthenticatorData(bytes: second.attestation.authenticatorData).attestedCredentialData).credentialID
         #expect(stored.first?.id == secondID)
         #expect(firstID != secondID)
+    }
+
+    @Test(arguments: [COSEAlgorithm.es256, .edDSA, .es384, .es512])
+    func nonResidentCredentialsOfEveryAlgorithmSignThroughTheirID(algorithm: COSEAlgorithm) async throws {
+        let h = Harness()
+        let response = try await h.makeCredential(Fixture.makeCredential(algs: [algorithm.rawValue], rk: false))
+        let attested = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
+        let assertion = try await h.getAssertion(Fixture.getAssertion(allow: [attested.credentialID]))
+        #expect(try verify(signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash, with: attested.publicKey))
+        var truncated = attested.credentialID
+        truncated.removeLast()
+        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(allow: [truncated]).cbor) == .noCredentials)
     }
 
     @Test func nonResidentCredentialsStoreNothing() async throws {

@@ -61,6 +61,14 @@ import Testing
     @Test func coseKeysRoundTripAndRejectWhatTheyCannotBe() throws {
         let p256 = COSEKey.p256(x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .es256)
         #expect(try COSEKey(cbor: p256.cbor) == p256)
+        for key in [COSEKey.p384(x: [UInt8](repeating: 3, count: 48), y: [UInt8](repeating: 4, count: 48)),
+                    .p521(x: [UInt8](repeating: 5, count: 66), y: [UInt8](repeating: 6, count: 66))] {
+            #expect(try COSEKey(cbor: key.cbor) == key)
+        }
+        // RFC 9053 §7.1: crv 2 is P-384, 3 is P-521; a coordinate of the wrong size is not a point.
+        #expect(COSEKey.p384(x: [], y: []).cbor.mapValue?[-1] == 2 && COSEKey.p521(x: [], y: []).cbor.mapValue?[3] == -36)
+        let shortP384: CBORValue = [1: 2, 3: -35, -1: 2, -2: .byteString([UInt8](repeating: 0, count: 32)), -3: .byteString([UInt8](repeating: 0, count: 32))]
+        #expect(throws: CTAPStatus.invalidParameter) { try COSEKey(cbor: shortP384) }
         // RFC 9053 §7.1 labels: kty 1, alg 3, crv -1, x -2, y -3.
         #expect(p256.cbor.mapValue?[1] == 2 && p256.cbor.mapValue?[-1] == 1)
         let rsa: CBORValue = [1: 3, 3: -257, -1: .byteString([1]), -2: .byteString([1])]

@@ -2,7 +2,8 @@
 
 Options come from py_webauthn's generate_*_options, go through `passkeyctl webauthn`
 (PasskeyClient, the platform role) to the real daemon, and the responses go back to
-py_webauthn's verify_*_response: ES256 and EdDSA, modal, conditional and immediate.
+py_webauthn's verify_*_response: ES256, EdDSA and ES512 (py_webauthn 3.0.1 has no ES384),
+modal, conditional and immediate.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def register(daemon, name: str, alg: COSEAlgorithmIdentifier):
     assert done.returncode == 0, done.stderr.decode()
     verified = verify_registration_response(
         credential=done.stdout.decode(), expected_challenge=options.challenge, expected_rp_id=RP_ID,
-        expected_origin=ORIGIN, require_user_verification=True)
+        expected_origin=ORIGIN, require_user_verification=True, supported_pub_key_algs=[alg])
     assert verified.fmt == "none", "attestation none by default, as a browser conveys it"
     return verified
 
@@ -72,7 +73,8 @@ def authenticate(daemon, credential, *args: str, allow: bool = False, expected_u
     return verified
 
 
-@pytest.mark.parametrize("alg", [COSEAlgorithmIdentifier.ECDSA_SHA_256, COSEAlgorithmIdentifier.EDDSA], ids=["ES256", "EdDSA"])
+@pytest.mark.parametrize("alg", [COSEAlgorithmIdentifier.ECDSA_SHA_256, COSEAlgorithmIdentifier.EDDSA, COSEAlgorithmIdentifier.ECDSA_SHA_512],
+                         ids=["ES256", "EdDSA", "ES512"])
 @pytest.mark.parametrize("mediation", ["modal", "conditional", "immediate"])
 def test_py_webauthn_verifies_passkeyclient(daemon_factory, alg, mediation):
     daemon = daemon_factory("--presence", "auto", "--uv", "auto")

@@ -6,7 +6,7 @@ import WebAuthn
 @testable import PasskeyClient
 
 @Suite struct AuthenticationTests {
-    @Test(arguments: [COSEAlgorithm.es256, .edDSA])
+    @Test(arguments: [COSEAlgorithm.es256, .edDSA, .es384, .es512])
     func modalDiscoverableSignInWithOneAccountNeedsNoPicker(algorithm: COSEAlgorithm) async throws {
         let h = try ClientHarness()
         try await h.register("alice", algorithm: algorithm)

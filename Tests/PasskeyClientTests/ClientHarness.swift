@@ -15,7 +15,8 @@ struct ClientHarness {
     let authenticator: Authenticator
     let userAgent: ScriptedUserAgent
     let client: WebAuthnClient
-    let rp = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"])
+    let rp = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"],
+                          algorithms: [.es256, .edDSA, .es384, .es512])
     let registered = RegisteredCredentials()
 
     init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = .always(.verified),
