@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .executable(name: "passkeyd", targets: ["passkeyd"]),
         .executable(name: "passkeyctl", targets: ["passkeyctl"]),
+        .executable(name: "passkeydemo", targets: ["passkeydemo"]),
         .library(name: "PasskeyClient", targets: ["PasskeyClient"]),
         .library(name: "RelyingParty", targets: ["RelyingParty"]),
     ],
@@ -49,6 +50,10 @@ let package = Package(
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
         .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", "Keystore", "Authenticator", "CTAP", argumentParser, logging]),
         .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CBOR", "WebAuthn", argumentParser]),
+        // The six classic passkey sign-in scenarios, end to end against a verifying relying party.
+        .executableTarget(name: "passkeydemo", dependencies: [
+            "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", argumentParser, logging,
+        ]),
         // `make bench`: throughput and latency over the socket against in-process baselines.
         .executableTarget(name: "passkeybench", dependencies: [
             "PasskeyClient", "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CBOR", argumentParser, logging,

@@ -1,0 +1,65 @@
+import PasskeyClient
+import RelyingParty
+import WebAuthn
+
+/// A web site: its relying-party server, the credentials it has registered, and the
+/// one password account it knows.
+struct Site: Sendable {
+    let server: RelyingParty
+    let accounts = Accounts()
+
+    var origin: String { "https://\(server.id)" }
+
+    init(id: String, name: String) {
+        server = RelyingParty(id: id, name: name, origins: ["https://\(id)"])
+    }
+
+    /// What the server's database holds: registered passkeys by credential ID.
+    actor Accounts {
+        var byCredentialID: [[UInt8]: RegisteredCredential] = [:]
+        func add(_ credential: RegisteredCredential) { byCredentialID[credential.id] = credential }
+        func credential(_ id: [UInt8]) -> RegisteredCredential? { byCredentialID[id] }
+        func owners() -> Set<String> { Set(byCredentialID.values.map { String(decoding: $0.userHandle, as: UTF8.self) }) }
+    }
+
+    /// Registers `name` (user handle = the name's bytes) and has the server verify it.
+    @discardableResult
+    func register(_ name: String, with client: WebAuthnClient, excludeExisting: Bool = false) async throws -> RegisteredCredential {
+        let mine = await accounts.byCredentialID.values.filter { $0.userHandle == Array(name.utf8) }
+        let options = await server.registrationOptions(
+            user: PublicKeyCredentialUserEntityJSON(id: Array(name.utf8), name: name, displayName: name.capitalized),
+            excludeCredentials: excludeExisting ? mine.map(\.descriptor) : [])
+        let credential = try await server.finishRegistration(try await client.create(options))
+        await accounts.add(credential)
+        return credential
+    }
+
+    /// Makes sure these accounts have passkeys here, so any scenario can run on its own.
+    func ensureAccounts(_ names: [String], transport: any CTAPTransport) async throws {
+        let known = await accounts.owners()
+        let client = try WebAuthnClient(transport: transport, origin: origin, userAgent: ScriptedUserAgent())
+        for name in names where !known.contains(name) {
+            try await register(name, with: client)
+        }
+    }
+
+    /// Runs a sign-in and has the server verify the assertion; returns who signed in.
+    func signIn(with client: WebAuthnClient, mediation: Mediation = .optional,
+                passwords: [PasswordCredential] = []) async throws -> String {
+        let options = await server.authenticationOptions()
+        guard case .passkey(let assertion) = try await client.get(options, mediation: mediation, passwords: passwords) else {
+            throw ScenarioFailure("expected a passkey, got a password")
+        }
+        let accounts = self.accounts
+        let verified = try await server.finishAuthentication(assertion, credential: { await accounts.credential($0) })
+        await accounts.add(verified.credential)
+        return String(decoding: verified.userHandle, as: UTF8.self)
+    }
+
+    /// The server's password check for its one password account.
+    func checkPassword(_ password: PasswordCredential) throws {
+        guard password.user == "carol@shop.passkeyd.test", password.password == "correct horse battery staple" else {
+            throw ScenarioFailure("the server rejected the password")
+        }
+    }
+}
