@@ -12,8 +12,7 @@ struct PINCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "set", abstract: "Set the PIN on an authenticator that has none.")
 
         @OptionGroup var global: GlobalOptions
-        @Option(name: .customLong("new-pin-file"), help: "Read the new PIN from this file; else $PASSKEYCTL_NEW_PIN, else a prompt (twice).")
-        var newPINFile: String?
+        @OptionGroup var newPIN: NewPINSource
 
         func run() async throws {
             let connection = global.connect()
@@ -22,7 +21,7 @@ struct PINCommand: AsyncParsableCommand {
                 throw Failure.refused("A PIN is already set; change it with `passkeyctl pin change`.")
             }
             let clientPIN = try connection.clientPIN(info)
-            let pin = try PINEntry.new(file: newPINFile)
+            let pin = try newPIN.read()
             try PINPolicy.check(pin, info: info)
             try await connection.token(clientPIN) { () async throws(CTAP2Error) in try await clientPIN.setPIN(pin) }
             Report.done(json: global.json, "PIN set.")
@@ -33,8 +32,7 @@ struct PINCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "change", abstract: "Change the PIN (asks for the current one).")
 
         @OptionGroup var global: GlobalOptions
-        @Option(name: .customLong("new-pin-file"), help: "Read the new PIN from this file; else $PASSKEYCTL_NEW_PIN, else a prompt (twice).")
-        var newPINFile: String?
+        @OptionGroup var newPIN: NewPINSource
 
         func run() async throws {
             let connection = global.connect()
@@ -44,7 +42,7 @@ struct PINCommand: AsyncParsableCommand {
             }
             let clientPIN = try connection.clientPIN(info)
             let current = try PINEntry.current(file: global.pinFile)
-            let new = try PINEntry.new(file: newPINFile)
+            let new = try newPIN.read()
             try PINPolicy.check(new, info: info)
             try await connection.token(clientPIN) { () async throws(CTAP2Error) in try await clientPIN.changePIN(from: current, to: new) }
             Report.done(json: global.json, "PIN changed.")
@@ -66,5 +64,15 @@ struct PINCommand: AsyncParsableCommand {
                 print(Output.table(["", ""], state.rows(minLength: info.minPINLength)).split(separator: "\n").dropFirst().joined(separator: "\n"))
             }
         }
+    }
+}
+
+/// Where `pin set` and `pin change` take the new PIN from.
+struct NewPINSource: ParsableArguments {
+    @Option(name: .customLong("new-pin-file"), help: "Read the new PIN from this file; else $PASSKEYCTL_NEW_PIN, else a prompt (twice).")
+    var file: String?
+
+    func read() throws -> String {
+        try PINEntry.new(file: file)
     }
 }
