@@ -16,11 +16,7 @@ extension Authenticator {
     func getAssertion(_ request: GetAssertionRequest) async throws(CTAPStatus) -> GetAssertionResponse {
         let purpose = UserActionRequest(purpose: .getAssertion, rpID: request.rpID)
         // Steps 1–2: pinUvAuthParam probe and protocol check.
-        var tokenProtocol: PINUVAuthProtocolVersion?
-        if let param = request.pinUvAuthParam {
-            if param.isEmpty { try await answerPinUvAuthProbe(purpose) }
-            tokenProtocol = try checkPinUvAuthProtocol(request.pinUvAuthProtocol)
-        }
+        let tokenProtocol = try await pinUvAuthProtocol(for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
         // Step 5: options. `rk` has no meaning here; `up` defaults to true. A pinUvAuthParam
         // takes precedence over `uv`, which otherwise needs a built-in method.
         if request.options.rk != nil { throw .unsupportedOption }
@@ -29,20 +25,13 @@ extension Authenticator {
         let wantsPresence = request.options.up ?? true
         let hmacSecret = try HMACSecretInput(request.extensions)
 
-        // Step 6.1: the token, its ga permission and its RP ID. Step 7: built-in user
-        // verification, which also establishes presence.
-        var userVerified = false
-        var userPresent = false
-        if let tokenProtocol, let param = request.pinUvAuthParam {
-            try verifyPinUvAuthParam(param, protocol: tokenProtocol, clientDataHash: request.clientDataHash,
-                                     permission: .ga, rpID: request.rpID)
-            userVerified = true
-            userPresent = wantsPresence && tokenUserPresent()
-        } else if requestsUV {
-            try await performBuiltInUV(purpose)
-            userVerified = true
-            userPresent = wantsPresence
-        }
+        // Step 6.1: the token with its ga permission and RP ID; step 7: the built-in method,
+        // which also establishes presence.
+        let (userVerified, present) = try await verifyUser(
+            pinUvAuthParam: request.pinUvAuthParam, protocol: tokenProtocol, requestsUV: requestsUV,
+            clientDataHash: request.clientDataHash, permission: .ga, rpID: request.rpID, purpose: purpose,
+            wantsPresence: wantsPresence)
+        var userPresent = present
 
         // Steps 8–9: the applicable credentials, newest first when discovering.
         let rpIDHash = Self.sha256(Array(request.rpID.utf8))
@@ -86,10 +75,7 @@ extension Authenticator {
         let source = pending.remaining.removeFirst()
         pending.lastAssertionAt = configuration.now()
         pendingAssertions = pending.remaining.isEmpty ? nil : pending
-        let candidate = AssertionCandidate(
-            id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
-            resident: source, credProtect: source.credProtect, hmacSecret: source.hmacSecret == true)
-        return try await sign(candidate, rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash, flags: pending.flags,
+        return try await sign(Self.candidate(for: source), rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash, flags: pending.flags,
                               hmacSecret: pending.hmacSecret, numberOfCredentials: nil)
     }
 
@@ -145,11 +131,11 @@ extension Authenticator {
     }
 
     /// Resident credentials count on their own; non-resident ones share the device counter.
+    /// The record was read by this transaction (getAssertion) or by the getAssertion whose
+    /// state getNextAssertion walks, and no other command ran between, so its count is current.
     private func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
         if let resident = candidate.resident {
-            let current: UInt32
-            do { current = try await store.credential(id: resident.id)?.signCount ?? resident.signCount } catch { throw storeFailure(error) }
-            let next = current &+ 1
+            let next = resident.signCount &+ 1
             do { try await store.updateSignCount(credentialID: resident.id, to: next) } catch { throw storeFailure(error) }
             return next
         }

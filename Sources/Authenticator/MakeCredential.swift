@@ -7,11 +7,7 @@ extension Authenticator {
     func makeCredential(_ request: MakeCredentialRequest) async throws(CTAPStatus) -> MakeCredentialResponse {
         let purpose = UserActionRequest(purpose: .makeCredential, rpID: request.rp.id)
         // Steps 1–2: pinUvAuthParam probe and protocol check.
-        var tokenProtocol: PINUVAuthProtocolVersion?
-        if let param = request.pinUvAuthParam {
-            if param.isEmpty { try await answerPinUvAuthProbe(purpose) }
-            tokenProtocol = try checkPinUvAuthProtocol(request.pinUvAuthProtocol)
-        }
+        let tokenProtocol = try await pinUvAuthProtocol(for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
         // Step 3: every element is validated by parsing; the first supported algorithm wins.
         guard let algorithm = request.pubKeyCredParams.lazy
             .filter({ $0.type == "public-key" })
@@ -31,20 +27,12 @@ extension Authenticator {
         if try await isProtectedByUV(), !requestsUV, tokenProtocol == nil, residentKey {
             throw .puatRequired
         }
-        var userVerified = false
-        var userPresent = false
-        if let tokenProtocol, let param = request.pinUvAuthParam {
-            // Step 11.1: the token, its mc permission and its RP ID.
-            try verifyPinUvAuthParam(param, protocol: tokenProtocol, clientDataHash: request.clientDataHash,
-                                     permission: .mc, rpID: request.rp.id)
-            userVerified = true
-            // Step 14.1: presence the token already carries (getUserPresentFlagValue()).
-            userPresent = tokenUserPresent()
-        } else if requestsUV {
-            try await performBuiltInUV(purpose)
-            userVerified = true
-            userPresent = true
-        }
+        // Step 11.1: the token with its mc permission and RP ID, else the built-in method;
+        // step 14.1: the presence either already carries.
+        let (userVerified, present) = try await verifyUser(
+            pinUvAuthParam: request.pinUvAuthParam, protocol: tokenProtocol, requestsUV: requestsUV,
+            clientDataHash: request.clientDataHash, permission: .mc, rpID: request.rp.id, purpose: purpose, wantsPresence: true)
+        var userPresent = present
 
         let rpIDHash = Self.sha256(Array(request.rp.id.utf8))
         let state = try await deviceState()

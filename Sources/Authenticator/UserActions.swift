@@ -53,11 +53,31 @@ extension Authenticator {
         throw try await deviceState().pinHash == nil ? .pinNotSet : .pinInvalid
     }
 
-    /// pinUvAuthParam's companion parameter (CTAP 2.1 §6.1.2 step 2, §6.2.2 step 2):
-    /// the protocol must be named (`CTAP2_ERR_MISSING_PARAMETER`) and supported
-    /// (`CTAP1_ERR_INVALID_PARAMETER`).
-    func checkPinUvAuthProtocol(_ protocolVersion: Int?) throws(CTAPStatus) -> PINUVAuthProtocolVersion {
-        try Self.pinUvAuthProtocol(protocolVersion)
+    /// Steps 1–2 of makeCredential and getAssertion (CTAP 2.1 §6.1.2, §6.2.2): a zero-length
+    /// pinUvAuthParam is a probe answered after presence; otherwise its protocol must be named
+    /// (`CTAP2_ERR_MISSING_PARAMETER`) and supported (`CTAP1_ERR_INVALID_PARAMETER`).
+    func pinUvAuthProtocol(for param: [UInt8]?, _ number: Int?, probe: UserActionRequest) async throws(CTAPStatus) -> PINUVAuthProtocolVersion? {
+        guard let param else { return nil }
+        if param.isEmpty { try await answerPinUvAuthProbe(probe) }
+        return try Self.pinUvAuthProtocol(number)
+    }
+
+    /// User verification for makeCredential (§6.1.2 step 11) and getAssertion (§6.2.2 steps 6–7):
+    /// by the pinUvAuthToken when a pinUvAuthParam came, else by the built-in method when
+    /// `uv` asked for it. Returns whether the user was verified and whether presence is
+    /// already established (the token's flag, or the built-in method's touch).
+    func verifyUser(pinUvAuthParam param: [UInt8]?, protocol version: PINUVAuthProtocolVersion?, requestsUV: Bool,
+                    clientDataHash: [UInt8], permission: PinUvAuthTokenPermissions, rpID: String,
+                    purpose: UserActionRequest, wantsPresence: Bool) async throws(CTAPStatus) -> (verified: Bool, present: Bool) {
+        if let version, let param {
+            try verifyPinUvAuthParam(param, protocol: version, clientDataHash: clientDataHash, permission: permission, rpID: rpID)
+            return (true, wantsPresence && tokenUserPresent())
+        }
+        if requestsUV {
+            try await performBuiltInUV(purpose)
+            return (true, wantsPresence)
+        }
+        return (false, false)
     }
 
     /// Authorises a makeCredential or getAssertion with the pinUvAuthToken
