@@ -45,10 +45,19 @@ struct Ceremony: Sendable {
         try await client.call(rpID, body)
     }
 
+    /// A session on the authenticator and what it can do: where every mode starts.
+    private func start() async throws(WebAuthnError) -> (CTAP2Session, GetInfoResponse) {
+        let session = client.makeSession()
+        return (session, try await call { () async throws(CTAP2Error) in try await session.getInfo() })
+    }
+
     /// A modal request: the person touches, then picks when there is a choice to make.
     func modal() async throws(WebAuthnError) -> GetResult {
-        let session = client.makeSession()
-        let info = try await call { () async throws(CTAP2Error) in try await session.getInfo() }
+        let (session, info) = try await start()
+        return try await modal(session: session, info: info)
+    }
+
+    private func modal(session: CTAP2Session, info: GetInfoResponse) async throws(WebAuthnError) -> GetResult {
         if !passwords.isEmpty {
             // Passkey or password: one picker with both, then the chosen passkey signs.
             let accounts = try await discoverSilently(session: session, info: info, withNames: true)
@@ -80,8 +89,7 @@ struct Ceremony: Sendable {
 
     /// Conditional mediation: silent discovery feeds the suggestion bar; a pick completes it.
     func conditional() async throws(WebAuthnError) -> GetResult {
-        let session = client.makeSession()
-        let info = try await call { () async throws(CTAP2Error) in try await session.getInfo() }
+        let (session, info) = try await start()
         let accounts = try await discoverSilently(session: session, info: info, withNames: true)
         client.loggers.authentication.debug("conditional suggestions ready", metadata: ["rp": "\(rpID)", "count": "\(accounts.count + passwords.count)"])
         let choices = accounts.map(CredentialChoice.passkey) + passwords.map(CredentialChoice.password)
@@ -93,13 +101,12 @@ struct Ceremony: Sendable {
 
     /// Immediate mediation: nothing available locally fails at once, without any UI.
     func immediate() async throws(WebAuthnError) -> GetResult {
-        let session = client.makeSession()
-        let info = try await call { () async throws(CTAP2Error) in try await session.getInfo() }
+        let (session, info) = try await start()
         let accounts = try await discoverSilently(session: session, info: info, withNames: false)
         guard !accounts.isEmpty || !passwords.isEmpty else {
             throw .notAllowed("No passkey for \(rpID) is available on this device.", cause: .ctap(.noCredentials))
         }
-        return try await modal()
+        return try await modal(session: session, info: info)
     }
 
     /// The accounts an RP has here, found without user presence. Nothing signed in
