@@ -32,7 +32,7 @@ struct Connection: Sendable {
 
     /// One of passkeyd's vendor commands (docs/vendor-commands.md).
     func vendor(_ command: VendorCommand, payload: [UInt8] = []) async throws(Failure) -> [UInt8] {
-        do { return try await transport.vendor(command.rawValue, payload: payload) } catch {
+        do { return try await transport.vendor(command, payload: payload) } catch {
             throw Failure(error, socket: socket)
         }
     }

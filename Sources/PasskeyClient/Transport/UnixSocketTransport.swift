@@ -35,12 +35,12 @@ public actor UnixSocketTransport: CTAPTransport {
     }
 
     public func replug() async throws(TransportError) {
-        _ = try await vendor(0x51, payload: [])
+        _ = try await vendor(.replug, payload: [])
     }
 
     /// Sends one of passkeyd's vendor commands (docs/vendor-commands.md) and returns its reply payload.
-    public func vendor(_ command: UInt8, payload: [UInt8]) async throws(TransportError) -> [UInt8] {
-        try await transact(command: CTAPHIDCommand(rawValue: command), payload: payload, keepalive: { _ in })
+    public func vendor(_ command: VendorCommand, payload: [UInt8]) async throws(TransportError) -> [UInt8] {
+        try await transact(command: command.command, payload: payload, keepalive: { _ in })
     }
 
     /// Closes the connection; the next request opens a new one.

@@ -1,7 +1,6 @@
-import CTAP
-
 /// passkeyd's vendor CTAPHID commands (CTAP 2.1 §11.2.9.3 reserves 0x40–0x7F).
-/// Answered at once, even during a transaction. See docs/vendor-commands.md.
+/// Answered at once, even during a transaction. The daemon and its clients share these
+/// codes; docs/vendor-commands.md describes them.
 public enum VendorCommand: UInt8, Sendable, CaseIterable {
     /// Payload 1 byte (1 approve, 0 deny); answers the pending presence or UV prompt.
     /// Reply 1 byte: 1 if a prompt was pending, 0 otherwise.
