@@ -115,16 +115,17 @@ import WebAuthn
 
     @Test func ambiguousPrefixListsTheMatchesAndDeletesNothing() async throws {
         try await withDaemon { daemon in
-            // Random 32-byte IDs: register until two share their first base64url character
-            // (40 IDs leave about one chance in 10^5 of no pair).
+            // Random 32-byte IDs: register until two share their first base64url character and a
+            // third starts differently (60 IDs leave about one chance in 10^7 of falling short).
             var byFirst: [Character: String] = [:]
             var pair: (String, String)?
-            var count = 0
-            while pair == nil, count < 40 {
-                let id = Base64URL.encode(try await daemon.register(rp: "example.com", user: "user\(count)"))
-                count += 1
-                if let earlier = byFirst[id.first!] { pair = (earlier, id) } else { byFirst[id.first!] = id }
+            var all: [String] = []
+            while pair == nil || byFirst.count < 2, all.count < 60 {
+                let id = Base64URL.encode(try await daemon.register(rp: "example.com", user: "user\(all.count)"))
+                all.append(id)
+                if let earlier = byFirst[id.first!] { pair = pair ?? (earlier, id) } else { byFirst[id.first!] = id }
             }
+            let count = all.count
             let (first, second) = try #require(pair)
             #expect(try daemon.ctl(["pin", "set"], newPIN: Self.pin).status == 0)
             let shared = commonPrefix(first, second)
@@ -133,7 +134,8 @@ import WebAuthn
             let error = try #require(try run.json["error"] as? [String: Any])
             #expect(error["kind"] as? String == "ambiguous")
             let matches = try #require(error["matches"] as? [String])
-            #expect(matches.count == 2)
+            let sharing = all.filter { $0.hasPrefix(shared) }
+            #expect(sharing.count >= 2 && matches.count == sharing.count)
             #expect(matches.contains { $0.hasPrefix(first) } && matches.contains { $0.hasPrefix(second) })
             #expect(try daemon.listed(pin: Self.pin).count == count)
 
@@ -144,8 +146,10 @@ import WebAuthn
             #expect(mixed.stderr.contains(first) && mixed.stderr.contains(second))
             #expect(try daemon.listed(pin: Self.pin).count == count)
 
-            // One more character settles it ("--" because a base64url ID may begin with "-").
-            let longer = String(second.prefix(shared.count + 1))
+            // A longer prefix settles it ("--" because a base64url ID may begin with "-").
+            let others = all.filter { $0 != second }
+            let longer = try #require((shared.count + 1...second.count).lazy.map { String(second.prefix($0)) }
+                .first { prefix in !others.contains { $0.hasPrefix(prefix) } })
             #expect(try daemon.ctl(["delete", "--yes", "--", longer], pin: Self.pin).status == 0)
             let left = try daemon.listed(pin: Self.pin).compactMap { $0["credentialId"] as? String }
             #expect(left.count == count - 1 && !left.contains(second) && left.contains(first))
