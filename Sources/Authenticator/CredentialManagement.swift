@@ -4,28 +4,16 @@ extension Authenticator {
     /// authenticatorCredentialManagement (CTAP 2.1 §6.8), also answered under the
     /// CTAP 2.1-PRE command 0x41.
     func credentialManagement(_ request: CredentialManagementRequest) async throws(CTAPStatus) -> CredentialManagementResponse? {
-        // An enumeration continues only through its own GetNext subcommand.
-        let continues: Bool
-        switch (request.subCommand, credentialEnumeration) {
-        case (.enumerateRPsGetNextRP, .rps?), (.enumerateCredentialsGetNextCredential, .credentials?): continues = true
-        default: continues = false
-        }
-        if !continues { credentialEnumeration = nil }
-
-        // §6.8.1 steps 1–4 for every subcommand that begins something: pinUvAuthParam
-        // (`CTAP2_ERR_PUAT_REQUIRED` when absent) over subCommand || subCommandParams,
-        // with the cm permission.
+        // An enumeration continues only through GetNext; every other subcommand begins
+        // something (and is authenticated), which ends it.
         var token: PinUvAuthToken?
         if request.subCommand.isAuthenticated {
+            credentialEnumeration = nil
+            // §6.8.1 steps 1–4: pinUvAuthParam (`CTAP2_ERR_PUAT_REQUIRED` when absent) over
+            // subCommand || subCommandParams, with the cm permission.
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
-            let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
-            var inUse = try tokenInUse()
-            guard inUse.authProtocol == version else { throw .pinAuthInvalid }
-            try version.implementation.verify(key: inUse.key, message: request.authenticatedMessage, signature: param)
-            guard inUse.permissions.contains(.cm) else { throw .pinAuthInvalid }
-            inUse.markUsed()
-            pinUV.token = inUse
-            token = inUse
+            token = try authorize(param, protocol: try Self.pinUvAuthProtocol(request.pinUvAuthProtocol),
+                                  message: request.authenticatedMessage, permission: .cm)
         }
 
         switch request.subCommand {
@@ -36,12 +24,12 @@ extension Authenticator {
             try Self.requireUnbound(token)
             return try await enumerateRPsBegin()
         case .enumerateRPsGetNextRP:
-            return try enumerateRPsGetNext()
+            return try nextEnumerated(.relyingParties)
         case .enumerateCredentialsBegin:
             guard let rpIDHash = request.subCommandParams?.rpIDHash else { throw .missingParameter }
             return try await enumerateCredentialsBegin(rpIDHash: rpIDHash, token: token)
         case .enumerateCredentialsGetNextCredential:
-            return try enumerateCredentialsGetNext()
+            return try nextEnumerated(.credentials)
         case .deleteCredential:
             guard let id = request.subCommandParams?.credentialID?.id else { throw .missingParameter }
             let source = try await storedCredential(id, token: token)
@@ -53,9 +41,13 @@ extension Authenticator {
                 throw .missingParameter
             }
             let source = try await storedCredential(id, token: token)
-            // §6.8.7: the user handle is the credential's identity and cannot change.
+            // §6.8.7: the user handle is the credential's identity and cannot change; a name
+            // or display name that is absent or empty is removed.
             guard user.id == source.user.id else { throw .invalidParameter }
-            do { try await store.updateUser(credentialID: source.id, to: user) } catch { throw storeFailure(error) }
+            var updated = user
+            updated.name = user.name.flatMap { $0.isEmpty ? nil : $0 }
+            updated.displayName = user.displayName.flatMap { $0.isEmpty ? nil : $0 }
+            do { try await store.updateUser(credentialID: source.id, to: updated) } catch { throw storeFailure(error) }
             logger.info("credential user information updated through credential management")
             return nil
         }
@@ -81,60 +73,63 @@ extension Authenticator {
             maxPossibleRemainingResidentCredentialsCount: max(0, store.capacity - stored))
     }
 
-    /// Every stored credential; `allCredentials()` is newest first.
-    private func allResidentCredentials() async throws(CTAPStatus) -> [CredentialSource] {
-        do { return try await store.allCredentials() } catch { throw storeFailure(error) }
-    }
-
     /// enumerateRPsBegin (§6.8.3): RPs in RP ID order, each with the entity of its newest credential.
     private func enumerateRPsBegin() async throws(CTAPStatus) -> CredentialManagementResponse {
+        let all: [CredentialSource]
+        do { all = try await store.allCredentials() } catch { throw storeFailure(error) }
         var newestByRP: [String: PublicKeyCredentialRpEntity] = [:]
-        for source in try await allResidentCredentials() where newestByRP[source.rp.id] == nil {
+        for source in all where newestByRP[source.rp.id] == nil {
             newestByRP[source.rp.id] = source.rp
         }
-        let rps = newestByRP.keys.sorted().compactMap { newestByRP[$0] }
-        guard let first = rps.first else { throw .noCredentials }
-        if rps.count > 1 {
-            credentialEnumeration = .rps(remaining: Array(rps.dropFirst()), lastAnswerAt: configuration.now())
+        let answers = newestByRP.keys.sorted().compactMap { newestByRP[$0] }.map { rp in
+            CredentialManagementResponse(rp: rp, rpIDHash: Self.sha256(Array(rp.id.utf8)))
         }
-        return CredentialManagementResponse(rp: first, rpIDHash: Self.sha256(Array(first.id.utf8)), totalRPs: rps.count)
+        return try beginEnumeration(.relyingParties, answers) { $0.totalRPs = answers.count }
     }
 
-    /// enumerateRPsGetNextRP (§6.8.3): `CTAP2_ERR_NOT_ALLOWED` once there is nothing to continue.
-    private func enumerateRPsGetNext() throws(CTAPStatus) -> CredentialManagementResponse {
-        guard case .rps(var remaining, let at)? = credentialEnumeration, !remaining.isEmpty,
-              configuration.now() - at <= configuration.enumerationStateLifetime else {
-            credentialEnumeration = nil
-            throw .notAllowed
-        }
-        let rp = remaining.removeFirst()
-        credentialEnumeration = remaining.isEmpty ? nil : .rps(remaining: remaining, lastAnswerAt: configuration.now())
-        return CredentialManagementResponse(rp: rp, rpIDHash: Self.sha256(Array(rp.id.utf8)))
-    }
-
-    /// enumerateCredentialsBegin (§6.8.4): the RP's credentials, newest first.
+    /// enumerateCredentialsBegin (§6.8.4): the RP's credentials, newest first. A token bound
+    /// to an RP is checked before anything is read, and its RP is found by the store's index.
     private func enumerateCredentialsBegin(rpIDHash: [UInt8], token: PinUvAuthToken?) async throws(CTAPStatus) -> CredentialManagementResponse {
-        let credentials = try await allResidentCredentials().filter { Self.sha256(Array($0.rp.id.utf8)) == rpIDHash }
-        if let bound = token?.rpID, Self.sha256(Array(bound.utf8)) != rpIDHash { throw .pinAuthInvalid }
-        guard let first = credentials.first else { throw .noCredentials }
-        if credentials.count > 1 {
-            credentialEnumeration = .credentials(remaining: Array(credentials.dropFirst()), lastAnswerAt: configuration.now())
+        let credentials: [CredentialSource]
+        do {
+            if let bound = token?.rpID {
+                guard Self.sha256(Array(bound.utf8)) == rpIDHash else { throw CTAPStatus.pinAuthInvalid }
+                credentials = try await store.credentials(rpID: bound)
+            } else {
+                credentials = try await store.allCredentials().filter { Self.sha256(Array($0.rp.id.utf8)) == rpIDHash }
+            }
+        } catch let status as CTAPStatus {
+            throw status
+        } catch {
+            throw storeFailure(error)
         }
-        var response = try Self.describe(first)
-        response.totalCredentials = credentials.count
-        return response
+        let answers = try credentials.map(Self.describe)
+        return try beginEnumeration(.credentials, answers) { $0.totalCredentials = answers.count }
     }
 
-    /// enumerateCredentialsGetNextCredential (§6.8.5).
-    private func enumerateCredentialsGetNext() throws(CTAPStatus) -> CredentialManagementResponse {
-        guard case .credentials(var remaining, let at)? = credentialEnumeration, !remaining.isEmpty,
-              configuration.now() - at <= configuration.enumerationStateLifetime else {
+    /// Answers the first item, totals included, and keeps the rest for GetNext.
+    private func beginEnumeration(_ kind: CredentialEnumeration.Kind, _ answers: [CredentialManagementResponse],
+                                  total: (inout CredentialManagementResponse) -> Void) throws(CTAPStatus) -> CredentialManagementResponse {
+        guard var first = answers.first else { throw .noCredentials }
+        total(&first)
+        if answers.count > 1 {
+            credentialEnumeration = CredentialEnumeration(kind: kind, remaining: Array(answers.dropFirst()), lastAnswerAt: configuration.now())
+        }
+        return first
+    }
+
+    /// enumerateRPsGetNextRP (§6.8.3), enumerateCredentialsGetNextCredential (§6.8.5):
+    /// `CTAP2_ERR_NOT_ALLOWED` once there is nothing of that kind to continue.
+    private func nextEnumerated(_ kind: CredentialEnumeration.Kind) throws(CTAPStatus) -> CredentialManagementResponse {
+        guard var enumeration = credentialEnumeration, enumeration.kind == kind,
+              configuration.now() - enumeration.lastAnswerAt <= configuration.enumerationStateLifetime else {
             credentialEnumeration = nil
             throw .notAllowed
         }
-        let source = remaining.removeFirst()
-        credentialEnumeration = remaining.isEmpty ? nil : .credentials(remaining: remaining, lastAnswerAt: configuration.now())
-        return try Self.describe(source)
+        let next = enumeration.remaining.removeFirst()
+        enumeration.lastAnswerAt = configuration.now()
+        credentialEnumeration = enumeration.remaining.isEmpty ? nil : enumeration
+        return next
     }
 
     /// One credential as the enumeration reports it: user, credential ID, public key, credProtect.

@@ -87,15 +87,25 @@ extension Authenticator {
     /// with no permissions RP ID is bound to this one by its first use.
     func verifyPinUvAuthParam(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, clientDataHash: [UInt8],
                               permission: PinUvAuthTokenPermissions, rpID: String) throws(CTAPStatus) {
-        var token = try tokenInUse()
-        guard token.authProtocol == version else { throw .pinAuthInvalid }
-        try version.implementation.verify(key: token.key, message: clientDataHash, signature: param)
-        guard token.permissions.contains(permission) else { throw .pinAuthInvalid }
+        let token = try authorize(param, protocol: version, message: clientDataHash, permission: permission)
         if let bound = token.rpID, bound != rpID { throw .pinAuthInvalid }
         guard token.userVerifiedFlagValue else { throw .pinAuthInvalid }
-        if token.rpID == nil { token.rpID = rpID }
+        if token.rpID == nil { pinUV.token?.rpID = rpID }
+    }
+
+    /// The checks every use of the pinUvAuthToken starts with (CTAP 2.1 §6.1.2 step 11.1,
+    /// §6.2.2 step 6.1, §6.8.1): a token in use, of this protocol, whose MAC over `message`
+    /// verifies and which holds `permission`; it is then marked used. Every failure is
+    /// `CTAP2_ERR_PIN_AUTH_INVALID`.
+    func authorize(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, message: [UInt8],
+                   permission: PinUvAuthTokenPermissions) throws(CTAPStatus) -> PinUvAuthToken {
+        var token = try tokenInUse()
+        guard token.authProtocol == version else { throw .pinAuthInvalid }
+        try version.implementation.verify(key: token.key, message: message, signature: param)
+        guard token.permissions.contains(permission) else { throw .pinAuthInvalid }
         token.markUsed()
         pinUV.token = token
+        return token
     }
 
     /// The pinUvAuthToken if one is in use; the usage timer observer retires an expired

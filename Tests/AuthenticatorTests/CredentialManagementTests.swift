@@ -116,6 +116,11 @@ import Testing
         let update = CredentialManagementParameters(credentialID: id, user: renamed)
         #expect(try await Self.send(h, platform.credentialManagement(.updateUserInformation, update, token: token)).0 == .success)
         #expect(await h.store.credential(id: id.id)?.user == renamed)
+        // §6.8.7: an empty name or display name is removed, not stored empty.
+        let emptied = PublicKeyCredentialUserEntity(id: renamed.id, name: "", displayName: "")
+        #expect(try await Self.send(h, platform.credentialManagement(.updateUserInformation,
+            CredentialManagementParameters(credentialID: id, user: emptied), token: token)).0 == .success)
+        #expect(await h.store.credential(id: id.id)?.user == PublicKeyCredentialUserEntity(id: renamed.id))
         let stranger = CredentialManagementParameters(credentialID: id, user: PublicKeyCredentialUserEntity(id: [9, 9], name: "x"))
         #expect(try await Self.send(h, platform.credentialManagement(.updateUserInformation, stranger, token: token)).0 == .invalidParameter)
         let missingUser = CredentialManagementParameters(credentialID: id)
@@ -136,15 +141,19 @@ import Testing
         for (subCommand, params) in cases {
             #expect(try await Self.send(h, CredentialManagementRequest(subCommand: subCommand, subCommandParams: params)).0 == .puatRequired)
             #expect(try await Self.send(h, platform.credentialManagement(subCommand, params, token: noCM)).0 == .pinAuthInvalid)
-            var wrongMAC = platform.credentialManagement(subCommand, params, token: noCM)
-            wrongMAC.pinUvAuthParam?[0] ^= 1
-            #expect(try await Self.send(h, wrongMAC).0 == .pinAuthInvalid)
             var noProtocol = platform.credentialManagement(subCommand, params, token: noCM)
             noProtocol.pinUvAuthProtocol = nil
             #expect(try await Self.send(h, noProtocol).0 == .missingParameter)
         }
         #expect(await h.store.count() == 4)
         let cm = try await platform.grantedToken(pin: "1234", permissions: .cm)
+        // A token with the permission, but a MAC that does not verify.
+        for (subCommand, params) in cases {
+            var wrongMAC = platform.credentialManagement(subCommand, params, token: cm)
+            wrongMAC.pinUvAuthParam?[0] ^= 1
+            #expect(try await Self.send(h, wrongMAC).0 == .pinAuthInvalid)
+        }
+        #expect(await h.store.count() == 4)
         // MACed over other parameters than those sent.
         var swapped = platform.credentialManagement(.enumerateCredentialsBegin, CredentialManagementParameters(rpIDHash: Self.hash(Self.rpA.id)), token: cm)
         swapped.subCommandParams = CredentialManagementParameters(rpIDHash: Self.hash(Self.rpB.id))
