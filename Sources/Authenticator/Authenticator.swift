@@ -55,7 +55,11 @@ public actor Authenticator: CTAP2MessageHandler {
         }
     }
 
+    /// A power cycle takes its turn like a command: one that runs in the middle of a
+    /// command's awaits would let that command write into the fresh state afterwards.
     public func powerCycle() async {
+        await beginTransaction()
+        defer { endTransaction() }
         poweredUpAt = configuration.now()
         pendingAssertions = nil
         pinUV = PINUVState()

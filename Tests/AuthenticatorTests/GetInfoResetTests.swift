@@ -1,5 +1,6 @@
 import CBOR
 import CTAP
+import Logging
 import Testing
 @testable import Authenticator
 
@@ -96,5 +97,43 @@ actor SlowPresence: UserPresence {
     func waitUntilAsked() async {
         if asked { return }
         await withCheckedContinuation { askedWaiters.append($0) }
+    }
+}
+
+@Suite struct PowerCycleTests {
+    @Test func aPowerCycleWaitsForTheCommandInFlightAndThenEndsItsState() async throws {
+        let gate = GatedPresence()
+        let authenticator = Authenticator(store: InMemoryCredentialStore(), presence: gate,
+                                          logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        for n: UInt8 in 1...2 {
+            let reply = await authenticator.handle([CTAPCommand.makeCredential.rawValue] + Fixture.makeCredential(user: Fixture.user(n)).cbor.encoded)
+            #expect(reply.first == CTAPStatus.success.rawValue)
+        }
+        await gate.hold()
+        let assertion = Task { await authenticator.handle([CTAPCommand.getAssertion.rawValue] + Fixture.getAssertion().cbor.encoded) }
+        while await !gate.asked { try await Task.sleep(for: .milliseconds(2)) }
+        let replug = Task { await authenticator.powerCycle() }
+        try await Task.sleep(for: .milliseconds(50))
+        await gate.release()
+        #expect(await assertion.value.first == CTAPStatus.success.rawValue)
+        await replug.value
+        // Had the power cycle run during the touch, the assertion would have left its
+        // getNextAssertion state behind it.
+        #expect(await authenticator.handle([CTAPCommand.getNextAssertion.rawValue]) == [CTAPStatus.notAllowed.rawValue])
+    }
+}
+
+/// Presence that approves at once, or waits while held.
+actor GatedPresence: UserPresence {
+    private var holding = false
+    private(set) var asked = false
+
+    func hold() { holding = true }
+    func release() { holding = false }
+
+    func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome {
+        if holding { asked = true }
+        while holding { try? await Task.sleep(for: .milliseconds(2)) }
+        return .approved
     }
 }
