@@ -78,7 +78,6 @@ extension Authenticator {
         let newPin = try Self.decryptNewPIN(newPinEnc, version: version, secret: secret, minimumLength: state.minPINLength)
         // Step 9: store LEFT(SHA-256(newPin), 16) and start the retries afresh.
         state.pinHash = PINHash.of(newPin.bytes)
-        state.pinCodePointLength = newPin.codePoints
         state.pinRetries = DeviceState.maxPINRetries
         try await saveDeviceState(state)
         logger.notice("PIN set")
@@ -103,9 +102,8 @@ extension Authenticator {
         let newPin = try Self.decryptNewPIN(newPinEnc, version: version, secret: secret, minimumLength: state.minPINLength)
         let newHash = PINHash.of(newPin.bytes)
         // A PIN whose change is forced cannot be "changed" to itself.
-        if state.forcePINChange, let current = state.pinHash, PINHash.equals(current, newHash) { throw .pinPolicyViolation }
+        if state.forcePINChange, let current = state.pinHash, ConstantTime.equals(current, newHash) { throw .pinPolicyViolation }
         state.pinHash = newHash
-        state.pinCodePointLength = newPin.codePoints
         state.forcePINChange = false
         try await saveDeviceState(state)
         // Step 10: resetPinUvAuthToken(): every token handed out under the old PIN is void.
@@ -203,7 +201,7 @@ extension Authenticator {
         try await saveDeviceState(state)
         // Step 8: compare LEFT(SHA-256(PIN), 16) in constant time.
         let presented = try version.implementation.decrypt(key: secret, ciphertext: pinHashEnc)
-        guard PINHash.equals(presented, stored) else {
+        guard ConstantTime.equals(presented, stored) else {
             pinUV.regenerateKeyAgreements()
             pinUV.consecutiveMismatches += 1
             logger.notice("wrong PIN", metadata: ["pinRetries": "\(state.pinRetries)"])

@@ -5,8 +5,6 @@ public struct DeviceState: Sendable, Codable, Equatable {
     public var wrappingKey: [UInt8]
     /// LEFT(SHA-256(PIN), 16) (CTAP 2.1 §6.5.5.5), nil while no PIN is set.
     public var pinHash: [UInt8]?
-    /// The PIN's length in Unicode code points, for the minimum-length check on change.
-    public var pinCodePointLength: Int?
     /// pinRetries (CTAP 2.1 §6.5.2.1): 8 after a reset or a correct PIN.
     public var pinRetries: Int
     /// uvRetries for built-in user verification (CTAP 2.1 §6.5.2.2).
@@ -24,7 +22,6 @@ public struct DeviceState: Sendable, Codable, Equatable {
     public init(wrappingKey: [UInt8]) {
         self.wrappingKey = wrappingKey
         pinHash = nil
-        pinCodePointLength = nil
         pinRetries = Self.maxPINRetries
         uvRetries = Self.maxUVRetries
         minPINLength = 4

@@ -49,8 +49,7 @@ struct Connection: Sendable {
         if info.options["clientPin"] == true {
             let pin = try PINEntry.current(file: pinFile)
             token = try await self.token(clientPIN) { () async throws(CTAP2Error) in
-                try await clientPIN.tokenUsingPIN(pin, permissions: .cm, rpID: nil,
-                                                  supportsPermissions: info.options["pinUvAuthToken"] == true)
+                try await clientPIN.tokenUsingPIN(pin, permissions: .cm, rpID: nil)
             }
         } else if info.options["uv"] == true {
             token = try await run { () async throws(CTAP2Error) in try await clientPIN.tokenUsingUV(permissions: .cm, rpID: nil) }

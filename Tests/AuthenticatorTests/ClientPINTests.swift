@@ -184,7 +184,7 @@ import Testing
         // The legacy subcommand takes no permissions of its own.
         let (platformKey, secret) = try await platform.keyAgreement()
         let legacy = ClientPINRequest(subCommand: .getPinToken, pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey,
-                                      pinHashEnc: try platform.implementation.encrypt(key: secret, plaintext: PlatformPIN.pinHash("1234")),
+                                      pinHashEnc: try platform.implementation.encrypt(key: secret, plaintext: PINHash.of("1234")),
                                       rpId: "example.com")
         #expect(try await h.status(of: .clientPIN, legacy.cbor) == .invalidParameter)
     }
@@ -210,6 +210,6 @@ import Testing
         let h = Harness()
         #expect(try await PlatformPIN(h, .two).setPIN("correct horse") == .success)
         let state = try #require(await h.store.loadDeviceState())
-        #expect(state.pinHash == PlatformPIN.pinHash("correct horse"))
+        #expect(state.pinHash == PINHash.of("correct horse"))
     }
 }

@@ -33,9 +33,6 @@ struct PlatformPIN {
         return bytes + [UInt8](repeating: 0, count: max(0, length - bytes.count))
     }
 
-    static func pinHash(_ pin: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(pin.utf8)).prefix(16))
-    }
 
     func setPIN(_ pin: String) async throws -> CTAPStatus {
         try await setPIN(padded: Self.padded(pin))
@@ -54,7 +51,7 @@ struct PlatformPIN {
     func changePIN(from old: String, to new: String) async throws -> CTAPStatus {
         let (platformKey, secret) = try await keyAgreement()
         let newPinEnc = try implementation.encrypt(key: secret, plaintext: Self.padded(new))
-        let pinHashEnc = try implementation.encrypt(key: secret, plaintext: Self.pinHash(old))
+        let pinHashEnc = try implementation.encrypt(key: secret, plaintext: PINHash.of(old))
         let param = implementation.authenticate(key: secret, message: newPinEnc + pinHashEnc)
         return try await harness.status(of: .clientPIN, ClientPINRequest(
             subCommand: .changePIN, pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey,
@@ -67,7 +64,7 @@ struct PlatformPIN {
         let chosen: (platformKey: COSEKey, secret: SymmetricKey)
         if let agreement { chosen = agreement } else { chosen = try await keyAgreement() }
         let (platformKey, secret) = chosen
-        let pinHashEnc = try implementation.encrypt(key: secret, plaintext: Self.pinHash(pin))
+        let pinHashEnc = try implementation.encrypt(key: secret, plaintext: PINHash.of(pin))
         let request = ClientPINRequest(
             subCommand: permissions == nil ? .getPinToken : .getPinUvAuthTokenUsingPinWithPermissions,
             pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey, pinHashEnc: pinHashEnc,

@@ -46,7 +46,7 @@ final class RecordingLogHandler: LogHandler, Sendable {
         #expect(!lines.isEmpty, "the authenticator does log its outcomes")
         let tokenBytes = token.withUnsafeBytes { Array($0) }
         let forbidden = [pin, "wrong-PIN", "n3w-PIN-value"]
-            + [PlatformPIN.pinHash(pin), PlatformPIN.pinHash("n3w-PIN-value"), tokenBytes].flatMap { bytes in
+            + [PINHash.of(pin), PINHash.of("n3w-PIN-value"), tokenBytes].flatMap { bytes in
                 [bytes.map { String(format: "%02x", $0) }.joined(), "\(bytes)"]
             }
         for line in lines {

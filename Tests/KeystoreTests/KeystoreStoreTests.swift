@@ -119,7 +119,6 @@ import Testing
         var state = DeviceState(wrappingKey: Array(0..<32))
         try await store.saveDeviceState(state)
         state.pinHash = Array(repeating: 0xAB, count: 16)
-        state.pinCodePointLength = 6
         state.pinRetries = 5
         state.forcePINChange = true
         try await store.saveDeviceState(state)

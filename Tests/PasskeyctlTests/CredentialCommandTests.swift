@@ -181,7 +181,7 @@ import WebAuthn
             let credentials = try await daemon.withSession { session in
                 let info = try await session.getInfo()
                 let token = try await ClientPINSession(session: session, info: info)
-                    .tokenUsingPIN(Self.pin, permissions: .cm, rpID: nil, supportsPermissions: true)
+                    .tokenUsingPIN(Self.pin, permissions: .cm, rpID: nil)
                 return try await CredentialManagementSession(session: session, token: token, info: info).credentials(rpID: "other.org")
             }
             #expect(credentials.count == 1)

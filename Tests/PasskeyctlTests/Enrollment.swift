@@ -17,7 +17,7 @@ extension DaemonFixture {
                 options: RequestOptions(rk: true, uv: uv ? true : nil))
             if let pin {
                 let clientPIN = try ClientPINSession(session: session, info: try await session.getInfo())
-                let token = try await clientPIN.tokenUsingPIN(pin, permissions: .mc, rpID: rp, supportsPermissions: true)
+                let token = try await clientPIN.tokenUsingPIN(pin, permissions: .mc, rpID: rp)
                 request.pinUvAuthParam = token.authenticate(clientDataHash)
                 request.pinUvAuthProtocol = token.protocolVersion
             }

@@ -7,6 +7,9 @@ import Crypto
 public struct ClientPINSession: Sendable {
     public let session: CTAP2Session
     public let pinProtocol: any PINUVAuthProtocol
+    /// Whether the authenticator grants tokens with permissions (getInfo's `pinUvAuthToken`);
+    /// otherwise tokens come from the CTAP 2.0 getPinToken.
+    public let supportsPermissions: Bool
 
     /// Chooses the first protocol the authenticator lists that this client implements (§6.5.5.1).
     public init(session: CTAP2Session, info: GetInfoResponse) throws(CTAP2Error) {
@@ -15,6 +18,7 @@ public struct ClientPINSession: Sendable {
         }
         self.session = session
         self.pinProtocol = version.implementation
+        self.supportsPermissions = info.options["pinUvAuthToken"] == true
     }
 
     private func send(_ request: ClientPINRequest) async throws(CTAP2Error) -> ClientPINResponse? {
@@ -71,7 +75,7 @@ public struct ClientPINSession: Sendable {
         request.keyAgreement = platformKey
         do {
             let newPinEnc = try pinProtocol.encrypt(key: secret, plaintext: try Self.padded(new))
-            let pinHashEnc = try pinProtocol.encrypt(key: secret, plaintext: Self.pinHash(current))
+            let pinHashEnc = try pinProtocol.encrypt(key: secret, plaintext: PINHash.of(current))
             request.newPinEnc = newPinEnc
             request.pinHashEnc = pinHashEnc
             request.pinUvAuthParam = pinProtocol.authenticate(key: secret, message: newPinEnc + pinHashEnc)
@@ -83,11 +87,11 @@ public struct ClientPINSession: Sendable {
 
     /// A pinUvAuthToken from the PIN (§6.5.5.7.2), or from getPinToken on authenticators
     /// without permissions (§6.5.5.7.1).
-    public func tokenUsingPIN(_ pin: String, permissions: PinUvAuthTokenPermissions, rpID: String?, supportsPermissions: Bool) async throws(CTAP2Error) -> PinUvAuthToken {
+    public func tokenUsingPIN(_ pin: String, permissions: PinUvAuthTokenPermissions, rpID: String?) async throws(CTAP2Error) -> PinUvAuthToken {
         let (platformKey, secret) = try await sharedSecret()
         var request = request(supportsPermissions ? .getPinUvAuthTokenUsingPinWithPermissions : .getPinToken)
         request.keyAgreement = platformKey
-        do { request.pinHashEnc = try pinProtocol.encrypt(key: secret, plaintext: Self.pinHash(pin)) } catch { throw .status(error) }
+        do { request.pinHashEnc = try pinProtocol.encrypt(key: secret, plaintext: PINHash.of(pin)) } catch { throw .status(error) }
         if supportsPermissions {
             request.permissions = permissions
             request.rpId = rpID
@@ -114,16 +118,10 @@ public struct ClientPINSession: Sendable {
         }
     }
 
-    /// LEFT(SHA-256(PIN), 16) (§6.5.5.6 step 5).
-    static func pinHash(_ pin: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(pin.utf8)).prefix(16))
-    }
-
-    /// The PIN's UTF-8 bytes zero-padded to 64 (§6.5.5.5); longer than 63 bytes cannot be sent.
+    /// The padded PIN; one longer than 63 bytes cannot be sent (§6.5.5.5).
     static func padded(_ pin: String) throws(CTAPStatus) -> [UInt8] {
-        let bytes = Array(pin.utf8)
-        guard bytes.count <= 63 else { throw .pinPolicyViolation }
-        return bytes + [UInt8](repeating: 0, count: 64 - bytes.count)
+        guard let padded = PINHash.padded(pin) else { throw .pinPolicyViolation }
+        return padded
     }
 }
 

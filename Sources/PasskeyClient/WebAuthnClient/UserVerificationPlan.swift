@@ -91,8 +91,7 @@ extension WebAuthnClient {
                 pin = entered
             }
             do {
-                let token = try await pins.tokenUsingPIN(pin, permissions: permissions, rpID: rpID,
-                                                         supportsPermissions: info.options["pinUvAuthToken"] == true)
+                let token = try await pins.tokenUsingPIN(pin, permissions: permissions, rpID: rpID)
                 loggers.verification.info("user verified with PIN")
                 return .token(token)
             } catch .status(.pinInvalid) {
