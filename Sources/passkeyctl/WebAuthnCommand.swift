@@ -91,24 +91,26 @@ struct WebAuthnCommand: AsyncParsableCommand {
         }
     }
 
-    /// Prints the result as JSON, or the WebAuthn error as a sentence with its exit code.
+    /// Prints the result as JSON. A WebAuthn error becomes passkeyctl's `Failure`, so it is
+    /// reported (as a sentence, or JSON under `--json`) and exits like every other command.
     static func report<T: Encodable>(_ body: () async throws -> T) async throws {
+        let result: T
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            FileHandle.standardOutput.write(try encoder.encode(try await body()) + Data("\n".utf8))
+            result = try await body()
         } catch let error as WebAuthnError {
-            FileHandle.standardError.write(Data("passkeyctl: \(error)\n".utf8))
-            throw ExitCode(exitCode(for: error))
+            throw failure(for: error)
         }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        FileHandle.standardOutput.write(try encoder.encode(result) + Data("\n".utf8))
     }
 
-    /// 2 when no daemon answers, 6 when the ceremony was refused or cancelled, 7 otherwise.
-    static func exitCode(for error: WebAuthnError) -> Int32 {
-        if case .transport(.unreachable)? = error.cause { return 2 }
+    /// No daemon is `.noDaemon` (exit 2); a ceremony refused, cancelled or excluded is `.denied` (6).
+    static func failure(for error: WebAuthnError) -> Failure {
+        if case .transport(.unreachable(let socket))? = error.cause { return .noDaemon(socket: socket) }
         switch error.name {
-        case .notAllowed, .abort, .invalidState: return 6
-        default: return 7
+        case .notAllowed, .abort, .invalidState: return .denied(error.description)
+        default: return .connection(error.description)
         }
     }
 }

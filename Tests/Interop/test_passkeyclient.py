@@ -109,4 +109,7 @@ def test_no_daemon_is_a_sentence_and_exit_code_2(tmp_path):
     options = generate_authentication_options(rp_id=RP_ID)
     done = webauthn(Nowhere, "get", options_to_json(options))
     assert done.returncode == 2
-    assert b"Unable to reach the authenticator" in done.stderr
+    assert b"No daemon at" in done.stderr
+    as_json = webauthn(Nowhere, "get", options_to_json(options), "--json")
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["error"]["kind"] == "no-daemon"
