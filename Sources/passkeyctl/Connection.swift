@@ -39,8 +39,10 @@ struct Connection: Sendable {
 
     /// A pinUvAuthToken with the `cm` permission: from the PIN when one is set, else from
     /// built-in user verification (CTAP 2.1 §6.5.5.7), else the person is told to set a PIN.
-    func managementSession(pinFile: String?) async throws(Failure) -> CredentialManagementSession {
-        let info = try await info()
+    /// `known` spares a getInfo the caller already made.
+    func managementSession(pinFile: String?, info known: GetInfoResponse? = nil) async throws(Failure) -> CredentialManagementSession {
+        let info: GetInfoResponse
+        if let known { info = known } else { info = try await self.info() }
         guard CredentialManagementSession.command(for: info) != nil else {
             throw .refused("This authenticator does not support credential management.")
         }

@@ -8,8 +8,8 @@ enum Names {
         switch value {
         case COSEAlgorithm.es256.rawValue: return "ES256"
         case COSEAlgorithm.edDSA.rawValue: return "EdDSA"
-        case -35: return "ES384"
-        case -36: return "ES512"
+        case COSEAlgorithm.es384.rawValue: return "ES384"
+        case COSEAlgorithm.es512.rawValue: return "ES512"
         case -257: return "RS256"
         case -37: return "PS256"
         default: return "COSE \(value)"

@@ -10,8 +10,6 @@ struct PINState: Sendable {
     var uvConfigured: Bool?
     var uvRetries: Int?
 
-    static var environmentHasPIN: Bool { !(ProcessInfo.processInfo.environment["PASSKEYCTL_PIN"] ?? "").isEmpty }
-
     static func read(_ connection: Connection, info: GetInfoResponse) async throws(Failure) -> PINState {
         let clientPIN = try connection.clientPIN(info)
         let isSet = info.options["clientPin"] == true

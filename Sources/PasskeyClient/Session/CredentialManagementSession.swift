@@ -26,7 +26,7 @@ public struct CredentialManagementSession: Sendable {
     /// The command this authenticator answers credential management on, if any.
     public static func command(for info: GetInfoResponse) -> CTAPCommand? {
         if info.options["credMgmt"] == true { return .credentialManagement }
-        if info.versions.contains("FIDO_2_1_PRE"), info.options["credentialMgmtPreview"] != nil {
+        if info.versions.contains("FIDO_2_1_PRE"), info.options["credentialMgmtPreview"] == true {
             return .credentialManagementPreview
         }
         return nil

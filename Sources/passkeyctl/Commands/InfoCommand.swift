@@ -16,8 +16,8 @@ struct InfoCommand: AsyncParsableCommand {
         let info = try await connection.info()
         // Counting stored credentials takes a token; ask for one only if the PIN is at hand without a prompt.
         var metadata: CredentialsMetadata?
-        if info.options["clientPin"] == true, global.pinFile != nil || PINState.environmentHasPIN {
-            let management = try await connection.managementSession(pinFile: global.pinFile)
+        if info.options["clientPin"] == true, try PINEntry.given(file: global.pinFile) != nil {
+            let management = try await connection.managementSession(pinFile: global.pinFile, info: info)
             metadata = try await connection.run { () async throws(CTAP2Error) in try await management.metadata() }
         }
         // Read after the token, which restores pinRetries when the PIN was right.
