@@ -52,6 +52,26 @@ public struct CBORDecoder {
         return (value, decoder.offset)
     }
 
+    /// The exact encoded bytes of each value of a top-level map, by key; nil when the item is
+    /// not a map. For messages whose MAC covers parameters as sent rather than as re-encoded
+    /// (CTAP 2.1 §6.8: subCommandParams), since this decoder accepts non-shortest forms.
+    public static func mapValueEncodings(_ bytes: [UInt8], maxDepth: Int = ctapNestingLimit) throws(CBORError) -> [CBORValue: [UInt8]]? {
+        var decoder = CBORDecoder(bytes: bytes, maxDepth: maxDepth)
+        let initial = try decoder.readByte()
+        guard initial >> 5 == 5 else { return nil }
+        guard maxDepth > 0 else { throw .nestingTooDeep }
+        let count = try decoder.checkedCount(try decoder.readArgument(initial & 0x1F), minimumItemSize: 2)
+        var encodings: [CBORValue: [UInt8]] = [:]
+        for _ in 0..<count {
+            let key = try decoder.decodeItem(depth: 1)
+            let start = decoder.offset
+            _ = try decoder.decodeItem(depth: 1)
+            guard encodings.updateValue(Array(bytes[start..<decoder.offset]), forKey: key) == nil else { throw .duplicateMapKey }
+        }
+        guard decoder.offset == bytes.count else { throw .trailingBytes }
+        return encodings
+    }
+
     private init(bytes: [UInt8], maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth

@@ -104,3 +104,19 @@ struct DecoderLimitTests {
         #expect(throws: CBORError.indefiniteLength) { try CBORDecoder.decodePrefix([0x9F, 0xFF, 0x00]) }
     }
 }
+
+@Suite struct MapValueEncodingTests {
+    @Test func eachValueKeepsItsBytesAsSent() throws {
+        // {1: 24 (as 18 18), "a": [1] (as 98 01 01)}: non-shortest forms survive untouched.
+        let bytes: [UInt8] = [0xA2, 0x01, 0x18, 0x18, 0x61, 0x61, 0x98, 0x01, 0x01]
+        let encodings = try #require(try CBORDecoder.mapValueEncodings(bytes))
+        #expect(encodings == [1: [0x18, 0x18], "a": [0x98, 0x01, 0x01]])
+    }
+
+    @Test func rejectsWhatTheDecoderRejects() throws {
+        #expect(try CBORDecoder.mapValueEncodings([0x82, 0x01, 0x02]) == nil, "not a map")
+        #expect(throws: CBORError.duplicateMapKey) { try CBORDecoder.mapValueEncodings([0xA2, 0x01, 0x01, 0x01, 0x02]) }
+        #expect(throws: CBORError.trailingBytes) { try CBORDecoder.mapValueEncodings([0xA0, 0x00]) }
+        #expect(throws: CBORError.lengthExceedsInput) { try CBORDecoder.mapValueEncodings([0xBA, 0xFF, 0xFF, 0xFF, 0xFF]) }
+    }
+}

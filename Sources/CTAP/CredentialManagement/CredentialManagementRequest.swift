@@ -75,7 +75,10 @@ public struct CredentialManagementRequest: Sendable, Hashable {
         let value: CBORValue
         do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
         try self.init(cbor: value)
-        if subCommandParams != nil { receivedParamsBytes = Self.rawValue(of: Key.subCommandParams, inMap: bytes) }
+        if subCommandParams != nil {
+            guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[Key.subCommandParams] else { throw .invalidCBOR }
+            receivedParamsBytes = raw
+        }
     }
 
     /// Requests are equal when they say the same thing, however their parameters were encoded.
@@ -89,25 +92,5 @@ public struct CredentialManagementRequest: Sendable, Hashable {
         hasher.combine(subCommandParams)
         hasher.combine(pinUvAuthProtocol)
         hasher.combine(pinUvAuthParam)
-    }
-
-    /// The encoded bytes of the value under `key` in a well-formed top-level map.
-    private static func rawValue(of key: CBORValue, inMap bytes: [UInt8]) -> [UInt8]? {
-        guard let first = bytes.first, first >> 5 == 5 else { return nil }
-        var offset = 1
-        let count: Int
-        switch first & 0x1F {
-        case 0..<24: count = Int(first & 0x1F)
-        case 24 where bytes.count > 1: count = Int(bytes[1]); offset = 2
-        default: return nil
-        }
-        for _ in 0..<count {
-            guard let (k, keyLength) = try? CBORDecoder.decodePrefix(Array(bytes[offset...])) else { return nil }
-            offset += keyLength
-            guard let (_, valueLength) = try? CBORDecoder.decodePrefix(Array(bytes[offset...])) else { return nil }
-            if k == key { return Array(bytes[offset..<(offset + valueLength)]) }
-            offset += valueLength
-        }
-        return nil
     }
 }

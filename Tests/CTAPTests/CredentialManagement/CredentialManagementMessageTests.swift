@@ -57,3 +57,15 @@ struct CredentialManagementMessageTests {
         #expect(responses[0].cbor.encoded == [0xA2, 0x01, 0x03, 0x02, 0x18, 0x61])
     }
 }
+
+@Suite struct CredentialManagementAuthenticatedBytesTests {
+    /// §6.8.1: the MAC covers subCommandParams as sent. A non-shortest outer map header
+    /// (B9 00 02) and a non-shortest inner integer must not be "fixed" by re-encoding.
+    @Test func theMACCoversTheParametersAsSent() throws {
+        let asSent: [UInt8] = [0xA1, 0x18, 0x01, 0x42, 0xAA, 0xBB]      // {1: h'AABB'} with key 1 as 18 01
+        let request = try CredentialManagementRequest(parameters: [0xB9, 0x00, 0x02, 0x01, 0x04, 0x02] + asSent)
+        #expect(request.subCommand == .enumerateCredentialsBegin)
+        #expect(request.authenticatedMessage == [0x04] + asSent)
+        #expect(request.authenticatedMessage != [0x04] + (request.subCommandParams?.cbor.encoded ?? []))
+    }
+}
