@@ -95,4 +95,26 @@ import WebAuthn
         #expect(await store.take([3]) != nil)
         #expect(await store.take([3]) == nil)
     }
+
+    @Test func evictionSkipsChallengesAlreadyTaken() async {
+        let store = ChallengeStore(capacity: 2)
+        await store.remember([1], for: .authentication(.init(challenge: [1]), user: nil))
+        await store.remember([2], for: .authentication(.init(challenge: [2]), user: nil))
+        #expect(await store.take([1]) != nil)
+        await store.remember([3], for: .authentication(.init(challenge: [3]), user: nil))
+        #expect(await store.count == 2, "room was made by the take, nothing evicted")
+        await store.remember([4], for: .authentication(.init(challenge: [4]), user: nil))
+        #expect(await store.take([2]) == nil, "the oldest still pending goes first")
+        #expect(await store.take([3]) != nil)
+        #expect(await store.take([4]) != nil)
+    }
+
+    @Test func aChallengeAnsweredAfterItsTimeoutIsRefused() async throws {
+        let store = ChallengeStore()
+        await store.remember([1], for: .authentication(.init(challenge: [1], timeout: 20), user: nil))
+        await store.remember([2], for: .authentication(.init(challenge: [2], timeout: 60_000), user: nil))
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(await store.take([1]) == nil, "20 ms were promised, 60 passed")
+        #expect(await store.take([2]) != nil)
+    }
 }
