@@ -38,6 +38,8 @@ public enum CBORRead {
     public static func text(_ v: CBORValue) -> String? { v.textValue }
     public static func int(_ v: CBORValue) -> Int? { v.intValue }
     public static func unsigned(_ v: CBORValue) -> UInt64? { v.unsignedValue }
+    /// A non-negative integer that fits in `Int` (counts, protocol numbers, retries).
+    public static func unsignedInt(_ v: CBORValue) -> Int? { v.unsignedValue.flatMap { Int(exactly: $0) } }
     public static func bool(_ v: CBORValue) -> Bool? { v.boolValue }
     public static func map(_ v: CBORValue) -> CBORMap? { try? CBORMap(v) }
     public static func array(_ v: CBORValue) -> [CBORValue]? { v.arrayValue }

@@ -54,6 +54,6 @@ public struct GetAssertionRequest: Sendable, Hashable {
         extensions = try map.optional(Key.extensions, ExtensionInputs.read) ?? [:]
         options = try map.optional(Key.options, RequestOptions.init(cbor:)) ?? RequestOptions()
         pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
-        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.int)
+        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.unsignedInt)
     }
 }

@@ -76,7 +76,7 @@ public struct MakeCredentialRequest: Sendable, Hashable {
         extensions = try map.optional(Key.extensions, ExtensionInputs.read) ?? [:]
         options = try map.optional(Key.options, RequestOptions.init(cbor:)) ?? RequestOptions()
         pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
-        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.int)
+        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.unsignedInt)
         enterpriseAttestation = try map.optional(Key.enterpriseAttestation, CBORRead.int)
         attestationFormatsPreference = try map.optional(Key.attestationFormatsPreference, CBORRead.textArray)
     }

@@ -64,7 +64,7 @@ public struct CredentialManagementRequest: Sendable, Hashable {
         subCommandParams = try map.optional(Key.subCommandParams, CBORRead.any).map { (v: CBORValue) throws(CTAPStatus) in
             try CredentialManagementParameters(cbor: v)
         }
-        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, { $0.unsignedValue.flatMap { Int(exactly: $0) } })
+        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.unsignedInt)
         pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
     }
 

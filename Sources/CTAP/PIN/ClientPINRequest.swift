@@ -70,7 +70,7 @@ public struct ClientPINRequest: Sendable, Hashable {
             throw .invalidSubcommand
         }
         self.subCommand = subCommand
-        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, Self.unsignedInt)
+        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.unsignedInt)
         keyAgreement = try map.optional(Key.keyAgreement, CBORRead.any).map { (v: CBORValue) throws(CTAPStatus) in try COSEKey(cbor: v) }
         pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
         newPinEnc = try map.optional(Key.newPinEnc, CBORRead.bytes)
@@ -104,7 +104,4 @@ public struct ClientPINRequest: Sendable, Hashable {
     }
 
     /// A major-type-0 integer that fits in `Int`.
-    private static func unsignedInt(_ value: CBORValue) -> Int? {
-        value.unsignedValue.flatMap { Int(exactly: $0) }
-    }
 }

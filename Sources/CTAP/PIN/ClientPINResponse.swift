@@ -48,12 +48,9 @@ public struct ClientPINResponse: Sendable, Hashable {
         let map = try CBORMap(cbor)
         keyAgreement = try map.optional(Key.keyAgreement, CBORRead.any).map { (v: CBORValue) throws(CTAPStatus) in try COSEKey(cbor: v) }
         pinUvAuthToken = try map.optional(Key.pinUvAuthToken, CBORRead.bytes)
-        pinRetries = try map.optional(Key.pinRetries, Self.unsignedInt)
+        pinRetries = try map.optional(Key.pinRetries, CBORRead.unsignedInt)
         powerCycleState = try map.optional(Key.powerCycleState, CBORRead.bool)
-        uvRetries = try map.optional(Key.uvRetries, Self.unsignedInt)
+        uvRetries = try map.optional(Key.uvRetries, CBORRead.unsignedInt)
     }
 
-    private static func unsignedInt(_ value: CBORValue) -> Int? {
-        value.unsignedValue.flatMap { Int(exactly: $0) }
-    }
 }
