@@ -42,15 +42,10 @@ extension WebAuthnClient {
             return .notAllowed("User verification is blocked on this authenticator; use the PIN.", cause: cause)
         case .uvInvalid:
             return .notAllowed("User verification failed.", cause: cause)
-        case .puatRequired, .pinRequiredLegacy:
+        case .puatRequired:  // CTAP 2.0's PIN_REQUIRED is the same code, 0x36
             return .notAllowed("The authenticator requires user verification for this request.", cause: cause)
         default:
             return .notAllowed("The authenticator refused the request.", cause: cause)
         }
     }
-}
-
-extension CTAPStatus {
-    /// CTAP 2.0's PIN_REQUIRED (0x36) is the same code as 2.1's PUAT_REQUIRED.
-    static var pinRequiredLegacy: CTAPStatus { .puatRequired }
 }

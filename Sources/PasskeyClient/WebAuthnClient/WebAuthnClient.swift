@@ -1,4 +1,5 @@
 import CTAP
+import Crypto
 import Logging
 import WebAuthn
 
@@ -44,7 +45,7 @@ public struct WebAuthnClient: Sendable {
     func clientData(_ type: CollectedClientData.CeremonyType, challenge: [UInt8]) -> (json: [UInt8], hash: [UInt8]) {
         let json = CollectedClientData(type: type, challenge: challenge, origin: origin.description).serialized
         loggers.challenge.debug("client data collected", metadata: ["type": "\(type.rawValue)", "challengeBytes": "\(challenge.count)"])
-        return (json, Array(SHA256Digest.of(json)))
+        return (json, Array(SHA256.hash(data: json)))
     }
 
     /// getClientCapabilities() (WebAuthn L3 §5.1.7): what this client really implements.
