@@ -59,19 +59,6 @@ public actor Keystore: CredentialStore {
         return try rows.first.map { row throws(KeystoreError) in try sealer.open(row) }
     }
 
-    public func credential(rpID: String, userHandle: [UInt8]) async throws -> CredentialSource? {
-        let rpHash = sealer.lookup.rp(rpID)
-        let userHash = sealer.lookup.user(rpID: rpID, handle: userHandle)
-        let rows = try await read { db in
-            try Self.fetchRows(db, sql: Self.credentialByUserQuery, arguments: [rpHash, userHash])
-        }
-        return try rows.first.map { row throws(KeystoreError) in
-            let credential = try sealer.open(row)
-            guard credential.rp.id == rpID, credential.user.id == userHandle else { throw KeystoreError.recordAuthenticationFailed(path: path) }
-            return credential
-        }
-    }
-
     public func allCredentials() async throws -> [CredentialSource] {
         let rows = try await read { db in
             try Self.fetchRows(db, sql: "SELECT * FROM credential ORDER BY seq DESC", arguments: [])
@@ -139,8 +126,6 @@ public actor Keystore: CredentialStore {
 
     /// Answered from the index `credential_by_rp_seq`: no scan, no decryption of other RPs' rows.
     static let credentialsByRPQuery = "SELECT * FROM credential WHERE rpIDHash = ? ORDER BY seq DESC"
-    /// Answered from the unique index `credential_by_rp` on (rpIDHash, userHandleHash).
-    static let credentialByUserQuery = "SELECT * FROM credential WHERE rpIDHash = ? AND userHandleHash = ?"
     /// Answered from the unique index on `credentialIDHash`.
     static let credentialByIDQuery = "SELECT * FROM credential WHERE credentialIDHash = ?"
 

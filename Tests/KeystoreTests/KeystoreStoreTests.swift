@@ -34,9 +34,8 @@ import Testing
         for credential in [old, otherRP, otherUser, new] { try await store.save(credential) }
 
         #expect(try await store.credential(id: old.id) == nil)
-        #expect(try await store.credential(rpID: "example.com", userHandle: [7]) == new)
-        #expect(try await store.credential(rpID: "example.org", userHandle: [7]) == otherRP)
-        #expect(try await store.credential(rpID: "example.net", userHandle: [7]) == nil)
+        #expect(try await store.credential(id: new.id) == new)
+        #expect(try await store.credential(id: otherRP.id) == otherRP)
         #expect(try await store.credentials(rpID: "example.com") == [new, otherUser])
         #expect(try await store.credentials(rpID: "example.org") == [otherRP])
         #expect(try await store.count() == 3)
