@@ -21,7 +21,8 @@ public protocol CredentialStore: Sendable {
     func save(_ credential: CredentialSource) async throws
     /// Records a new signature counter value for a credential.
     func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws
-    /// Replaces the user entity of a credential (credential management's updateUserInformation).
+    /// Replaces the name and display name of a credential's user (credential management's
+    /// updateUserInformation). The user handle never changes: a different `user.id` is ignored.
     func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws
     /// Removes one credential; removing an absent one is not an error.
     func delete(credentialID: [UInt8]) async throws

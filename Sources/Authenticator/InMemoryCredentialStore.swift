@@ -41,7 +41,7 @@ public actor InMemoryCredentialStore: CredentialStore {
 
     public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) {
         guard let index = records.firstIndex(where: { $0.id == credentialID }) else { return }
-        records[index].user = user
+        records[index].user = PublicKeyCredentialUserEntity(id: records[index].user.id, name: user.name, displayName: user.displayName)
     }
 
     public func delete(credentialID: [UInt8]) {

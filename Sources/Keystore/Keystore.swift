@@ -91,9 +91,13 @@ public actor Keystore: CredentialStore {
         try await modify(credentialID: credentialID) { $0.signCount = signCount }
     }
 
-    /// Replaces the user entity; a credential that is not stored is ignored.
+    /// Replaces the user entity's name and display name; a credential that is not stored
+    /// is ignored. The user handle is kept: it is fixed at registration (CTAP 2.1 §6.8.6
+    /// matches on it), and the row's lookup hash is derived from it.
     public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws {
-        try await modify(credentialID: credentialID) { $0.user = user }
+        try await modify(credentialID: credentialID) { credential in
+            credential.user = PublicKeyCredentialUserEntity(id: credential.user.id, name: user.name, displayName: user.displayName)
+        }
     }
 
     public func delete(credentialID: [UInt8]) async throws {
@@ -129,8 +133,9 @@ public actor Keystore: CredentialStore {
     /// Answered from the unique index on `credentialIDHash`.
     static let credentialByIDQuery = "SELECT * FROM credential WHERE credentialIDHash = ?"
 
-    /// Opens, changes and reseals one record inside one write transaction. The row keeps
-    /// its `seq`, so an update does not change the newest-first order.
+    /// Opens, changes and reseals one record inside one write transaction. Only the
+    /// sealed blob changes: neither update touches the RP or the user handle, so the
+    /// lookup hashes and the row's `seq` (newest-first order) stay as they are.
     private func modify(credentialID: [UInt8], _ change: @escaping @Sendable (inout CredentialSource) -> Void) async throws {
         let idHash = sealer.lookup.credential(credentialID)
         let sealer = sealer
@@ -141,12 +146,7 @@ public actor Keystore: CredentialStore {
             var credential = try sealer.open(row)
             change(&credential)
             let updated = try sealer.seal(credential)
-            try db.execute(
-                sql: "DELETE FROM credential WHERE rpIDHash = ? AND userHandleHash = ? AND credentialIDHash <> ?",
-                arguments: [updated.rpIDHash, updated.userHandleHash, idHash])
-            try db.execute(
-                sql: "UPDATE credential SET rpIDHash = ?, userHandleHash = ?, sealed = ? WHERE credentialIDHash = ?",
-                arguments: [updated.rpIDHash, updated.userHandleHash, updated.sealed, idHash])
+            try db.execute(sql: "UPDATE credential SET sealed = ? WHERE credentialIDHash = ?", arguments: [updated.sealed, idHash])
         }
     }
 

@@ -88,6 +88,24 @@ import Testing
         try await store.close()
     }
 
+    @Test func updateUserKeepsTheUserHandle() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        var credential = makeCredential(userHandle: [7])
+        try await store.save(credential)
+        try await store.updateUser(
+            credentialID: credential.id, to: PublicKeyCredentialUserEntity(id: [8], name: "bob", displayName: "Bob"))
+        credential.user = PublicKeyCredentialUserEntity(id: [7], name: "bob", displayName: "Bob")
+        #expect(try await store.credential(id: credential.id) == credential)
+        // The row is still found by RP, and a new credential for handle 7 still replaces it.
+        #expect(try await store.credentials(rpID: credential.rp.id) == [credential])
+        let replacement = makeCredential(userHandle: [7])
+        try await store.save(replacement)
+        #expect(try await store.allCredentials() == [replacement])
+        try await store.close()
+    }
+
     @Test func deleteAndDeleteAll() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
