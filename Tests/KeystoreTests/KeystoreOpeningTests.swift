@@ -146,6 +146,19 @@ import Testing
         #expect(fileDigests(temp.path) == before)
     }
 
+    @Test func newerSchemaStillInTheWALIsRefused() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try await openStoreWithData(temp)
+        try await store.close()
+        // Kept open, so its commit stays in the WAL, where the immutable inspection cannot see it.
+        let raw = try DatabaseQueue(path: temp.database)
+        defer { try? raw.close() }
+        try await raw.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')") }
+        #expect(FileManager.default.fileExists(atPath: temp.database + "-wal"))
+        expectError(.schemaNewer(path: temp.database, unknownMigrations: ["v99-from-the-future"])) { _ = try openStore(temp.store) }
+    }
+
     @Test func damagedHeaderIsRefusedAndLeftUntouched() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
