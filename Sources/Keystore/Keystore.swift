@@ -44,11 +44,8 @@ public actor Keystore: CredentialStore {
         let rows = try await read { db in
             try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash])
         }
-        return try rows.map { row throws(KeystoreError) in
-            let credential = try sealer.open(row)
-            guard credential.rp.id == rpID else { throw KeystoreError.recordAuthenticationFailed(path: path) }
-            return credential
-        }
+        // `open` checks the row's RP hash against the record, so no other RP's record comes back.
+        return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
     }
 
     public func credential(id: [UInt8]) async throws -> CredentialSource? {
@@ -166,15 +163,19 @@ public actor Keystore: CredentialStore {
 
     private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
-        do { return try await queue.read(body) } catch { throw Self.map(error, path: path) }
+        do { return try await queue.read(body) } catch { throw Self.keystoreError(error, path: path) }
     }
 
     /// One transaction, committed (and fsynced) before this returns.
+    /// `CTAPStatus` (a full store) passes through to the authenticator.
     private func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
-        do { return try await queue.write(body) } catch { throw Self.map(error, path: path) }
+        do { return try await queue.write(body) }
+        catch let status as CTAPStatus { throw status }
+        catch { throw Self.keystoreError(error, path: path) }
     }
 
+    /// SQLite errors become `KeystoreError.database`; the keystore's own errors pass through.
     static func keystoreError(_ error: any Error, path: String) -> KeystoreError {
         switch error {
         case let error as KeystoreError: return error
@@ -182,11 +183,5 @@ public actor Keystore: CredentialStore {
             return .database(path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
         default: return .database(path: path, resultCode: -1, message: String(describing: type(of: error)))
         }
-    }
-
-    /// SQLite errors become `KeystoreError.database`; the keystore's own and CTAP errors pass through.
-    static func map(_ error: any Error, path: String) -> any Error {
-        guard let error = error as? DatabaseError else { return error }
-        return KeystoreError.database(path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
     }
 }
