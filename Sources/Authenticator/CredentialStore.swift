@@ -7,9 +7,6 @@ public protocol CredentialStore: Sendable {
     func credentials(rpID: String) async throws -> [CredentialSource]
     /// The resident credential with this ID, if any.
     func credential(id: [UInt8]) async throws -> CredentialSource?
-    /// The resident credential of this RP for this user handle, if any: at most one exists,
-    /// since a new one replaces it.
-    func credential(rpID: String, userHandle: [UInt8]) async throws -> CredentialSource?
     /// Every resident credential, newest first (credential management enumerates these).
     func allCredentials() async throws -> [CredentialSource]
     /// How many resident credentials are stored.
@@ -19,11 +16,13 @@ public protocol CredentialStore: Sendable {
 
     /// Stores a new resident credential. In the same atomic write, removes any
     /// credential with the same RP ID and user handle (CTAP 2.1 §6.1.2 step 17:
-    /// the new one replaces it).
+    /// the new one replaces it). A store already holding `capacity` credentials throws
+    /// `CTAPStatus.keyStoreFull`, unless the save replaces one of the same RP ID and user handle.
     func save(_ credential: CredentialSource) async throws
     /// Records a new signature counter value for a credential.
     func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws
-    /// Replaces the user entity of a credential (credential management's updateUserInformation).
+    /// Replaces the name and display name of a credential's user (credential management's
+    /// updateUserInformation). The user handle never changes: a different `user.id` is ignored.
     func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws
     /// Removes one credential; removing an absent one is not an error.
     func delete(credentialID: [UInt8]) async throws

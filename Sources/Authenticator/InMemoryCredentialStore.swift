@@ -19,10 +19,6 @@ public actor InMemoryCredentialStore: CredentialStore {
         records.first { $0.id == id }
     }
 
-    public func credential(rpID: String, userHandle: [UInt8]) -> CredentialSource? {
-        records.first { $0.rp.id == rpID && $0.user.id == userHandle }
-    }
-
     public func allCredentials() -> [CredentialSource] {
         records.reversed()
     }
@@ -31,9 +27,11 @@ public actor InMemoryCredentialStore: CredentialStore {
         records.count
     }
 
-    public func save(_ credential: CredentialSource) {
-        records.removeAll { $0.rp.id == credential.rp.id && $0.user.id == credential.user.id }
-        records.append(credential)
+    /// Throws `CTAPStatus.keyStoreFull` when full, unless it replaces a credential of the same RP and user.
+    public func save(_ credential: CredentialSource) throws {
+        let kept = records.filter { !($0.rp.id == credential.rp.id && $0.user.id == credential.user.id) && $0.id != credential.id }
+        guard kept.count < capacity else { throw CTAPStatus.keyStoreFull }
+        records = kept + [credential]
     }
 
     public func updateSignCount(credentialID: [UInt8], to signCount: UInt32) {
@@ -43,7 +41,7 @@ public actor InMemoryCredentialStore: CredentialStore {
 
     public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) {
         guard let index = records.firstIndex(where: { $0.id == credentialID }) else { return }
-        records[index].user = user
+        records[index].user = PublicKeyCredentialUserEntity(id: records[index].user.id, name: user.name, displayName: user.displayName)
     }
 
     public func delete(credentialID: [UInt8]) {

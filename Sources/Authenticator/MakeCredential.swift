@@ -105,11 +105,10 @@ extension Authenticator {
         return UInt8(level)
     }
 
-    /// Stores a discoverable credential, refusing when the store is full unless it replaces one.
+    /// Stores a discoverable credential; the store itself refuses with `keyStoreFull`
+    /// unless the credential replaces one, in the same atomic write.
     private func saveResident(_ source: CredentialSource) async throws(CTAPStatus) {
         do {
-            let replaces = try await store.credential(rpID: source.rp.id, userHandle: source.user.id) != nil
-            if !replaces, try await store.count() >= store.capacity { throw CTAPStatus.keyStoreFull }
             try await store.save(source)
         } catch let status as CTAPStatus {
             throw status

@@ -44,11 +44,8 @@ public actor Keystore: CredentialStore {
         let rows = try await read { db in
             try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash])
         }
-        return try rows.map { row throws(KeystoreError) in
-            let credential = try sealer.open(row)
-            guard credential.rp.id == rpID else { throw KeystoreError.recordAuthenticationFailed(path: path) }
-            return credential
-        }
+        // `open` checks the row's RP hash against the record, so no other RP's record comes back.
+        return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
     }
 
     public func credential(id: [UInt8]) async throws -> CredentialSource? {
@@ -57,19 +54,6 @@ public actor Keystore: CredentialStore {
             try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash])
         }
         return try rows.first.map { row throws(KeystoreError) in try sealer.open(row) }
-    }
-
-    public func credential(rpID: String, userHandle: [UInt8]) async throws -> CredentialSource? {
-        let rpHash = sealer.lookup.rp(rpID)
-        let userHash = sealer.lookup.user(rpID: rpID, handle: userHandle)
-        let rows = try await read { db in
-            try Self.fetchRows(db, sql: Self.credentialByUserQuery, arguments: [rpHash, userHash])
-        }
-        return try rows.first.map { row throws(KeystoreError) in
-            let credential = try sealer.open(row)
-            guard credential.rp.id == rpID, credential.user.id == userHandle else { throw KeystoreError.recordAuthenticationFailed(path: path) }
-            return credential
-        }
     }
 
     public func allCredentials() async throws -> [CredentialSource] {
@@ -104,9 +88,13 @@ public actor Keystore: CredentialStore {
         try await modify(credentialID: credentialID) { $0.signCount = signCount }
     }
 
-    /// Replaces the user entity; a credential that is not stored is ignored.
+    /// Replaces the user entity's name and display name; a credential that is not stored
+    /// is ignored. The user handle is kept: it is fixed at registration (CTAP 2.1 §6.8.6
+    /// matches on it), and the row's lookup hash is derived from it.
     public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws {
-        try await modify(credentialID: credentialID) { $0.user = user }
+        try await modify(credentialID: credentialID) { credential in
+            credential.user = PublicKeyCredentialUserEntity(id: credential.user.id, name: user.name, displayName: user.displayName)
+        }
     }
 
     public func delete(credentialID: [UInt8]) async throws {
@@ -139,13 +127,12 @@ public actor Keystore: CredentialStore {
 
     /// Answered from the index `credential_by_rp_seq`: no scan, no decryption of other RPs' rows.
     static let credentialsByRPQuery = "SELECT * FROM credential WHERE rpIDHash = ? ORDER BY seq DESC"
-    /// Answered from the unique index `credential_by_rp` on (rpIDHash, userHandleHash).
-    static let credentialByUserQuery = "SELECT * FROM credential WHERE rpIDHash = ? AND userHandleHash = ?"
     /// Answered from the unique index on `credentialIDHash`.
     static let credentialByIDQuery = "SELECT * FROM credential WHERE credentialIDHash = ?"
 
-    /// Opens, changes and reseals one record inside one write transaction. The row keeps
-    /// its `seq`, so an update does not change the newest-first order.
+    /// Opens, changes and reseals one record inside one write transaction. Only the
+    /// sealed blob changes: neither update touches the RP or the user handle, so the
+    /// lookup hashes and the row's `seq` (newest-first order) stay as they are.
     private func modify(credentialID: [UInt8], _ change: @escaping @Sendable (inout CredentialSource) -> Void) async throws {
         let idHash = sealer.lookup.credential(credentialID)
         let sealer = sealer
@@ -156,12 +143,7 @@ public actor Keystore: CredentialStore {
             var credential = try sealer.open(row)
             change(&credential)
             let updated = try sealer.seal(credential)
-            try db.execute(
-                sql: "DELETE FROM credential WHERE rpIDHash = ? AND userHandleHash = ? AND credentialIDHash <> ?",
-                arguments: [updated.rpIDHash, updated.userHandleHash, idHash])
-            try db.execute(
-                sql: "UPDATE credential SET rpIDHash = ?, userHandleHash = ?, sealed = ? WHERE credentialIDHash = ?",
-                arguments: [updated.rpIDHash, updated.userHandleHash, updated.sealed, idHash])
+            try db.execute(sql: "UPDATE credential SET sealed = ? WHERE credentialIDHash = ?", arguments: [updated.sealed, idHash])
         }
     }
 
@@ -181,15 +163,19 @@ public actor Keystore: CredentialStore {
 
     private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
-        do { return try await queue.read(body) } catch { throw Self.map(error, path: path) }
+        do { return try await queue.read(body) } catch { throw Self.keystoreError(error, path: path) }
     }
 
     /// One transaction, committed (and fsynced) before this returns.
+    /// `CTAPStatus` (a full store) passes through to the authenticator.
     private func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
-        do { return try await queue.write(body) } catch { throw Self.map(error, path: path) }
+        do { return try await queue.write(body) }
+        catch let status as CTAPStatus { throw status }
+        catch { throw Self.keystoreError(error, path: path) }
     }
 
+    /// SQLite errors become `KeystoreError.database`; the keystore's own errors pass through.
     static func keystoreError(_ error: any Error, path: String) -> KeystoreError {
         switch error {
         case let error as KeystoreError: return error
@@ -197,11 +183,5 @@ public actor Keystore: CredentialStore {
             return .database(path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
         default: return .database(path: path, resultCode: -1, message: String(describing: type(of: error)))
         }
-    }
-
-    /// SQLite errors become `KeystoreError.database`; the keystore's own and CTAP errors pass through.
-    static func map(_ error: any Error, path: String) -> any Error {
-        guard let error = error as? DatabaseError else { return error }
-        return KeystoreError.database(path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
     }
 }

@@ -4,7 +4,8 @@ import GRDB
 /// opened read-only with SQLite's `immutable=1` URI parameter, which also keeps
 /// SQLite from creating or touching the `-wal` and `-shm` files. The header is
 /// written once, at creation, and is in the main file before the keystore is first
-/// renamed into place, so committed WAL frames never hide a newer header.
+/// renamed into place, so committed WAL frames never hide a newer header. A newer
+/// schema can sit in the WAL, though: the writable open checks it again.
 enum KeystoreInspection {
     static func header(of path: String) throws(KeystoreError) -> KeystoreHeader {
         var configuration = Configuration()
@@ -17,12 +18,7 @@ enum KeystoreInspection {
                 guard try Int32.fetchOne(db, sql: "PRAGMA application_id") == Schema.applicationID else {
                     throw KeystoreError.notAKeystore(path: path)
                 }
-                let migrator = Schema.migrator
-                if try migrator.hasBeenSuperseded(db) {
-                    let known = Set(migrator.migrations)
-                    let unknown = try migrator.appliedIdentifiers(db).subtracting(known).sorted()
-                    throw KeystoreError.schemaNewer(path: path, unknownMigrations: unknown)
-                }
+                try Schema.refuseNewer(db, path: path)
                 switch try KeystoreHeader.read(db) {
                 case .success(let header): return header
                 case .failure(let damage): throw KeystoreError.corruptHeader(path: path, reason: damage)

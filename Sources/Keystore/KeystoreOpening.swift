@@ -117,7 +117,7 @@ extension Keystore {
 
     /// The connection used once the key is verified: WAL, `synchronous = FULL` (each
     /// commit fsyncs the WAL, so a returned call survives power loss, not only a crash),
-    /// `secure_delete` (freed pages are zeroed), then pending migrations.
+    /// `secure_delete` (freed pages are zeroed); then a newer schema is refused and pending migrations run.
     private static func writableQueue(_ path: String) throws(KeystoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = "passkeyd.keystore"
@@ -130,6 +130,10 @@ extension Keystore {
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
+            // The read-only inspection cannot see the WAL, where a newer release's
+            // migration may still sit; this connection does.
+            do { try queue.read { db in try Schema.refuseNewer(db, path: path) } }
+            catch { try? queue.close(); throw error }
             try Schema.migrator.migrate(queue)
             return queue
         } catch {

@@ -46,4 +46,13 @@ enum Schema {
         }
         return migrator
     }
+
+    /// Refuses a database that a newer release has migrated: this one cannot know
+    /// what its unknown migrations changed, so it must neither read nor write it.
+    static func refuseNewer(_ db: Database, path: String) throws {
+        let migrator = migrator
+        guard try migrator.hasBeenSuperseded(db) else { return }
+        let unknown = try migrator.appliedIdentifiers(db).subtracting(migrator.migrations).sorted()
+        throw KeystoreError.schemaNewer(path: path, unknownMigrations: unknown)
+    }
 }

@@ -28,14 +28,14 @@ struct BenchResults {
 
     func report(clients: Int) -> String {
         var sections: [String] = []
-        let header = ["figure", "clients", "ops", "ops/s", "p50 ms", "p99 ms", "÷ raw P-256", "busy retries", "ops per client"]
+        let header = ["figure", "clients", "ops", "ops/s", "p50 ms", "p99 ms", "÷ raw P-256", "ops per client"]
         var rows: [[String]] = []
         func row(_ label: String, _ clients: Int, _ m: Measurement?) {
             guard let m else { return }
             let ratio = rawSign.map { BenchTable.figure(m.operationsPerSecond / $0.operationsPerSecond, decimals: 3) } ?? "-"
             let spread = m.perClient.count > 1 ? "\(m.perClient.min() ?? 0)–\(m.perClient.max() ?? 0)" : "-"
             rows.append([label, "\(clients)", "\(m.operations)", BenchTable.figure(m.operationsPerSecond),
-                         BenchTable.milliseconds(m.p50), BenchTable.milliseconds(m.p99), ratio, "\(m.busyRetries)", spread])
+                         BenchTable.milliseconds(m.p50), BenchTable.milliseconds(m.p99), ratio, spread])
         }
         row("raw P-256 ECDSA sign, swift-crypto (baseline)", 1, rawSign)
         row("4 KiB overwrite + fdatasync (baseline)", 1, overwriteSync)
@@ -54,7 +54,7 @@ struct BenchResults {
             The socket figures run against a real passkeyd (--presence auto --uv off, Keystore on disk, \
             synchronous=FULL). One device serves every channel one transaction at a time \
             (CTAP 2.1 §11.2.9), so \(clients) clients measure contention and fairness, not parallel \
-            speedup: a client that finds the device busy is told CTAPHID_ERR_CHANNEL_BUSY and retries.
+            speedup: a client that finds the device busy is told CTAPHID_ERR_CHANNEL_BUSY, which its transport retries.
             """)
 
         if let first = overwriteSync, let last = overwriteSyncAtEnd {

@@ -2,10 +2,8 @@
 struct Measurement: Sendable {
     var operations: Int
     var elapsed: Duration
-    /// Per operation, from the first attempt to the answer (busy retries included).
+    /// Per operation, from the request to the answer (the transport's busy retries included).
     var latencies: [Duration]
-    /// `CTAPHID_ERR_CHANNEL_BUSY` answers that were retried (socket figures with several clients).
-    var busyRetries: Int
     /// Operations completed by each client: how evenly a contended device served them.
     var perClient: [Int]
 

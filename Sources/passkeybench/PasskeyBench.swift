@@ -55,9 +55,11 @@ struct PasskeyBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: work) }
 
         var results = BenchResults()
+        // One counter for the whole run: every registration adds a new account, never a replacement.
+        let users = UserCounter()
         printHeader()
-        try await runBaselines(into: &results, work: work)
-        try await runSocket(into: &results, work: work)
+        try await runBaselines(into: &results, work: work, users: users)
+        try await runSocket(into: &results, work: work, users: users)
         try await runLookups(into: &results, work: work)
         note("durable-write baseline again ...")
         results.overwriteSyncAtEnd = try await measureDurableWrite(.init(path: work + "/sync-overwrite-end", placement: .overwrite))
@@ -78,14 +80,13 @@ struct PasskeyBench: AsyncParsableCommand {
 
     // MARK: Baselines, in process
 
-    private func runBaselines(into results: inout BenchResults, work: String) async throws {
+    private func runBaselines(into results: inout BenchResults, work: String, users: UserCounter) async throws {
         note("raw P-256 signatures ...")
         let key = P256.Signing.PrivateKey()
         // What an assertion signs: authenticator data (37 bytes) ‖ clientDataHash.
         let message = [UInt8](repeating: 0xA5, count: 37) + BenchRequests.clientDataHash()
         results.rawSign = try await Sampler.measure(limits: limits) { _ in
             _ = try key.signature(for: message)
-            return 0
         }
 
         note("durable-write baselines ...")
@@ -94,11 +95,11 @@ struct PasskeyBench: AsyncParsableCommand {
 
         note("in-process authenticator, memory store ...")
         let memory = InMemoryCredentialStore()
-        results.inProcessMemory = try await measureInProcess(store: memory)
+        results.inProcessMemory = try await measureInProcess(store: memory, users: users)
 
         note("in-process authenticator, Keystore on disk ...")
         let keystore = try Keystore.open(directory: work + "/inprocess-keystore")
-        results.inProcessKeystore = try await measureInProcess(store: keystore)
+        results.inProcessKeystore = try await measureInProcess(store: keystore, users: users)
         try await keystore.close()
     }
 
@@ -108,26 +109,24 @@ struct PasskeyBench: AsyncParsableCommand {
         let pages = PageCounter()
         return try await Sampler.measure(limits: limits) { _ in
             try probe.writeAndSync(fd, index: await pages.next())
-            return 0
         }
     }
 
-    private func measureInProcess(store: any CredentialStore) async throws -> BenchResults.Pair {
+    private func measureInProcess(store: any CredentialStore, users: UserCounter) async throws -> BenchResults.Pair {
         let authenticator = Authenticator(store: store, presence: ScriptedPresence.always(.approved))
         let client = BenchClient(transport: InProcessTransport(device: authenticator))
-        return try await measurePair(clients: [client], count: 1)
+        return try await measurePair(clients: [client], count: 1, users: users)
     }
 
     /// makeCredential (rk) then getAssertion, from `count` of `clients`. The sign-in RP gets
     /// its one credential first, so each assertion signs with exactly one resident key.
-    private func measurePair(clients all: [BenchClient], count: Int) async throws -> BenchResults.Pair {
-        let users = UserCounter()
+    private func measurePair(clients all: [BenchClient], count: Int, users: UserCounter) async throws -> BenchResults.Pair {
         let makeCredential = try await Sampler.measure(clients: count, limits: limits) { client in
             let user = await users.next()
-            return try await all[client].makeCredential(
+            try await all[client].makeCredential(
                 BenchRequests.makeCredential(rp: BenchRequests.registrationRP(user: user), user: user))
         }
-        _ = try await all[0].makeCredential(BenchRequests.makeCredential(rp: BenchRequests.signInRP, user: 0))
+        try await all[0].makeCredential(BenchRequests.makeCredential(rp: BenchRequests.signInRP, user: 0))
         let request = BenchRequests.getAssertion(rpID: BenchRequests.signInRP.id)
         let getAssertion = try await Sampler.measure(clients: count, limits: limits) { client in
             try await all[client].getAssertion(request)
@@ -137,16 +136,16 @@ struct PasskeyBench: AsyncParsableCommand {
 
     // MARK: Over the socket
 
-    private func runSocket(into results: inout BenchResults, work: String) async throws {
+    private func runSocket(into results: inout BenchResults, work: String, users: UserCounter) async throws {
         let daemon = try await BenchDaemon.start(
             executable: daemonExecutable, dataDirectory: work + "/socket-keystore", workDirectory: work, name: "socket")
         defer { daemon.stop() }
         let transports = (0..<max(clients, 1)).map { _ in UnixSocketTransport(path: daemon.socket) }
         let benchClients = transports.map(BenchClient.init(transport:))
         note("socket, 1 client ...")
-        results.socketOne = try await measurePair(clients: benchClients, count: 1)
+        results.socketOne = try await measurePair(clients: benchClients, count: 1, users: users)
         note("socket, \(clients) clients ...")
-        results.socketMany = try await measurePair(clients: benchClients, count: clients)
+        results.socketMany = try await measurePair(clients: benchClients, count: clients, users: users)
         for transport in transports { await transport.close() }
     }
 
@@ -169,7 +168,6 @@ struct PasskeyBench: AsyncParsableCommand {
             let lookup = try await Sampler.measure(limits: limits) { _ in
                 let found = try await store.credentials(rpID: BenchRequests.signInRP.id).count
                 guard found == 1 else { throw BenchError.unexpectedLookup(population: population, found: found) }
-                return 0
             }
             try await store.close()
 

@@ -1,12 +1,12 @@
 /// Runs one operation repeatedly from `clients` concurrent tasks and records each
-/// latency. A client's operation returns how many busy answers it retried.
+/// latency.
 enum Sampler {
     static func measure(
         clients: Int = 1, limits: RunLimits,
-        _ operation: @escaping @Sendable (_ client: Int) async throws -> Int
+        _ operation: @escaping @Sendable (_ client: Int) async throws -> Void
     ) async throws -> Measurement {
         for client in 0..<clients {
-            for _ in 0..<limits.warmup { _ = try await operation(client) }
+            for _ in 0..<limits.warmup { try await operation(client) }
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -17,13 +17,12 @@ enum Sampler {
                 group.addTask {
                     var latencies: [Duration] = []
                     latencies.reserveCapacity(share)
-                    var busy = 0
                     while latencies.count < share, clock.now < deadline {
                         let began = clock.now
-                        busy += try await operation(client)
+                        try await operation(client)
                         latencies.append(clock.now - began)
                     }
-                    return Measurement(operations: latencies.count, elapsed: .zero, latencies: latencies, busyRetries: busy, perClient: [latencies.count])
+                    return Measurement(operations: latencies.count, elapsed: .zero, latencies: latencies, perClient: [latencies.count])
                 }
             }
             var all: [Measurement] = []
@@ -33,7 +32,6 @@ enum Sampler {
         let elapsed = clock.now - start
         return Measurement(
             operations: perClient.reduce(0) { $0 + $1.operations }, elapsed: elapsed,
-            latencies: perClient.flatMap(\.latencies), busyRetries: perClient.reduce(0) { $0 + $1.busyRetries },
-            perClient: perClient.flatMap(\.perClient))
+            latencies: perClient.flatMap(\.latencies),             perClient: perClient.flatMap(\.perClient))
     }
 }

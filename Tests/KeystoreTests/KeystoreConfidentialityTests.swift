@@ -127,7 +127,6 @@ import Testing
         for (query, index) in [
             (Keystore.credentialsByRPQuery, "credential_by_rp_seq"),
             (Keystore.credentialByIDQuery, "sqlite_autoindex_credential_1"),
-            (Keystore.credentialByUserQuery, "credential_by_rp"),
         ] {
             let plan = try await raw.read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query,

@@ -146,6 +146,19 @@ import Testing
         #expect(fileDigests(temp.path) == before)
     }
 
+    @Test func newerSchemaStillInTheWALIsRefused() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try await openStoreWithData(temp)
+        try await store.close()
+        // Kept open, so its commit stays in the WAL, where the immutable inspection cannot see it.
+        let raw = try DatabaseQueue(path: temp.database)
+        defer { try? raw.close() }
+        try await raw.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')") }
+        #expect(FileManager.default.fileExists(atPath: temp.database + "-wal"))
+        expectError(.schemaNewer(path: temp.database, unknownMigrations: ["v99-from-the-future"])) { _ = try openStore(temp.store) }
+    }
+
     @Test func damagedHeaderIsRefusedAndLeftUntouched() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
@@ -179,13 +192,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: temp.database))
     }
 
-    @Test func messagesNameTheFileAndNeverTheSecret() {
-        let temp = TemporaryDirectory()
-        defer { temp.remove() }
-        let error = KeystoreError.wrongPassphrase(database: temp.database)
-        #expect(error.description.contains(temp.database))
-        #expect(error.description.contains("passphrase does not unlock"))
-        #expect(KeystoreError.missingKeyFile(path: temp.keyFile, database: temp.database).description.contains(temp.keyFile))
+    @Test func messagesNameTheFileAndNeverTheSecret() async throws {
+        let sentinel = "hunter2-SENTINEL"
+        let keyFileStore = TemporaryDirectory()
+        let passphraseStore = TemporaryDirectory()
+        defer { keyFileStore.remove(); passphraseStore.remove() }
+        try await openStore(keyFileStore.store).close()
+        try await openStore(passphraseStore.store, passphrase: "the right one").close()
+        // Keystore.open logs through its own Logger (no injection point), so only the errors are checked here.
+        for (store, expected) in [
+            (passphraseStore, KeystoreError.wrongPassphrase(database: passphraseStore.database)),
+            (keyFileStore, KeystoreError.passphraseNotExpected(database: keyFileStore.database)),
+        ] {
+            do {
+                _ = try openStore(store.store, passphrase: sentinel)
+                Issue.record("a wrong passphrase opened \(store.store)")
+            } catch {
+                #expect(error == expected)
+                for text in [error.description, String(reflecting: error)] {
+                    #expect(text.contains(store.database))
+                    #expect(!text.contains("SENTINEL") && !text.contains("hunter2"), "\(text)")
+                }
+            }
+        }
+        #expect(KeystoreError.wrongPassphrase(database: passphraseStore.database).description.contains("passphrase does not unlock"))
+        #expect(KeystoreError.missingKeyFile(path: keyFileStore.keyFile, database: keyFileStore.database).description.contains(keyFileStore.keyFile))
     }
 }
 

@@ -34,9 +34,8 @@ import Testing
         for credential in [old, otherRP, otherUser, new] { try await store.save(credential) }
 
         #expect(try await store.credential(id: old.id) == nil)
-        #expect(try await store.credential(rpID: "example.com", userHandle: [7]) == new)
-        #expect(try await store.credential(rpID: "example.org", userHandle: [7]) == otherRP)
-        #expect(try await store.credential(rpID: "example.net", userHandle: [7]) == nil)
+        #expect(try await store.credential(id: new.id) == new)
+        #expect(try await store.credential(id: otherRP.id) == otherRP)
         #expect(try await store.credentials(rpID: "example.com") == [new, otherUser])
         #expect(try await store.credentials(rpID: "example.org") == [otherRP])
         #expect(try await store.count() == 3)
@@ -86,6 +85,24 @@ import Testing
         #expect(try await store.credential(id: credential.id) == credential)
         #expect(try await store.credentials(rpID: credential.rp.id) == [credential])
         #expect(try await store.count() == 1)
+        try await store.close()
+    }
+
+    @Test func updateUserKeepsTheUserHandle() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        var credential = makeCredential(userHandle: [7])
+        try await store.save(credential)
+        try await store.updateUser(
+            credentialID: credential.id, to: PublicKeyCredentialUserEntity(id: [8], name: "bob", displayName: "Bob"))
+        credential.user = PublicKeyCredentialUserEntity(id: [7], name: "bob", displayName: "Bob")
+        #expect(try await store.credential(id: credential.id) == credential)
+        // The row is still found by RP, and a new credential for handle 7 still replaces it.
+        #expect(try await store.credentials(rpID: credential.rp.id) == [credential])
+        let replacement = makeCredential(userHandle: [7])
+        try await store.save(replacement)
+        #expect(try await store.allCredentials() == [replacement])
         try await store.close()
     }
 
