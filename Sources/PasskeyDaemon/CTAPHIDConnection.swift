@@ -153,8 +153,9 @@ actor CTAPHIDConnection {
         if channel == CTAPHIDChannel.broadcast {
             allocated = await device.allocateChannel(for: id)
         } else if await device.owns(id, channel: channel) {
+            // The reassembler already dropped any message in reception on this
+            // channel when it accepted this INIT (§11.2.9.1.3).
             allocated = channel
-            reassembler.abandon(channel: channel)
             if let running, running.channel == channel {
                 silenced.insert(running.id)
                 running.task.cancel()
