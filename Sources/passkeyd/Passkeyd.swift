@@ -56,6 +56,7 @@ struct Passkeyd: AsyncParsableCommand {
     }
 
     private func serve(_ settings: Settings) async throws {
+        let termination = TerminationSignal.install()
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -99,7 +100,7 @@ struct Passkeyd: AsyncParsableCommand {
         if let readiness { Detach.report("ready", on: readiness) }
         logger.info("ready", metadata: ["socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)"])
 
-        let signal = await TerminationSignal.wait()
+        let signal = await termination.wait()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
         await server.stop()
         await device.close()
