@@ -163,10 +163,9 @@ actor CTAPHIDConnection {
         } else {
             return await reply(.error(.invalidChannel, channel: channel))
         }
-        let info = device.info
         let response = CTAPHIDInitResponse(
-            nonce: message.payload, channel: allocated, majorVersion: info.majorVersion,
-            minorVersion: info.minorVersion, buildVersion: info.buildVersion, capabilities: CTAPHIDServer.capabilities)
+            nonce: message.payload, channel: allocated, majorVersion: DaemonInfo.majorVersion,
+            minorVersion: DaemonInfo.minorVersion, buildVersion: DaemonInfo.buildVersion, capabilities: CTAPHIDServer.capabilities)
         await reply(CTAPHIDMessage(channel: channel, command: .`init`, payload: response.payload))
     }
 

@@ -66,7 +66,7 @@ actor CTAPHIDDevice {
     func status() async -> [UInt8] {
         let pending = await broker.pendingKind?.rawValue ?? "none"
         let map: CBORValue = [
-            "version": .textString(info.version),
+            "version": .textString(DaemonInfo.currentVersion),
             "pid": CBORValue(info.pid),
             "socket": .textString(info.socketPath),
             "startedAt": CBORValue(Int64(info.startedAt.timeIntervalSince1970)),

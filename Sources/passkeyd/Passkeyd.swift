@@ -1,4 +1,5 @@
 import ArgumentParser
+import CTAP
 import Foundation
 import Logging
 import PasskeyDaemon
@@ -144,7 +145,7 @@ struct Passkeyd: AsyncParsableCommand {
             throw ValidationFailure(message: "--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         return Settings(
-            socket: socket ?? DefaultPaths.socket(environment: environment),
+            socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
             dataDirectory: dataDir ?? environment["PASSKEYD_DATA_DIR"] ?? DefaultPaths.dataDirectory(environment: environment),
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
             passphraseValue: environment["PASSKEYD_PASSPHRASE"],
