@@ -153,8 +153,9 @@ actor CTAPHIDConnection {
         if channel == CTAPHIDChannel.broadcast {
             allocated = await device.allocateChannel(for: id)
         } else if await device.owns(id, channel: channel) {
+            // The reassembler already dropped any message in reception on this
+            // channel when it accepted this INIT (§11.2.9.1.3).
             allocated = channel
-            reassembler.abandon(channel: channel)
             if let running, running.channel == channel {
                 silenced.insert(running.id)
                 running.task.cancel()
@@ -162,10 +163,9 @@ actor CTAPHIDConnection {
         } else {
             return await reply(.error(.invalidChannel, channel: channel))
         }
-        let info = device.info
         let response = CTAPHIDInitResponse(
-            nonce: message.payload, channel: allocated, majorVersion: info.majorVersion,
-            minorVersion: info.minorVersion, buildVersion: info.buildVersion, capabilities: CTAPHIDServer.capabilities)
+            nonce: message.payload, channel: allocated, majorVersion: DaemonInfo.majorVersion,
+            minorVersion: DaemonInfo.minorVersion, buildVersion: DaemonInfo.buildVersion, capabilities: CTAPHIDServer.capabilities)
         await reply(CTAPHIDMessage(channel: channel, command: .`init`, payload: response.payload))
     }
 
@@ -191,17 +191,27 @@ actor CTAPHIDConnection {
     private func startTransaction(channel: UInt32, payload: [UInt8]) {
         nextTransaction += 1
         let transactionID = nextTransaction
-        let (device, handler, broker, send, interval) = (device, device.handler, device.broker, send, timing.keepaliveInterval)
+        let (device, handler, broker, interval) = (device, device.handler, device.broker, timing.keepaliveInterval)
         let connection = id
+        let keepalive: @Sendable (CTAPHIDKeepaliveStatus) async -> Void = { [weak self] status in
+            await self?.keepalive(status, channel: channel, transaction: transactionID)
+        }
         let task = Task { [weak self] in
             let response = await Self.perform(
                 payload, handler: handler, broker: broker, keepaliveInterval: interval,
-                keepalive: { status in send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status.rawValue]).reports) })
+                keepalive: keepalive)
             // Free the device before answering, so a peer that reads slowly holds nothing.
             await device.endTransaction(connection, channel: channel)
             await self?.finishTransaction(transactionID, channel: channel, response: response)
         }
         running = (channel, transactionID, task)
+    }
+
+    /// A KEEPALIVE only for a transaction still owed an answer: none once its
+    /// channel resynchronised (§11.2.9.1.3) or the peer went away.
+    private func keepalive(_ status: CTAPHIDKeepaliveStatus, channel: UInt32, transaction: UInt64) {
+        guard !isClosed, !silenced.contains(transaction) else { return }
+        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status.rawValue]).reports)
     }
 
     private func finishTransaction(_ transactionID: UInt64, channel: UInt32, response: [UInt8]) async {
@@ -214,7 +224,7 @@ actor CTAPHIDConnection {
     /// (§11.2.9.2.1: UPNEEDED while a prompt waits for the user, else PROCESSING).
     private static func perform(
         _ payload: [UInt8], handler: any CTAP2MessageHandler, broker: PromptBroker, keepaliveInterval: Duration,
-        keepalive: @escaping @Sendable (CTAPHIDKeepaliveStatus) -> Void
+        keepalive: @escaping @Sendable (CTAPHIDKeepaliveStatus) async -> Void
     ) async -> [UInt8] {
         await withTaskGroup(of: [UInt8]?.self) { group in
             group.addTask { await handler.handle(payload) }
@@ -222,7 +232,7 @@ actor CTAPHIDConnection {
                 while true {
                     try? await Task.sleep(for: keepaliveInterval)
                     if Task.isCancelled { return nil }
-                    keepalive(await broker.pendingKind == nil ? .processing : .upNeeded)
+                    await keepalive(await broker.pendingKind == nil ? .processing : .upNeeded)
                 }
             }
             var response: [UInt8] = [CTAPStatus.other.rawValue]

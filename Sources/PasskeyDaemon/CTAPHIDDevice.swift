@@ -65,13 +65,9 @@ actor CTAPHIDDevice {
     /// The vendor STATUS reply: a CBOR map (docs/vendor-commands.md).
     func status() async -> [UInt8] {
         let pending = await broker.pendingKind?.rawValue ?? "none"
-        let map: CBORValue = [
-            "version": .textString(info.version),
-            "pid": CBORValue(info.pid),
-            "socket": .textString(info.socketPath),
-            "startedAt": CBORValue(Int64(info.startedAt.timeIntervalSince1970)),
-            "pending": .textString(pending),
-        ]
-        return map.encoded
+        let status = DaemonStatus(
+            version: DaemonInfo.currentVersion, pid: Int(info.pid), socket: info.socketPath, startedAt: info.startedAt,
+            pending: pending)
+        return status.cbor.encoded
     }
 }

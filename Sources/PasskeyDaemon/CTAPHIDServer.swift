@@ -63,7 +63,7 @@ public final class CTAPHIDServer: Sendable {
     /// Binds the socket and starts accepting. When this returns, connections are accepted.
     public static func start(
         configuration: Configuration, handler: any CTAP2MessageHandler, broker: PromptBroker,
-        info: DaemonInfo? = nil, logger: Logger = Logger(label: "passkeyd.server")
+        logger: Logger = Logger(label: "passkeyd.server")
     ) async throws(DaemonError) -> CTAPHIDServer {
         let path = configuration.socketPath
         let file = SocketFile(path: path)
@@ -82,7 +82,7 @@ public final class CTAPHIDServer: Sendable {
         }
         chmod(path, 0o600)
 
-        let device = CTAPHIDDevice(handler: handler, broker: broker, info: info ?? DaemonInfo(socketPath: path))
+        let device = CTAPHIDDevice(handler: handler, broker: broker, info: DaemonInfo(socketPath: path))
         let timing = configuration.timing
         let acceptTask = Task {
             await withDiscardingTaskGroup { group in

@@ -9,6 +9,8 @@ public enum DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
     /// sockaddr_un holds at most 107 bytes of path.
     case socketPathTooLong(path: String)
     case cannotCreateDirectory(path: String, errno: Int32)
+    /// The socket's folder is a symlink, not ours, or open to group/other.
+    case unsafeSocketDirectory(path: String)
     case cannotLock(path: String, errno: Int32)
     case cannotBind(path: String, errno: Int32)
     case cannotRemoveStaleSocket(path: String, errno: Int32)
@@ -23,6 +25,8 @@ public enum DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
             return "socket path is too long for a Unix socket (max 107 bytes): \(path)"
         case .cannotCreateDirectory(let path, let code):
             return "cannot create socket directory \(path): \(String(cString: strerror(code)))"
+        case .unsafeSocketDirectory(let path):
+            return "unsafe socket directory \(path): must be a directory owned by you with mode 0700"
         case .cannotLock(let path, let code):
             return "cannot open lock file \(path): \(String(cString: strerror(code)))"
         case .cannotBind(let path, let code):

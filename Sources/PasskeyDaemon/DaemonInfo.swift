@@ -3,26 +3,19 @@ import Foundation
 /// What the daemon says about itself: the INIT response's device version
 /// (CTAP 2.1 §11.2.9.1.3) and the vendor STATUS reply.
 public struct DaemonInfo: Sendable {
-    public var version: String
-    public var majorVersion: UInt8
-    public var minorVersion: UInt8
-    public var buildVersion: UInt8
-    public var pid: Int32
-    public var socketPath: String
-    public var startedAt: Date
+    public static let majorVersion: UInt8 = 0
+    public static let minorVersion: UInt8 = 1
+    public static let buildVersion: UInt8 = 0
+    /// The same version as the INIT response's three bytes, as `--version` prints it.
+    public static let currentVersion = "\(majorVersion).\(minorVersion).\(buildVersion)"
 
-    public static let currentVersion = "0.1.0"
+    public let pid: Int32
+    public let socketPath: String
+    public let startedAt: Date
 
-    public init(
-        version: String = DaemonInfo.currentVersion, majorVersion: UInt8 = 0, minorVersion: UInt8 = 1,
-        buildVersion: UInt8 = 0, pid: Int32 = getpid(), socketPath: String, startedAt: Date = Date()
-    ) {
-        self.version = version
-        self.majorVersion = majorVersion
-        self.minorVersion = minorVersion
-        self.buildVersion = buildVersion
-        self.pid = pid
+    init(socketPath: String) {
+        pid = getpid()
         self.socketPath = socketPath
-        self.startedAt = startedAt
+        startedAt = Date()
     }
 }

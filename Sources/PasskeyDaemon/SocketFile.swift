@@ -19,22 +19,41 @@ struct SocketFile: Sendable {
         case notASocket
     }
 
-    /// Creates the socket's folder 0700 when missing (design: folder 0700, socket 0600).
+    /// Creates the socket's folder 0700 when missing, then insists it is private
+    /// (design: folder 0700, socket 0600): a real directory, not a symlink, owned
+    /// by us, with no group or other bits — otherwise another user could swap the socket.
     func prepareDirectory() throws(DaemonError) {
         guard path.utf8.count <= 107 else { throw .socketPathTooLong(path: path) }
         let directory = (path as NSString).deletingLastPathComponent
-        guard !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) else { return }
-        let parent = (directory as NSString).deletingLastPathComponent
-        if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
-            do {
-                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-            } catch {
-                throw .cannotCreateDirectory(path: parent, errno: EACCES)
+        guard !directory.isEmpty else { return }
+        var info = stat()
+        if lstat(directory, &info) != 0 {
+            let parent = (directory as NSString).deletingLastPathComponent
+            if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
+                do {
+                    try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+                } catch {
+                    throw .cannotCreateDirectory(path: parent, errno: Self.posixCode(of: error))
+                }
             }
+            if mkdir(directory, 0o700) != 0, errno != EEXIST {
+                throw .cannotCreateDirectory(path: directory, errno: errno)
+            }
+            guard lstat(directory, &info) == 0 else { throw .cannotCreateDirectory(path: directory, errno: errno) }
         }
-        if mkdir(directory, 0o700) != 0, errno != EEXIST {
-            throw .cannotCreateDirectory(path: directory, errno: errno)
+        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+            throw .unsafeSocketDirectory(path: directory)
         }
+    }
+
+    /// The POSIX code behind a Foundation file error, EIO when it carries none.
+    private static func posixCode(of error: any Error) -> Int32 {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return Int32(nsError.code) }
+        return EIO
     }
 
     /// Takes the per-path lock, held (through the returned descriptor) for the daemon's life.

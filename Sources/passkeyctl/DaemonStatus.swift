@@ -1,24 +1,13 @@
 import CBOR
-import Foundation
+import CTAP
 
-/// The STATUS vendor command's reply (docs/vendor-commands.md): a CBOR map with text keys.
-struct DaemonStatus: Sendable {
-    var version: String
-    var pid: Int
-    var socket: String
-    var startedAt: Date
-    /// `presence`, `uv` or `none`.
-    var pending: String
+/// The STATUS vendor command's reply, shared with the daemon that encodes it.
+typealias DaemonStatus = CTAP.DaemonStatus
 
+extension CTAP.DaemonStatus {
+    /// Decodes the STATUS reply; nil when the bytes are not the map docs/vendor-commands.md describes.
     init?(_ bytes: [UInt8]) {
-        guard let value = try? CBORDecoder.decode(bytes), let map = value.mapValue,
-              let version = map["version"]?.textValue, let pid = map["pid"]?.intValue,
-              let socket = map["socket"]?.textValue, let started = map["startedAt"]?.intValue
-        else { return nil }
-        self.version = version
-        self.pid = pid
-        self.socket = socket
-        startedAt = Date(timeIntervalSince1970: TimeInterval(started))
-        pending = map["pending"]?.textValue ?? "none"
+        guard let value = try? CBORDecoder.decode(bytes), let status = try? Self(cbor: value) else { return nil }
+        self = status
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CTAP
 import Foundation
 import Logging
 import PasskeyDaemon
@@ -56,6 +57,7 @@ struct Passkeyd: AsyncParsableCommand {
     }
 
     private func serve(_ settings: Settings) async throws {
+        let termination = TerminationSignal.install()
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -99,7 +101,7 @@ struct Passkeyd: AsyncParsableCommand {
         if let readiness { Detach.report("ready", on: readiness) }
         logger.info("ready", metadata: ["socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)"])
 
-        let signal = await TerminationSignal.wait()
+        let signal = await termination.wait()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
         await server.stop()
         await device.close()
@@ -143,7 +145,7 @@ struct Passkeyd: AsyncParsableCommand {
             throw ValidationFailure(message: "--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         return Settings(
-            socket: socket ?? DefaultPaths.socket(environment: environment),
+            socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
             dataDirectory: dataDir ?? environment["PASSKEYD_DATA_DIR"] ?? DefaultPaths.dataDirectory(environment: environment),
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
             passphraseValue: environment["PASSKEYD_PASSPHRASE"],

@@ -10,17 +10,23 @@ actor FakeHandler: CTAP2MessageHandler {
     private(set) var powerCycles = 0
     private var finished: [CheckedContinuation<Void, Never>] = []
     private(set) var completed = 0
+    /// What the last handled message returned.
+    private(set) var lastResponse: [UInt8]?
 
     init(presence: any UserPresence) {
         self.presence = presence
     }
 
     func handle(_ message: [UInt8]) async -> [UInt8] {
-        defer {
-            completed += 1
-            finished.forEach { $0.resume() }
-            finished = []
-        }
+        let response = await respond(to: message)
+        lastResponse = response
+        completed += 1
+        finished.forEach { $0.resume() }
+        finished = []
+        return response
+    }
+
+    private func respond(to message: [UInt8]) async -> [UInt8] {
         switch message.first {
         case 0x04:
             return [0x00, 0xA0]

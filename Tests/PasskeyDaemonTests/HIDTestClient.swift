@@ -2,6 +2,7 @@ import CTAP
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A tiny host for the tests: raw 64-byte reports over the Unix socket.
 final class HIDTestClient {
@@ -10,10 +11,20 @@ final class HIDTestClient {
     private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var pending: [UInt8] = []
+    /// Set when the watchdog, not the daemon, closed the connection.
+    private let watchdogFired: Watchdog
 
-    private init(inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+    /// Whether the 20 s watchdog has closed the connection.
+    final class Watchdog: Sendable {
+        let fired = Atomic<Bool>(false)
+    }
+
+    private init(
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, watchdog: Watchdog
+    ) {
         iterator = inbound.makeAsyncIterator()
         self.outbound = outbound
+        watchdogFired = watchdog
     }
 
     /// Connects, runs `body`, closes. A watchdog closes the connection after
@@ -25,13 +36,15 @@ final class HIDTestClient {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
+        let flag = Watchdog()
         let watchdog = Task {
             try await Task.sleep(for: .seconds(20))
+            flag.fired.store(true, ordering: .sequentiallyConsistent)
             try await channel.channel.close()
         }
         defer { watchdog.cancel() }
         return try await channel.executeThenClose { inbound, outbound in
-            try await body(HIDTestClient(inbound: inbound, outbound: outbound))
+            try await body(HIDTestClient(inbound: inbound, outbound: outbound, watchdog: flag))
         }
     }
 
@@ -76,12 +89,14 @@ final class HIDTestClient {
         }
     }
 
-    /// True when the daemon has closed the connection.
+    /// True when the daemon closed the connection without sending a single report;
+    /// false as soon as any report arrives, or when the watchdog had to close it.
     func isClosedByPeer() async -> Bool {
         do {
-            while true { _ = try await readReport() }
+            _ = try await readReport()
+            return false
         } catch {
-            return true
+            return !watchdogFired.fired.load(ordering: .sequentiallyConsistent)
         }
     }
 

@@ -63,6 +63,8 @@ import Testing
             }
             // The prompt was cancelled when the peer left, so the handler returned.
             await daemon.handler.waitForCompleted(1)
+            // CTAP2_ERR_KEEPALIVE_CANCEL, not the prompt's own timeout (0x2F).
+            #expect(await daemon.handler.lastResponse == [0x2D])
             #expect(await daemon.broker.pendingKind == nil)
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()

@@ -29,7 +29,8 @@ import Testing
     @Test func aStaleSocketFileIsReplaced() async throws {
         let path = TestDaemon.freshSocketPath()
         let folder = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try makeStaleSocket(at: path)
         #expect(SocketFile(path: path).probe() == .stale)
 
@@ -56,13 +57,43 @@ import Testing
     @Test func aFileThatIsNotASocketIsNeverReplaced() async throws {
         let path = TestDaemon.freshSocketPath()
         let folder = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         _ = FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8))
         await #expect(throws: DaemonError.notASocket(path: path)) {
             _ = try await TestDaemon.start(path: path)
         }
         #expect(FileManager.default.contents(atPath: path) == Data("keep me".utf8))
         try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test func aSocketFolderOpenToOthersIsRefused() async throws {
+        let path = TestDaemon.freshSocketPath()
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        await #expect(throws: DaemonError.unsafeSocketDirectory(path: folder)) {
+            _ = try await TestDaemon.start(path: path)
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aSymlinkedSocketFolderIsRefused() async throws {
+        let target = "/tmp/pkd-test-target-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(
+            atPath: target, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = TestDaemon.freshSocketPath()
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: target)
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: target)
+        }
+        await #expect(throws: DaemonError.unsafeSocketDirectory(path: folder)) {
+            _ = try await TestDaemon.start(path: path)
+        }
+        #expect(!FileManager.default.fileExists(atPath: target + "/ctaphid.sock"))
     }
 
     /// A socket file with nothing accepting on it, as a crashed daemon leaves.

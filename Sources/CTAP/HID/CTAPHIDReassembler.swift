@@ -47,11 +47,6 @@ public struct CTAPHIDReassembler: Sendable {
         return partial?.channel
     }
 
-    /// Drops the message in reception if it is on `channel` (its handle went away, or it resynchronised).
-    public mutating func abandon(channel: UInt32) {
-        if partial?.channel == channel { partial = nil }
-    }
-
     public mutating func accept(_ packet: CTAPHIDPacket) -> Outcome {
         if let onlyChannel, packet.channel != onlyChannel { return .ignored }
         switch packet {

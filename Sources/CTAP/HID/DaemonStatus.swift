@@ -1,0 +1,42 @@
+import CBOR
+import Foundation
+
+/// The STATUS vendor command's reply (docs/vendor-commands.md): a CBOR map with
+/// text keys, encoded by the daemon and decoded by passkeyctl from this one type.
+public struct DaemonStatus: Sendable, Equatable {
+    public var version: String
+    public var pid: Int
+    public var socket: String
+    /// Whole seconds: the wire carries Unix time as an integer.
+    public var startedAt: Date
+    /// `presence`, `uv` or `none`.
+    public var pending: String
+
+    public init(version: String, pid: Int, socket: String, startedAt: Date, pending: String) {
+        self.version = version
+        self.pid = pid
+        self.socket = socket
+        self.startedAt = startedAt
+        self.pending = pending
+    }
+
+    public var cbor: CBORValue {
+        [
+            "version": .textString(version),
+            "pid": CBORValue(pid),
+            "socket": .textString(socket),
+            "startedAt": CBORValue(Int64(startedAt.timeIntervalSince1970)),
+            "pending": .textString(pending),
+        ]
+    }
+
+    /// Reads the map; `pending` may be absent (older daemons) and then means `none`.
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        version = try map.required("version", CBORRead.text)
+        pid = try map.required("pid", CBORRead.int)
+        socket = try map.required("socket", CBORRead.text)
+        startedAt = Date(timeIntervalSince1970: TimeInterval(try map.required("startedAt", CBORRead.int)))
+        pending = try map.optional("pending", CBORRead.text) ?? "none"
+    }
+}
