@@ -19,9 +19,11 @@ struct SocketFile: Sendable {
         case notASocket
     }
 
-    /// Creates the socket's folder 0700 when missing, then insists it is private
-    /// (design: folder 0700, socket 0600): a real directory, not a symlink, owned
-    /// by us, with no group or other bits — otherwise another user could swap the socket.
+    /// Creates the socket's folder 0700 when missing (design: folder 0700, socket 0600),
+    /// then insists nobody else controls it: a real directory, not a symlink, owned by us,
+    /// writable by nobody else — otherwise another user could swap the socket, and a client
+    /// would run the PIN protocol with them. Reading the folder gives nothing away: the
+    /// socket is 0600 and peers of another uid are refused.
     func prepareDirectory() throws(DaemonError) {
         guard path.utf8.count <= 107 else { throw .socketPathTooLong(path: path) }
         let directory = (path as NSString).deletingLastPathComponent
@@ -41,7 +43,7 @@ struct SocketFile: Sendable {
             }
             guard lstat(directory, &info) == 0 else { throw .cannotCreateDirectory(path: directory, errno: errno) }
         }
-        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o022 == 0 else {
             throw .unsafeSocketDirectory(path: directory)
         }
     }

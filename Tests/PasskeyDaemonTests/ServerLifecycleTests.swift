@@ -79,6 +79,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test(arguments: [0o770, 0o722, 0o702])
+    func aSocketFolderOthersCanWriteIsRefused(mode: Int) async throws {
+        let path = TestDaemon.freshSocketPath()
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: folder)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        await #expect(throws: DaemonError.unsafeSocketDirectory(path: folder)) {
+            _ = try await TestDaemon.start(path: path)
+        }
+    }
+
+    @Test func aSocketFolderOfOursOthersMayOnlyReadIsAccepted() async throws {
+        let path = TestDaemon.freshSocketPath()
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+        let daemon = try await TestDaemon.start(path: path)
+        #expect(FileManager.default.fileExists(atPath: path))
+        await daemon.stop()
+    }
+
     @Test func aSymlinkedSocketFolderIsRefused() async throws {
         let target = "/tmp/pkd-test-target-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(
