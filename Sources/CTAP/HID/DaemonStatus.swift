@@ -39,4 +39,11 @@ public struct DaemonStatus: Sendable, Equatable {
         startedAt = Date(timeIntervalSince1970: TimeInterval(try map.required("startedAt", CBORRead.int)))
         pending = try map.optional("pending", CBORRead.text) ?? "none"
     }
+
+    /// Decodes the STATUS reply's bytes (docs/vendor-commands.md).
+    public init(bytes: [UInt8]) throws(CTAPStatus) {
+        let value: CBORValue
+        do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
+        try self.init(cbor: value)
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CTAP
 import Foundation
 
 /// `passkeyctl status`: is the daemon up, where, since when (vendor command STATUS).
@@ -8,7 +9,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let reply = try await global.connect().vendor(.status)
-        guard let status = DaemonStatus(reply) else {
+        guard let status = try? DaemonStatus(bytes: reply) else {
             throw Failure.connection("The daemon at \(global.socketPath) answered STATUS with something unreadable.")
         }
         if global.json {
