@@ -104,7 +104,7 @@ extension Keystore {
             if try !hasDeviceState(db) { try storeDeviceState(fresh, db) }
             try db.execute(sql: "UPDATE keystore_header SET wrappedKey = ? WHERE id = 1", arguments: [wrapped])
         }
-        try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     }
 
     static let logger = Logger(label: "passkeyd.keystore")

@@ -148,8 +148,12 @@ struct Passkeyd: AsyncParsableCommand {
                     so it was not used. Make it private with: chmod 600 \(path)
                     """)
             }
-            guard let data = try? handle.readToEnd(), let text = String(data: data ?? Data(), encoding: .utf8) else {
+            let data: Data
+            do { data = try handle.readToEnd() ?? Data() } catch {
                 throw ValidationFailure(message: "cannot read passphrase file \(path)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ValidationFailure(message: "cannot read passphrase file \(path): it is not UTF-8 text")
             }
             return text
         }
