@@ -1,5 +1,6 @@
 import Authenticator
 import CTAP
+import CTAPHID
 import Logging
 
 /// One open handle on the virtual device: turns the connection's byte stream

@@ -1,6 +1,7 @@
 import Authenticator
 import CBOR
 import CTAP
+import CTAPHID
 import Foundation
 
 /// The one virtual HID device every connection shares: channel allocation and

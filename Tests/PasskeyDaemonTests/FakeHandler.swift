@@ -1,5 +1,6 @@
 import Authenticator
 import CTAP
+import CTAPHID
 
 /// A `CTAP2MessageHandler` for the server tests:
 /// 0x04 answers `[0x00, 0xA0]` (an empty getInfo map), 0x01 asks `presence`

@@ -1,4 +1,4 @@
-import Authenticator
+import CTAP
 
 /// A transport straight onto an authenticator in the same process: no socket, no
 /// framing, for fast tests. Task cancellation reaches the authenticator directly.

@@ -1,5 +1,5 @@
 import Testing
-@testable import CTAP
+@testable import CTAPHID
 
 @Suite struct CTAPHIDReassemblerTests {
     private func feed(_ packets: [CTAPHIDPacket], into reassembler: inout CTAPHIDReassembler) -> [CTAPHIDReassembler.Outcome] {
