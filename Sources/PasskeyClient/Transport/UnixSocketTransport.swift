@@ -17,7 +17,7 @@ public actor UnixSocketTransport: CTAPTransport {
     public nonisolated let silenceTimeout: Duration
 
     private var connection: Connection?
-    private var transactions = TransactionQueue()
+    private var transactions = TurnQueue()
 
     private struct Connection {
         let channel: any Channel
