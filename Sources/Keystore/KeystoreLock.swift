@@ -41,7 +41,7 @@ final class KeystoreLock: Sendable {
     /// `3: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF`, the device as hex major:minor.
     /// Nil where /proc is absent: the refusal then names no pid.
     private static func holder(device: UInt64, inode: UInt64) -> Int32? {
-        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        guard let table = procLocks() else { return nil }
         // The kernel's dev_t encoding (linux/kdev_t.h new_decode_dev).
         let major = (device >> 8) & 0xfff | (device >> 32) & ~0xfff
         let minor = device & 0xff | (device >> 12) & ~0xff
@@ -55,5 +55,20 @@ final class KeystoreLock: Sendable {
             return Int32(fields[4])
         }
         return nil
+    }
+
+    /// /proc/locks in as few read(2) calls as possible: the kernel renders it a buffer at a
+    /// time, and a table read in small pieces while other locks come and go can skip lines.
+    private static func procLocks() -> String? {
+        let fd = open("/proc/locks", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var table: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 { table += buffer[..<count] } else if count < 0, errno == EINTR { continue } else { break }
+        }
+        return String(decoding: table, as: UTF8.self)
     }
 }

@@ -57,6 +57,16 @@ def wait_for_socket(path: str, seconds: float = 30.0) -> None:
         time.sleep(0.05)
 
 
+def stopped_store(tmp_path, name: str = "a") -> Daemon:
+    """A daemon that made its keystore, registered one resident credential, and stopped."""
+    daemon = Daemon("--presence", "auto", "--uv", "off", workdir=fresh(tmp_path, name)).start()
+    try:
+        register_once(daemon, "alice")
+    finally:
+        assert daemon.stop() == 0
+    return daemon
+
+
 # -- F2 -----------------------------------------------------------------------
 
 
@@ -210,11 +220,7 @@ def test_a_passphrase_file_others_can_read_is_refused(tmp_path):
 
 
 def test_a_key_file_others_can_read_is_refused(tmp_path):
-    daemon = Daemon("--presence", "auto", "--uv", "off", workdir=fresh(tmp_path, "a")).start()
-    try:
-        register_once(daemon, "alice")
-    finally:
-        assert daemon.stop() == 0
+    daemon = stopped_store(tmp_path)
     key_file = os.path.join(daemon.data_dir, "keystore.key")
     os.chmod(key_file, 0o644)
     done = refused(tmp_path, daemon.data_dir)
@@ -222,11 +228,7 @@ def test_a_key_file_others_can_read_is_refused(tmp_path):
 
 
 def test_a_data_folder_others_can_write_is_refused(tmp_path):
-    daemon = Daemon("--presence", "auto", "--uv", "off", workdir=fresh(tmp_path, "a")).start()
-    try:
-        register_once(daemon, "alice")
-    finally:
-        assert daemon.stop() == 0
+    daemon = stopped_store(tmp_path)
     os.chmod(daemon.data_dir, 0o777)
     done = refused(tmp_path, daemon.data_dir)
     assert f"The keystore folder {daemon.data_dir} is writable by other users (mode 0777)".encode() in done.stderr, done.stderr

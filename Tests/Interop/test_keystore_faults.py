@@ -28,6 +28,7 @@ from fido2.ctap2 import Ctap2
 from fido2.hid import CTAPHID
 
 from passkeyd_hid import Daemon, RawChannel, SocketHidConnection, daemon_binary, vendor_call
+from test_hardening import stopped_store
 from test_keystore_refusal import fresh, snapshot
 
 ES256 = [{"type": "public-key", "alg": -7}]
@@ -159,15 +160,7 @@ def test_disk_full_during_registration(tmp_path):
 
 
 def test_a_read_only_data_folder_is_refused_with_a_sentence(tmp_path):
-    daemon = Daemon("--presence", "auto", "--uv", "off", workdir=fresh(tmp_path, "a")).start()
-    try:
-        dev = daemon.device()
-        try:
-            cred = register(dev, "alice")
-        finally:
-            dev.close()
-    finally:
-        assert daemon.stop() == 0
+    daemon = stopped_store(tmp_path)
     with mounted(str(tmp_path / "ro"), "--bind", daemon.data_dir):
         remount = run("mount", "-o", "remount,bind,ro", str(tmp_path / "ro"))
         assert remount.returncode == 0, remount.stderr
@@ -194,7 +187,7 @@ def test_a_read_only_data_folder_is_refused_with_a_sentence(tmp_path):
     try:
         dev = again.device()
         try:
-            assert resident_ids(dev) == {cred}
+            assert len(resident_ids(dev)) == 1
         finally:
             dev.close()
     finally:
