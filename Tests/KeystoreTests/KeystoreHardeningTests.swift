@@ -50,6 +50,27 @@ import Testing
         #expect(FileManager.default.contents(atPath: existing) == Data("existing".utf8))
     }
 
+    /// Read-modify-write in one transaction: concurrent changes all land, none overwrites another.
+    @Test func deviceStateUpdatesAreNeverLost() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        // Two fields changed by interleaved updates: a whole-state write of stale data would lose some.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await store.updateDeviceState { state in state?.globalSignCount += 1 } }
+                group.addTask { try await store.updateDeviceState { state in state?.minPINLength += 1 } }
+            }
+            try await group.waitForAll()
+        }
+        try await store.close()
+        let reopened = try openStore(temp.store)
+        let state = try #require(try await reopened.loadDeviceState())
+        #expect(state.globalSignCount == 50)
+        #expect(state.minPINLength == 4 + 50)
+        try await reopened.close()
+    }
+
     // MARK: F3 — device state is written at creation; its absence is tampering
 
     @Test func aNewKeystoreHoldsAFactoryFreshDeviceState() async throws {
