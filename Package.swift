@@ -59,14 +59,25 @@ let package = Package(
             "PasskeyClient", "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CBOR", argumentParser, logging,
         ] + crypto),
 
+        // What every socket test starts: an in-process CTAPHIDServer or the real passkeyd on a
+        // temporary socket and data folder, and the built executables. A plain target because a
+        // test target cannot depend on another; its sources live with the tests and only test
+        // targets depend on it.
+        .target(
+            name: "PasskeydTestSupport",
+            dependencies: ["PasskeyDaemon", "PasskeyClient", "Authenticator", "CTAP", logging] + crypto,
+            path: "Tests/Support"),
+
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR"] + crypto),
         .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift")] + crypto),
-        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
-        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR", logging]),
+        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
+        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR", logging]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
-        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeyClient", "CTAP"]),
+        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
+        // The passkeyd executable itself: flags, environment, refusals, --detach, signals.
+        .testTarget(name: "PasskeydTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
         .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR"] + crypto),
     ]
