@@ -70,7 +70,7 @@ let package = Package(
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR"] + crypto),
-        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto),
+        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", logging] + crypto),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift")] + crypto),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR", logging]),

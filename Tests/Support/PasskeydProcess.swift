@@ -136,9 +136,12 @@ public final class PasskeydProcess: Sendable {
         let readiness: Int32 = 3
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw FixtureError("pipe: \(String(cString: strerror(errno)))") }
-        // Close-on-exec, so only the child's dup2'd copy stays open and end-of-file comes when it exits.
+        // Close-on-exec, so only the child's dup2'd copy stays open and end-of-file comes when
+        // it exits; the write end moved above 3, since dup2 onto itself would keep the flag.
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let writeEnd = fcntl(ends[1], F_DUPFD_CLOEXEC, 10)
+        close(ends[1])
+        ends[1] = writeEnd
         var environment = ProcessRun.withSearchPath(environment)
         environment["PASSKEYD_READY_FD"] = String(readiness)
         let stdout = folder.appending("passkeyd.out")
