@@ -155,7 +155,7 @@ struct SocketDaemon {
         let first = try await SocketDaemon.start(store: store, uv: .off)
         let session = CTAP2Session(transport: UnixSocketTransport(path: first.path))
         do { _ = try await session.getInfo() } catch {
-            await first.stop()
+            await first.daemon.stop()
             throw error
         }
         // The server only: the folder stays for the second daemon, whose stop() removes it.
@@ -163,7 +163,8 @@ struct SocketDaemon {
         await #expect(throws: CTAP2Error.self) { try await session.getInfo() }
         let second = try await SocketDaemon.start(path: first.path, store: store, uv: .off)
         try await InProcessDaemon.with(second.daemon) { _ in
-            #expect(try await session.getInfo().versions.contains("FIDO_2_1"))
+            let info = try await session.getInfo()
+            #expect(info.versions.contains("FIDO_2_1"))
         }
     }
 

@@ -22,13 +22,15 @@ import Testing
     ] as [([String], [String: String])])
     func presenceDenyRefusesEveryTouch(arguments: [String], environment: [String: String]) async throws {
         try await PasskeydProcess.with(arguments + ["--uv", "off"], environment: environment) { daemon in
-            #expect(try await Self.registrationStatus(daemon) == .operationDenied)
+            let status = try await Self.registrationStatus(daemon)
+            #expect(status == .operationDenied)
         }
     }
 
     @Test func thePresenceFlagWinsOverTheEnvironment() async throws {
         try await PasskeydProcess.with(["--presence", "auto", "--uv", "off"], environment: ["PASSKEYD_PRESENCE": "deny"]) { daemon in
-            #expect(try await Self.registrationStatus(daemon) == nil)
+            let status = try await Self.registrationStatus(daemon)
+            #expect(status == nil, "the flag's auto, not the environment's deny")
         }
     }
 
@@ -51,7 +53,8 @@ import Testing
     @Test(arguments: [("deny", CTAPStatus.uvInvalid), ("auto", nil)] as [(String, CTAPStatus?)])
     func uvModeDecidesBuiltInVerification(mode: String, status: CTAPStatus?) async throws {
         try await PasskeydProcess.with(["--uv", mode]) { daemon in
-            #expect(try await Self.registrationStatus(daemon, uv: true) == status)
+            let outcome = try await Self.registrationStatus(daemon, uv: true)
+            #expect(outcome == status)
         }
     }
 

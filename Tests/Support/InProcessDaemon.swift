@@ -29,13 +29,10 @@ public struct InProcessDaemon: Sendable {
     }
 
     /// Runs `body` against `daemon` and stops it afterwards, whether `body` returns or throws.
-    public static func with<T>(
-        _ daemon: InProcessDaemon, _ body: (InProcessDaemon) async throws -> T
-    ) async throws -> T {
+    public static func with(_ daemon: InProcessDaemon, _ body: (InProcessDaemon) async throws -> Void) async throws {
         do {
-            let result = try await body(daemon)
+            try await body(daemon)
             await daemon.stop()
-            return result
         } catch {
             await daemon.stop()
             throw error

@@ -234,12 +234,12 @@ public final class PasskeydProcess: Sendable {
     }
 
     /// Starts a daemon for `body` and stops it afterwards (removing its folder), whatever happens.
-    public static func with<T>(
+    public static func with(
         _ arguments: [String] = [], environment: [String: String] = [:], mode: Mode = .foreground,
-        placement: Placement = .flags, _ body: (PasskeydProcess) async throws -> T
-    ) async throws -> T {
+        placement: Placement = .flags, _ body: (PasskeydProcess) async throws -> Void
+    ) async throws {
         let daemon = try start(arguments, environment: environment, mode: mode, placement: placement)
         defer { daemon.stop() }
-        return try await body(daemon)
+        try await body(daemon)
     }
 }
