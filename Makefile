@@ -5,7 +5,7 @@ SWIFT ?= swift
 VENV := .venv
 PY := $(CURDIR)/$(VENV)/bin/python
 
-.PHONY: deps build release test test-unit unit interop run bench clean
+.PHONY: deps build release test test-unit unit interop architecture run bench clean
 
 deps:
 	@scripts/deps.sh
@@ -17,13 +17,18 @@ release: deps
 	$(SWIFT) build -c release
 
 ## Every test the project has: the Swift suites, then the interop suites against a real daemon.
-test: deps
+test: deps architecture
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@if [ -f Tests/Interop/Makefile ]; then $(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all; fi
 
-## The Swift suites that run in this process: everything but the two that start real
-## passkeyd/passkeyctl processes (PasskeydTests, PasskeyctlTests) and the interop suites.
+## The module map: imports against Package.swift and docs/architecture.md, and the check's own tests.
+architecture: deps
+	scripts/check-architecture
+	$(PY) -m pytest -p no:cacheprovider -q Tests/Architecture
+
+## The Swift suites that start no passkeyd or passkeyctl process: everything but PasskeydTests
+## and PasskeyctlTests, without the interop suites and the architecture check.
 UNIT_SKIP := ^(PasskeydTests|PasskeyctlTests)\.
 test-unit: deps
 	$(SWIFT) build --build-tests

@@ -3,13 +3,21 @@ import CTAP
 extension Authenticator {
     /// Collects user presence or fails with the status CTAP 2.1 assigns to each outcome.
     func collectPresence(_ request: UserActionRequest) async throws(CTAPStatus) {
-        switch await presence.confirmPresence(request) {
+        switch await askPresence(request) {
         case .approved: break
         case .denied: throw .operationDenied
         case .timedOut: throw .userActionTimeout
         case .cancelled: throw .keepaliveCancel
         }
         if Task.isCancelled { throw .keepaliveCancel }
+    }
+
+    /// Asks for a touch; meanwhile the transport tells the platform the device waits for the user.
+    func askPresence(_ request: UserActionRequest) async -> PresenceOutcome {
+        await Self.progress(.userPresenceNeeded)
+        let outcome = await presence.confirmPresence(request)
+        await Self.progress(.processing)
+        return outcome
     }
 
     /// Whether built-in user verification is available (getInfo's `uv` option).
@@ -22,7 +30,10 @@ extension Authenticator {
         guard let verifier, verifier.isConfigured else { throw .invalidOption }
         var state = try await deviceState()
         guard state.uvRetries > 0 else { throw .uvBlocked }
-        switch await verifier.verifyUser(request) {
+        await Self.progress(.userPresenceNeeded)
+        let outcome = await verifier.verifyUser(request)
+        await Self.progress(.processing)
+        switch outcome {
         case .verified:
             if state.uvRetries != DeviceState.maxUVRetries {
                 state.uvRetries = DeviceState.maxUVRetries

@@ -1,4 +1,4 @@
-import Authenticator
+import CTAP
 import Foundation
 import Logging
 import PasskeyDaemon
