@@ -5,6 +5,14 @@ import Testing
 @testable import Authenticator
 @testable import PasskeyClient
 
+/// The token as the platform holds it (the authenticator's own `PinUvAuthToken` is another type).
+typealias PlatformToken = PasskeyClient.PinUvAuthToken
+
+extension PlatformToken {
+    /// The token's key, for tests that authenticate with it the wrong way or look for it in logs.
+    var secret: SymmetricKey { key }
+}
+
 /// The platform's side of authenticatorClientPIN for one PIN/UV auth protocol.
 ///
 /// What a correct platform does goes through PasskeyClient's real `ClientPINSession` over an
@@ -14,14 +22,6 @@ import Testing
 /// of the wrong length, a corrupted pinUvAuthParam, a shared secret replayed after a mismatch —
 /// and reads whose exact fields a test checks (powerCycleState present) are built here from
 /// the CTAP PIN types.
-/// The token as the platform holds it (the authenticator's own `PinUvAuthToken` is another type).
-typealias PlatformToken = PasskeyClient.PinUvAuthToken
-
-extension PlatformToken {
-    /// The token's key, for tests that authenticate with it the wrong way or look for it in logs.
-    var secret: SymmetricKey { key }
-}
-
 struct PlatformPIN {
     let harness: Harness
     let version: PINUVAuthProtocolVersion
