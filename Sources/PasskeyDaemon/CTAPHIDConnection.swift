@@ -178,9 +178,13 @@ actor CTAPHIDConnection {
         let channel = message.channel
         switch command {
         case .presence:
-            guard message.payload.count == 1 else { return await reply(.error(.invalidLength, channel: channel)) }
+            // 1 byte (approve/deny), optionally followed by the 8-byte prompt id it answers.
+            guard message.payload.count == 1 || message.payload.count == 9 else {
+                return await reply(.error(.invalidLength, channel: channel))
+            }
             guard message.payload[0] <= 1 else { return await reply(.error(.invalidParameter, channel: channel)) }
-            let wasPending = await device.broker.resolve(approve: message.payload[0] == 1)
+            let id = message.payload.count == 9 ? message.payload[1...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
+            let wasPending = await device.broker.resolve(approve: message.payload[0] == 1, id: id)
             await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [wasPending ? 1 : 0]))
         case .replug:
             logger.info("simulated replug")

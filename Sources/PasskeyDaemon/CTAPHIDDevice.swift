@@ -66,10 +66,10 @@ actor CTAPHIDDevice {
 
     /// The vendor STATUS reply: a CBOR map (docs/vendor-commands.md).
     func status() async -> [UInt8] {
-        let pending = await broker.pendingKind?.rawValue ?? "none"
+        let prompt = await broker.pendingPrompt
         let status = DaemonStatus(
             version: DaemonInfo.currentVersion, pid: Int(info.pid), socket: info.socketPath, startedAt: info.startedAt,
-            pending: pending)
+            pending: prompt?.kind.rawValue ?? "none", promptID: prompt?.id, rpID: prompt?.rpID)
         return status.cbor.encoded
     }
 }
