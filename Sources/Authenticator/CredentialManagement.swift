@@ -8,7 +8,7 @@ extension Authenticator {
                               continuing enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse? {
         // An enumeration continues only through GetNext; every other subcommand begins
         // something (and is authenticated), which ends it.
-        var token: PinUvAuthToken?
+        var token: PinUvAuthTokenState?
         if request.subCommand.isAuthenticated {
             enumeration = nil
             // §6.8.1 steps 1–4: pinUvAuthParam (`CTAP2_ERR_PUAT_REQUIRED` when absent) over
@@ -57,12 +57,12 @@ extension Authenticator {
 
     /// getCredsMetadata and enumerateRPsBegin see every RP, so a token bound to one
     /// RP may not run them (`CTAP2_ERR_PIN_AUTH_INVALID`, §6.8.2, §6.8.3).
-    private static func requireUnbound(_ token: PinUvAuthToken?) throws(CTAPStatus) {
+    private static func requireUnbound(_ token: PinUvAuthTokenState?) throws(CTAPStatus) {
         if token?.rpID != nil { throw .pinAuthInvalid }
     }
 
     /// A token bound to an RP manages only that RP's credentials (§6.8.4–§6.8.7).
-    private static func requireBinding(_ token: PinUvAuthToken?, allows rpID: String) throws(CTAPStatus) {
+    private static func requireBinding(_ token: PinUvAuthTokenState?, allows rpID: String) throws(CTAPStatus) {
         if let bound = token?.rpID, bound != rpID { throw .pinAuthInvalid }
     }
 
@@ -91,7 +91,7 @@ extension Authenticator {
 
     /// enumerateCredentialsBegin (§6.8.4): the RP's credentials, newest first. A token bound
     /// to an RP is checked before anything is read, and its RP is found by the store's index.
-    private func enumerateCredentialsBegin(rpIDHash: [UInt8], token: PinUvAuthToken?,
+    private func enumerateCredentialsBegin(rpIDHash: [UInt8], token: PinUvAuthTokenState?,
                                            _ enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse {
         let credentials: [CredentialSource]
         do {
@@ -147,7 +147,7 @@ extension Authenticator {
 
     /// The stored credential a delete or update names: `CTAP2_ERR_NO_CREDENTIALS` if
     /// there is none, `CTAP2_ERR_PIN_AUTH_INVALID` if the token is bound to another RP.
-    private func storedCredential(_ id: [UInt8], token: PinUvAuthToken?) async throws(CTAPStatus) -> CredentialSource {
+    private func storedCredential(_ id: [UInt8], token: PinUvAuthTokenState?) async throws(CTAPStatus) -> CredentialSource {
         let found: CredentialSource?
         do { found = try await store.credential(id: id) } catch { throw storeFailure(error) }
         guard let found else { throw .noCredentials }

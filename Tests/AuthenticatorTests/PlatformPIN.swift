@@ -5,10 +5,7 @@ import Testing
 @testable import Authenticator
 @testable import PasskeyClient
 
-/// The token as the platform holds it (the authenticator's own `PinUvAuthToken` is another type).
-typealias PlatformToken = PasskeyClient.PinUvAuthToken
-
-extension PlatformToken {
+extension PinUvAuthToken {
     /// The token's key, for tests that authenticate with it the wrong way or look for it in logs.
     var secret: SymmetricKey { key }
 }
@@ -94,7 +91,7 @@ struct PlatformPIN {
     /// getPinToken (permissions nil) or getPinUvAuthTokenUsingPinWithPermissions; with
     /// `agreement`, a shared secret from an earlier getKeyAgreement instead of a fresh one.
     func token(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil,
-               agreement: (platformKey: COSEKey, secret: SymmetricKey)? = nil) async throws -> (CTAPStatus, PlatformToken?) {
+               agreement: (platformKey: COSEKey, secret: SymmetricKey)? = nil) async throws -> (CTAPStatus, PinUvAuthToken?) {
         if let agreement { return try await replayedToken(pin: pin, agreement: agreement) }
         let client = try await client(permissions: permissions != nil)
         let (status, token) = try await status { () async throws(CTAP2Error) in
@@ -103,13 +100,13 @@ struct PlatformPIN {
         return (status, Self.checked(token))
     }
 
-    private static func checked(_ token: PlatformToken?) -> PlatformToken? {
+    private static func checked(_ token: PinUvAuthToken?) -> PinUvAuthToken? {
         if let token { #expect(token.key.bitCount == 256, "one 32-byte token for both protocols") }
         return token
     }
 
     /// getPinToken under a shared secret the platform kept from before.
-    private func replayedToken(pin: String, agreement: (platformKey: COSEKey, secret: SymmetricKey)) async throws -> (CTAPStatus, PlatformToken?) {
+    private func replayedToken(pin: String, agreement: (platformKey: COSEKey, secret: SymmetricKey)) async throws -> (CTAPStatus, PinUvAuthToken?) {
         let request = ClientPINRequest(
             subCommand: .getPinToken, pinUvAuthProtocol: version.rawValue, keyAgreement: agreement.platformKey,
             pinHashEnc: try implementation.encrypt(key: agreement.secret, plaintext: PINHash.of(pin)))
@@ -118,11 +115,11 @@ struct PlatformPIN {
         let response = try ClientPINResponse(cbor: try #require(body))
         let encrypted = try #require(response.pinUvAuthToken)
         let token = try implementation.decrypt(key: agreement.secret, ciphertext: encrypted)
-        return (status, Self.checked(PlatformToken(pinProtocol: implementation, key: SymmetricKey(data: token))))
+        return (status, Self.checked(PinUvAuthToken(pinProtocol: implementation, key: SymmetricKey(data: token))))
     }
 
     /// getPinUvAuthTokenUsingUvWithPermissions.
-    func tokenUsingUV(permissions: PinUvAuthTokenPermissions, rpID: String? = nil) async throws -> (CTAPStatus, PlatformToken?) {
+    func tokenUsingUV(permissions: PinUvAuthTokenPermissions, rpID: String? = nil) async throws -> (CTAPStatus, PinUvAuthToken?) {
         let client = try await client()
         let (status, token) = try await status { () async throws(CTAP2Error) in
             try await client.tokenUsingUV(permissions: permissions, rpID: rpID)
@@ -131,14 +128,14 @@ struct PlatformPIN {
     }
 
     /// A token that must be granted.
-    func grantedToken(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil) async throws -> PlatformToken {
+    func grantedToken(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil) async throws -> PinUvAuthToken {
         let (status, token) = try await self.token(pin: pin, permissions: permissions, rpID: rpID)
         try #require(status == .success)
         return try #require(token)
     }
 
     /// pinUvAuthParam = authenticate(pinUvAuthToken, message).
-    func param(_ token: PlatformToken, _ message: [UInt8]) -> [UInt8] {
+    func param(_ token: PinUvAuthToken, _ message: [UInt8]) -> [UInt8] {
         token.authenticate(message)
     }
 
@@ -156,7 +153,7 @@ struct PlatformPIN {
     }
 
     /// A makeCredential authorised by `token`.
-    func makeCredential(_ token: PlatformToken, rp: PublicKeyCredentialRpEntity = Fixture.rp, user: PublicKeyCredentialUserEntity = Fixture.user(1),
+    func makeCredential(_ token: PinUvAuthToken, rp: PublicKeyCredentialRpEntity = Fixture.rp, user: PublicKeyCredentialUserEntity = Fixture.user(1),
                         rk: Bool = true, uv: Bool? = nil) -> MakeCredentialRequest {
         var request = Fixture.makeCredential(rp: rp, user: user, rk: rk, uv: uv)
         request.pinUvAuthParam = param(token, Fixture.clientDataHash)
@@ -165,7 +162,7 @@ struct PlatformPIN {
     }
 
     /// A getAssertion authorised by `token`.
-    func getAssertion(_ token: PlatformToken, rpID: String = Fixture.rp.id, up: Bool? = nil) -> GetAssertionRequest {
+    func getAssertion(_ token: PinUvAuthToken, rpID: String = Fixture.rp.id, up: Bool? = nil) -> GetAssertionRequest {
         var request = Fixture.getAssertion(rpID: rpID, up: up)
         request.pinUvAuthParam = param(token, Fixture.clientDataHash)
         request.pinUvAuthProtocol = version.rawValue
@@ -174,7 +171,7 @@ struct PlatformPIN {
 
     /// A credential management request authenticated with `token`, as python-fido2 computes it.
     func credentialManagement(_ subCommand: CredentialManagementSubcommand, _ params: CredentialManagementParameters? = nil,
-                              token: PlatformToken) -> CredentialManagementRequest {
+                              token: PinUvAuthToken) -> CredentialManagementRequest {
         CredentialManagementRequest(
             subCommand: subCommand, subCommandParams: params, pinUvAuthProtocol: version.rawValue,
             pinUvAuthParam: param(token, CredentialManagementRequest.authenticatedMessage(subCommand, params)))
