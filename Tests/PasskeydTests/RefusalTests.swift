@@ -58,6 +58,8 @@ import Testing
         let right = folder.appending("right"), wrong = folder.appending("wrong")
         try "correct horse battery staple\n".write(toFile: right, atomically: true, encoding: .utf8)
         try "incorrect horse\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        // A passphrase file others can read is refused (hardening F7): these are private, as a user's would be.
+        for file in [right, wrong] { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file) }
 
         let first = try PasskeydProcess.start(["--uv", "off", "--passphrase-file", right], in: folder)
         let id = try await first.register(rp: "example.com", user: "alice")
