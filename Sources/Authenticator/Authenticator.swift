@@ -46,7 +46,7 @@ public actor Authenticator: CTAP2MessageHandler {
                        progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         await takeTurn()
         defer { endTurn() }
-        let result = await Self.$progress.withValue(progress) { () async -> Result<CBORValue?, CTAPStatus> in
+        let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<CBORValue?, CTAPStatus> in
             do throws(CTAPStatus) { return .success(try await dispatch(message, from: caller)) } catch { return .failure(error) }
         }
         switch result {
@@ -73,7 +73,18 @@ public actor Authenticator: CTAP2MessageHandler {
     }
 
     /// Where the running command reports that it waits for the user (CTAP 2.1 §11.2.9.2.1).
-    @TaskLocal static var progress: @Sendable (KeepaliveStatus) async -> Void = { _ in }
+    @TaskLocal static var progress = ProgressReport { _ in }
+
+    /// The transport's progress callback, wrapped: Swift 6.3.1 at -O miscompiles
+    /// `withValue` on a task-local of function type (a null dereference in
+    /// swift_task_localValuePush on every command of a release build; found by FuzzAuthenticator).
+    struct ProgressReport: Sendable {
+        let report: @Sendable (KeepaliveStatus) async -> Void
+
+        func callAsFunction(_ status: KeepaliveStatus) async {
+            await report(status)
+        }
+    }
 
     private func dispatch(_ message: [UInt8], from caller: CTAPCaller) async throws(CTAPStatus) -> CBORValue? {
         guard let byte = message.first else { throw .invalidLength }
