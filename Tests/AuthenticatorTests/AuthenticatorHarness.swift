@@ -83,7 +83,7 @@ enum Fixture {
 
     static func makeCredential(
         rp: PublicKeyCredentialRpEntity = rp, user: PublicKeyCredentialUserEntity = user(1), algs: [Int] = [-7],
-        rk: Bool? = true, uv: Bool? = nil, up: Bool? = nil, exclude: [[UInt8]] = [], extensions: [String: CBORValue] = [:]
+        rk: Bool? = true, uv: Bool? = nil, up: Bool? = nil, exclude: [[UInt8]] = [], extensions: ExtensionMap = [:]
     ) -> MakeCredentialRequest {
         MakeCredentialRequest(
             clientDataHash: clientDataHash, rp: rp, user: user,
