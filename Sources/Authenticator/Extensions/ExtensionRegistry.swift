@@ -16,6 +16,11 @@ public struct ExtensionRegistry: Sendable {
     /// getInfo's `extensions` member.
     public var identifiers: [String] { extensions.map { $0.identifier } }
 
+    /// The part of this registry a device profile offers, by identifier, in this registry's order.
+    public func selecting(_ identifiers: Set<String>) -> ExtensionRegistry {
+        ExtensionRegistry(extensions: extensions.filter { identifiers.contains($0.identifier) })
+    }
+
     /// Parses the inputs of the offered extensions present in a makeCredential request,
     /// before anything else happens, so a malformed input fails the request with its status.
     func makeCredential(_ inputs: ExtensionMap) throws(CTAPStatus) -> [PreparedCreationExtension] {
