@@ -35,25 +35,6 @@ extension CTAPStructure {
     }
 }
 
-/// An array whose elements have a CBOR form, read and written element by element (allow
-/// lists, algorithms, versions); a wrong element type fails the whole array.
-public protocol CBORArray {
-    init(cborArray: CBORValue) throws(CTAPStatus)
-    var cborArray: CBORValue { get }
-}
-
-extension Array: CBORArray where Element: CBORRepresentable {
-    public init(cborArray value: CBORValue) throws(CTAPStatus) {
-        guard case .array(let items) = value else { throw .cborUnexpectedType }
-        var elements: [Element] = []
-        elements.reserveCapacity(items.count)
-        for item in items { elements.append(try Element(cbor: item)) }
-        self = elements
-    }
-
-    public var cborArray: CBORValue { .array(map(\.cbor)) }
-}
-
 /// A member with a value that means "absent": left out when encoding, and what decoding
 /// gives for a missing key (CTAP 2.1 §6.1 `excludeList`, `extensions`, `options`, …).
 public protocol OmittedWhenEmpty: Codable {
@@ -116,32 +97,5 @@ extension KeyedEncodingContainer {
 
     public mutating func encode(_ member: Unsigned, forKey key: Key) throws {
         try encodeIfPresent(member.wrappedValue, forKey: key)
-    }
-}
-
-/// A type with its own CBOR form (`init(cbor:)`, `cbor`) that is a member of
-/// `CTAPStructure`s. `CBORValueDecoder` and `CBORValueEncoder` hand it its value whole;
-/// it has no other coded form.
-public protocol CBORMember: CBORRepresentable, Codable {}
-
-extension CBORMember {
-    public init(from decoder: any Decoder) throws { throw CTAPStatus.cborUnexpectedType }
-    public func encode(to encoder: any Encoder) throws { throw CTAPStatus.other }
-}
-
-/// A map with text keys (`options` of getInfo): a non-text key is the wrong type.
-extension Dictionary: CBORRepresentable where Key == String, Value: CBORRepresentable {
-    public init(cbor: CBORValue) throws(CTAPStatus) {
-        guard let entries = cbor.mapValue else { throw .cborUnexpectedType }
-        var out: [String: Value] = [:]
-        for (key, value) in entries {
-            guard let text = key.textValue else { throw .cborUnexpectedType }
-            out[text] = try Value(cbor: value)
-        }
-        self = out
-    }
-
-    public var cbor: CBORValue {
-        .map(Dictionary<CBORValue, CBORValue>(uniqueKeysWithValues: map { (.textString($0.key), $0.value.cbor) }))
     }
 }
