@@ -5,7 +5,7 @@ SWIFT ?= swift
 VENV := .venv
 PY := $(CURDIR)/$(VENV)/bin/python
 
-.PHONY: deps build release test unit interop run bench clean
+.PHONY: deps build release test unit interop architecture run bench clean
 
 deps:
 	@scripts/deps.sh
@@ -17,10 +17,15 @@ release: deps
 	$(SWIFT) build -c release
 
 ## Every test the project has: the Swift suites, then the interop suites against a real daemon.
-test: deps
+test: deps architecture
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@if [ -f Tests/Interop/Makefile ]; then $(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all; fi
+
+## The module map: imports against Package.swift and docs/architecture.md, and the check's own tests.
+architecture: deps
+	scripts/check-architecture
+	$(PY) -m pytest -p no:cacheprovider -q Tests/Architecture
 
 unit: deps
 	$(SWIFT) test

@@ -43,7 +43,7 @@ extension Authenticator {
             guard let credProtect = try await credentialProtection(of: descriptor.id, rpID: request.rp.id, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey),
                   credProtect.permits(userVerified: userVerified, discovering: false) else { continue }
             if !userPresent {
-                let outcome = await presence.confirmPresence(UserActionRequest(purpose: .credentialExcluded, rpID: request.rp.id))
+                let outcome = await askPresence(UserActionRequest(purpose: .credentialExcluded, rpID: request.rp.id))
                 if outcome == .cancelled || Task.isCancelled { throw .keepaliveCancel }
             }
             throw .credentialExcluded

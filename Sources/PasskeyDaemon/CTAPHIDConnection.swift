@@ -1,5 +1,6 @@
 import Authenticator
 import CTAP
+import CTAPHID
 import Logging
 
 /// One open handle on the virtual device: turns the connection's byte stream
@@ -22,6 +23,8 @@ actor CTAPHIDConnection {
     private var timeoutGeneration: UInt64 = 0
     private var timer: Task<Void, Never>?
     private var running: (channel: UInt32, id: UInt64, task: Task<Void, Never>)?
+    /// What the running transaction's keepalives say, as the authenticator last reported.
+    private var progress: KeepaliveStatus = .processing
     private var nextTransaction: UInt64 = 0
     /// Transactions whose answer must not be sent: their channel resynchronised.
     private var silenced: Set<UInt64> = []
@@ -131,7 +134,7 @@ actor CTAPHIDConnection {
             await reply(CTAPHIDMessage(channel: channel, command: .wink))
         case .cbor:
             guard !message.payload.isEmpty else { return await reply(.error(.invalidLength, channel: channel)) }
-            guard await device.beginTransaction(id, channel: channel) else {
+            guard await device.beginTransaction(CTAPCaller(connection: id, channel: channel)) else {
                 return await reply(.error(.channelBusy, channel: channel))
             }
             startTransaction(channel: channel, payload: message.payload)
@@ -160,6 +163,8 @@ actor CTAPHIDConnection {
                 silenced.insert(running.id)
                 running.task.cancel()
             }
+            // A resynchronised channel starts afresh: nothing it began continues.
+            await device.handler.release(CTAPCaller(connection: id, channel: channel))
         } else {
             return await reply(.error(.invalidChannel, channel: channel))
         }
@@ -191,59 +196,57 @@ actor CTAPHIDConnection {
     private func startTransaction(channel: UInt32, payload: [UInt8]) {
         nextTransaction += 1
         let transactionID = nextTransaction
-        let (device, handler, broker, interval) = (device, device.handler, device.broker, timing.keepaliveInterval)
-        let connection = id
-        let keepalive: @Sendable (CTAPHIDKeepaliveStatus) async -> Void = { [weak self] status in
-            await self?.keepalive(status, channel: channel, transaction: transactionID)
+        progress = .processing
+        let (device, handler, interval) = (device, device.handler, timing.keepaliveInterval)
+        let caller = CTAPCaller(connection: id, channel: channel)
+        let keepalive: @Sendable () async -> Void = { [weak self] in
+            await self?.keepalive(channel: channel, transaction: transactionID)
+        }
+        let report: @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
+            await self?.report(status, transaction: transactionID)
         }
         let task = Task { [weak self] in
-            let response = await Self.perform(
-                payload, handler: handler, broker: broker, keepaliveInterval: interval,
-                keepalive: keepalive)
+            let response = await withTaskGroup(of: [UInt8]?.self) { group in
+                group.addTask { await handler.handle(payload, from: caller, progress: report) }
+                // §11.2.9.2.1: a KEEPALIVE at least every 100 ms while the command runs.
+                group.addTask {
+                    while true {
+                        try? await Task.sleep(for: interval)
+                        if Task.isCancelled { return nil }
+                        await keepalive()
+                    }
+                }
+                var response: [UInt8] = [CTAPStatus.other.rawValue]
+                for await result in group {
+                    if let result {
+                        response = result
+                        group.cancelAll()
+                    }
+                }
+                return response
+            }
             // Free the device before answering, so a peer that reads slowly holds nothing.
-            await device.endTransaction(connection, channel: channel)
+            await device.endTransaction(caller)
             await self?.finishTransaction(transactionID, channel: channel, response: response)
         }
         running = (channel, transactionID, task)
     }
 
+    private func report(_ status: KeepaliveStatus, transaction: UInt64) {
+        if running?.id == transaction { progress = status }
+    }
+
     /// A KEEPALIVE only for a transaction still owed an answer: none once its
     /// channel resynchronised (§11.2.9.1.3) or the peer went away.
-    private func keepalive(_ status: CTAPHIDKeepaliveStatus, channel: UInt32, transaction: UInt64) {
+    private func keepalive(channel: UInt32, transaction: UInt64) {
         guard !isClosed, !silenced.contains(transaction) else { return }
-        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status.rawValue]).reports)
+        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [progress.rawValue]).reports)
     }
 
     private func finishTransaction(_ transactionID: UInt64, channel: UInt32, response: [UInt8]) async {
         if running?.id == transactionID { running = nil }
         guard silenced.remove(transactionID) == nil else { return }
         await reply(CTAPHIDMessage(channel: channel, command: .cbor, payload: response))
-    }
-
-    /// Runs the handler while sending KEEPALIVE every `keepaliveInterval`
-    /// (§11.2.9.2.1: UPNEEDED while a prompt waits for the user, else PROCESSING).
-    private static func perform(
-        _ payload: [UInt8], handler: any CTAP2MessageHandler, broker: PromptBroker, keepaliveInterval: Duration,
-        keepalive: @escaping @Sendable (CTAPHIDKeepaliveStatus) async -> Void
-    ) async -> [UInt8] {
-        await withTaskGroup(of: [UInt8]?.self) { group in
-            group.addTask { await handler.handle(payload) }
-            group.addTask {
-                while true {
-                    try? await Task.sleep(for: keepaliveInterval)
-                    if Task.isCancelled { return nil }
-                    await keepalive(await broker.pendingKind == nil ? .processing : .upNeeded)
-                }
-            }
-            var response: [UInt8] = [CTAPStatus.other.rawValue]
-            for await result in group {
-                if let result {
-                    response = result
-                    group.cancelAll()
-                }
-            }
-            return response
-        }
     }
 
     private func reply(_ message: CTAPHIDMessage) async {

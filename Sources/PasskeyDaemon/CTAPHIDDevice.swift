@@ -1,6 +1,7 @@
 import Authenticator
 import CBOR
 import CTAP
+import CTAPHID
 import Foundation
 
 /// The one virtual HID device every connection shares: channel allocation and
@@ -15,7 +16,8 @@ actor CTAPHIDDevice {
 
     private var owners: [UInt32: ConnectionID] = [:]
     private var nextConnection: ConnectionID = 0
-    private var transaction: (connection: ConnectionID, channel: UInt32)?
+    /// Who holds the one CTAP transaction (§11.2.9: everyone else gets ERR_CHANNEL_BUSY).
+    private var transaction: CTAPCaller?
 
     init(handler: any CTAP2MessageHandler, broker: PromptBroker, info: DaemonInfo) {
         self.handler = handler
@@ -45,21 +47,21 @@ actor CTAPHIDDevice {
     var isBusy: Bool { transaction != nil }
 
     /// Takes the device for a transaction; false when one is already running.
-    func beginTransaction(_ connection: ConnectionID, channel: UInt32) -> Bool {
+    func beginTransaction(_ caller: CTAPCaller) -> Bool {
         guard transaction == nil else { return false }
-        transaction = (connection, channel)
+        transaction = caller
         return true
     }
 
-    func endTransaction(_ connection: ConnectionID, channel: UInt32) {
-        if let current = transaction, current.connection == connection, current.channel == channel {
-            transaction = nil
-        }
+    func endTransaction(_ caller: CTAPCaller) {
+        if transaction == caller { transaction = nil }
     }
 
-    /// Frees every channel of a closed connection.
-    func release(_ connection: ConnectionID) {
+    /// Frees every channel of a closed connection, and ends what each had begun.
+    func release(_ connection: ConnectionID) async {
+        let channels = owners.filter { $0.value == connection }.keys
         owners = owners.filter { $0.value != connection }
+        for channel in channels { await handler.release(CTAPCaller(connection: connection, channel: channel)) }
     }
 
     /// The vendor STATUS reply: a CBOR map (docs/vendor-commands.md).

@@ -1,3 +1,5 @@
+import Authenticator
+
 /// Holds the one question the daemon may be asking its user at a time (a touch
 /// or a fingerprint in `prompt` mode) until an answer arrives over the socket
 /// (vendor command PRESENCE), the prompt times out, or the asking task is cancelled.
@@ -11,15 +13,10 @@ public actor PromptBroker {
         case uv
     }
 
-    /// How a prompt ended.
-    public enum Answer: Sendable, Equatable {
-        case approved, denied, timedOut, cancelled
-    }
-
     private struct Pending {
         var id: UInt64
         var kind: Kind
-        var continuation: CheckedContinuation<Answer, Never>
+        var continuation: CheckedContinuation<PresenceOutcome, Never>
         var timer: Task<Void, Never>
     }
 
@@ -36,12 +33,12 @@ public actor PromptBroker {
     public var pendingKind: Kind? { pending?.kind }
 
     /// Asks and waits for the answer.
-    public func ask(_ kind: Kind) async -> Answer {
+    public func ask(_ kind: Kind) async -> PresenceOutcome {
         if Task.isCancelled { return .cancelled }
         nextID += 1
         let id = nextID
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<PresenceOutcome, Never>) in
                 // A newer prompt supersedes an older one; only one transaction runs at a time.
                 finish(id: pending?.id, with: .cancelled)
                 let timeout = self.timeout
@@ -65,7 +62,7 @@ public actor PromptBroker {
         return true
     }
 
-    private func finish(id: UInt64?, with answer: Answer) {
+    private func finish(id: UInt64?, with answer: PresenceOutcome) {
         guard let current = pending, current.id == id else { return }
         pending = nil
         current.timer.cancel()

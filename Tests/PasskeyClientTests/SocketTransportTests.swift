@@ -1,5 +1,6 @@
 import Authenticator
 import CTAP
+import CTAPHID
 import Foundation
 import Logging
 import PasskeyDaemon

@@ -1,5 +1,6 @@
 import CBOR
 import CTAP
+import CTAPHID
 import Foundation
 import Testing
 @testable import PasskeyDaemon
@@ -81,7 +82,7 @@ import Testing
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
-                try await client.awaitKeepalive(.upNeeded, channel: channel)
+                try await client.awaitKeepalive(.userPresenceNeeded, channel: channel)
                 // Approve from another connection, as passkeyctl would.
                 try await HIDTestClient.with(path: daemon.path) { controller in
                     let control = try await controller.initialize()
@@ -103,7 +104,7 @@ import Testing
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
-                try await client.awaitKeepalive(.upNeeded, channel: channel)
+                try await client.awaitKeepalive(.userPresenceNeeded, channel: channel)
                 // The vendor command is answered on the same connection, mid-transaction;
                 // its reply and the transaction's may come in either order.
                 try await client.send(CTAPHIDMessage(channel: channel, command: VendorCommand.presence.command, payload: [0]))
@@ -130,7 +131,7 @@ import Testing
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
-                try await client.awaitKeepalive(.upNeeded, channel: channel)
+                try await client.awaitKeepalive(.userPresenceNeeded, channel: channel)
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cancel))
                 let reply = try await client.readReply(channel: channel)
                 #expect(reply.command == .cbor && reply.payload == [CTAPStatus.keepaliveCancel.rawValue])

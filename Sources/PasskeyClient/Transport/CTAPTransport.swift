@@ -1,9 +1,4 @@
-/// What the device says while a request is in progress (CTAP 2.1 §11.2.9.2.3, CTAPHID_KEEPALIVE).
-public enum KeepaliveStatus: UInt8, Sendable {
-    case processing = 1
-    /// "Touch your authenticator."
-    case userPresenceNeeded = 2
-}
+import CTAP
 
 /// A way to reach an authenticator: one CTAP2 message in, one reply out.
 ///

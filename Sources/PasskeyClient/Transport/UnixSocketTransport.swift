@@ -1,4 +1,5 @@
 import CTAP
+import CTAPHID
 import Foundation
 import NIOCore
 import NIOPosix
@@ -16,7 +17,7 @@ public actor UnixSocketTransport: CTAPTransport {
     public nonisolated let silenceTimeout: Duration
 
     private var connection: Connection?
-    private var transactions = TransactionQueue()
+    private var transactions = TurnQueue()
 
     private struct Connection {
         let channel: any Channel

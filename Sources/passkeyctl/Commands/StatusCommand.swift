@@ -1,5 +1,6 @@
 import ArgumentParser
 import CTAP
+import CTAPHID
 import Foundation
 
 /// `passkeyctl status`: is the daemon up, where, since when (vendor command STATUS).

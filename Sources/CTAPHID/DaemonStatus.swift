@@ -1,4 +1,5 @@
 import CBOR
+import CTAP
 import Foundation
 
 /// The STATUS vendor command's reply (docs/vendor-commands.md): a CBOR map with

@@ -1,5 +1,6 @@
 import CBOR
 import CTAP
+import CTAPHID
 import Foundation
 import Testing
 
