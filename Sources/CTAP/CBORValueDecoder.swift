@@ -24,6 +24,8 @@ struct CBORValueDecoder: Decoder {
 
     /// One value as `T`: its own CBOR form if it has one, else through `Decodable`.
     static func decode<T: Decodable>(_ type: T.Type, from value: CBORValue) throws -> T {
+        // Byte strings first, by identity: the commonest member, and cheaper than a conformance lookup.
+        if T.self == [UInt8].self { return try [UInt8](cbor: value) as! T }
         if let representable = T.self as? any CBORRepresentable.Type {
             return try representable.init(cbor: value) as! T
         }
