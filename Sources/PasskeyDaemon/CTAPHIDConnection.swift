@@ -15,6 +15,8 @@ actor CTAPHIDConnection {
     private let device: CTAPHIDDevice
     private let timing: CTAPHIDServer.Timing
     private let send: Send
+    /// Closes this connection, saying why: for a peer past the limits.
+    private let drop: @Sendable (String) -> Void
     private let logger: Logger
 
     private var buffer: [UInt8] = []
@@ -30,7 +32,9 @@ actor CTAPHIDConnection {
     private var silenced: Set<UInt64> = []
     private var isClosed = false
 
-    init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, logger: Logger, send: @escaping Send) {
+    init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, logger: Logger,
+         drop: @escaping @Sendable (String) -> Void, send: @escaping Send) {
+        self.drop = drop
         self.id = id
         self.device = device
         self.timing = timing
@@ -154,7 +158,10 @@ actor CTAPHIDConnection {
         }
         let allocated: UInt32
         if channel == CTAPHIDChannel.broadcast {
-            allocated = await device.allocateChannel(for: id)
+            guard let channel = await device.allocateChannel(for: id) else {
+                return drop("more than \(CTAPHIDServer.Limits.channelsPerConnection) channels")
+            }
+            allocated = channel
         } else if await device.owns(id, channel: channel) {
             // The reassembler already dropped any message in reception on this
             // channel when it accepted this INIT (§11.2.9.1.3).
@@ -178,9 +185,13 @@ actor CTAPHIDConnection {
         let channel = message.channel
         switch command {
         case .presence:
-            guard message.payload.count == 1 else { return await reply(.error(.invalidLength, channel: channel)) }
+            // 1 byte (approve/deny), optionally followed by the 8-byte prompt id it answers.
+            guard message.payload.count == 1 || message.payload.count == 9 else {
+                return await reply(.error(.invalidLength, channel: channel))
+            }
             guard message.payload[0] <= 1 else { return await reply(.error(.invalidParameter, channel: channel)) }
-            let wasPending = await device.broker.resolve(approve: message.payload[0] == 1)
+            let id = message.payload.count == 9 ? message.payload[1...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
+            let wasPending = await device.broker.resolve(approve: message.payload[0] == 1, id: id)
             await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [wasPending ? 1 : 0]))
         case .replug:
             logger.info("simulated replug")

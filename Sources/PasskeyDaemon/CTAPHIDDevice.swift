@@ -15,6 +15,7 @@ actor CTAPHIDDevice {
     let info: DaemonInfo
 
     private var owners: [UInt32: ConnectionID] = [:]
+    private var channelCounts: [ConnectionID: Int] = [:]
     private var nextConnection: ConnectionID = 0
     /// Who holds the one CTAP transaction (§11.2.9: everyone else gets ERR_CHANNEL_BUSY).
     private var transaction: CTAPCaller?
@@ -30,13 +31,16 @@ actor CTAPHIDDevice {
         return nextConnection
     }
 
-    /// A fresh random CID, never 0, never broadcast, never one in use (§11.2.9.1.3).
-    func allocateChannel(for connection: ConnectionID) -> UInt32 {
+    /// A fresh random CID, never 0, never broadcast, never one in use (§11.2.9.1.3);
+    /// nil once the connection holds as many as one may.
+    func allocateChannel(for connection: ConnectionID) -> UInt32? {
+        guard channelCounts[connection, default: 0] < CTAPHIDServer.Limits.channelsPerConnection else { return nil }
         var channel: UInt32
         repeat {
             channel = UInt32.random(in: 1...(CTAPHIDChannel.broadcast - 1))
         } while owners[channel] != nil
         owners[channel] = connection
+        channelCounts[connection, default: 0] += 1
         return channel
     }
 
@@ -61,15 +65,16 @@ actor CTAPHIDDevice {
     func release(_ connection: ConnectionID) async {
         let channels = owners.filter { $0.value == connection }.keys
         owners = owners.filter { $0.value != connection }
+        channelCounts[connection] = nil
         for channel in channels { await handler.release(CTAPCaller(connection: connection, channel: channel)) }
     }
 
     /// The vendor STATUS reply: a CBOR map (docs/vendor-commands.md).
     func status() async -> [UInt8] {
-        let pending = await broker.pendingKind?.rawValue ?? "none"
+        let prompt = await broker.pendingPrompt
         let status = DaemonStatus(
             version: DaemonInfo.currentVersion, pid: Int(info.pid), socket: info.socketPath, startedAt: info.startedAt,
-            pending: pending)
+            pending: prompt?.kind.rawValue ?? "none", promptID: prompt?.id, rpID: prompt?.rpID)
         return status.cbor.encoded
     }
 }

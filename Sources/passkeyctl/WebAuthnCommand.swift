@@ -110,6 +110,7 @@ struct WebAuthnCommand: AsyncParsableCommand {
     static func failure(for error: WebAuthnError) -> Failure {
         switch error.cause {
         case .transport(.unreachable(let socket))?: return .noDaemon(socket: socket)
+        case .transport(.untrusted(let sentence))?: return .untrustedSocket(sentence)
         case .ctap(let status)? where status == .pinAuthBlocked || status == .pinBlocked: return Failure(status)
         default: break
         }

@@ -66,7 +66,7 @@ import Testing
             await daemon.handler.waitForCompleted(1)
             // CTAP2_ERR_KEEPALIVE_CANCEL, not the prompt's own timeout (0x2F).
             #expect(await daemon.handler.lastResponse == [0x2D])
-            #expect(await daemon.broker.pendingKind == nil)
+            #expect(await daemon.broker.pendingPrompt?.kind == nil)
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 var reply = try await client.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))

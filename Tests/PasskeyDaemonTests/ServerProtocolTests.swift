@@ -87,10 +87,20 @@ import Testing
                 try await HIDTestClient.with(path: daemon.path) { controller in
                     let control = try await controller.initialize()
                     let status = try await controller.transact(CTAPHIDMessage(channel: control, command: VendorCommand.status.command))
-                    let map = try CBORDecoder.decode(status.payload).mapValue
-                    #expect(map?["pending"] == "presence")
+                    let seen = try DaemonStatus(bytes: status.payload)
+                    #expect(seen.pending == "presence")
+                    #expect(seen.rpID == "example.com")
+                    let id = try #require(seen.promptID)
+                    let idBytes = (0..<8).reversed().map { UInt8(truncatingIfNeeded: id >> ($0 * 8)) }
+                    // An answer naming another prompt reaches nothing; a 5-byte one is malformed.
+                    let stale = try await controller.transact(
+                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1] + (0..<8).map { _ in 0xFF }))
+                    #expect(stale.payload == [0])
+                    let short = try await controller.transact(
+                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1, 0, 0, 0, 1]))
+                    #expect(short == .error(.invalidLength, channel: control))
                     let answer = try await controller.transact(
-                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1]))
+                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1] + idBytes))
                     #expect(answer.payload == [1])
                 }
                 let reply = try await client.readReply(channel: channel)

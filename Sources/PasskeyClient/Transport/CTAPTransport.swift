@@ -16,6 +16,9 @@ public protocol CTAPTransport: Sendable {
 public enum TransportError: Error, Sendable, Equatable {
     /// Nothing listens at the address: the daemon is not running.
     case unreachable(String)
+    /// The socket is not provably our own daemon's (its folder, or the uid serving it):
+    /// nothing was sent. The sentence names the path and what was found.
+    case untrusted(String)
     /// The connection dropped mid-request.
     case disconnected
     /// No answer (or keepalive) within the timeout.

@@ -9,6 +9,8 @@ extension WebAuthnClient {
         case .transport(.unreachable(let address)):
             return .notAllowed("Unable to reach the authenticator at \(address): nothing accepts connections there.",
                                cause: .transport(.unreachable(address)))
+        case .transport(.untrusted(let sentence)):
+            return .notAllowed(sentence, cause: .transport(.untrusted(sentence)))
         case .transport(let failure):
             return .notAllowed("The connection to the authenticator failed. You can try again.", cause: .transport(failure))
         case .malformedResponse:
