@@ -38,6 +38,7 @@ public enum CBORRead {
     public static func bytes(_ v: CBORValue) -> [UInt8]? { v.bytesValue }
     public static func text(_ v: CBORValue) -> String? { v.textValue }
     public static func int(_ v: CBORValue) -> Int? { v.intValue }
+    public static func unsigned(_ v: CBORValue) -> UInt64? { v.unsignedValue }
     public static func bool(_ v: CBORValue) -> Bool? { v.boolValue }
     public static func any(_ v: CBORValue) -> CBORValue? { v }
 
