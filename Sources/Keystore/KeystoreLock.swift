@@ -21,13 +21,26 @@ final class KeystoreLock: Sendable {
 
     deinit { close(descriptor) }
 
-    /// Takes the lock without waiting; `KeystoreError.inUse` when another open keystore holds it.
+    /// 2 s in 20 ms steps.
+    private static let graceAttempts = 100
+
+    /// Takes the lock, waiting at most a moment; `KeystoreError.inUse` when another open keystore holds it.
     static func acquire(_ directory: String) throws(KeystoreError) -> KeystoreLock {
         // Close-on-exec: a spawned child must not inherit, and so prolong, the hold.
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .io(path: directory, operation: .lock, errno: errno) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // A hold can outlive its holder briefly: a child being spawned anywhere in the process
+        // shares every descriptor until its exec closes them (O_CLOEXEC), and a daemon that is
+        // stopping still holds it. So a refusal waits out a short grace period first.
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK, attempts < graceAttempts {
+                attempts += 1
+                usleep(20_000)
+                continue
+            }
             var info = stat()
             let holder = fstat(fd, &info) == 0 ? holder(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
             close(fd)

@@ -244,7 +244,11 @@ def test_presence_command_approves_and_denies_a_prompt(prompting):
         dev.close()
 
 
-def test_two_clients_at_once(daemon):
+def test_two_clients_at_once(daemon_factory):
+    # Without user verification neither client takes a pinUvAuthToken: an authenticator holds
+    # one token at a time (CTAP 2.1 §6.5.2.2), so two clients that each take one can interleave
+    # into PIN_AUTH_INVALID, on a hardware key too. This test is about the two clients' messages.
+    daemon = daemon_factory("--presence", "auto", "--uv", "off")
     barrier = threading.Barrier(2)
     errors: list[BaseException] = []
     verified: list[str] = []
@@ -256,9 +260,9 @@ def test_two_clients_at_once(daemon):
             client = make_client(dev, origin)
             barrier.wait(timeout=30)
             for i in range(3):
-                _, _, auth_data = register(client, server, user(f"{name}{i}"))
+                _, _, auth_data = register(client, server, user(f"{name}{i}"), resident=False, uv="discouraged")
                 cred = auth_data.credential_data
-                request, state = server.authenticate_begin([cred])
+                request, state = server.authenticate_begin([cred], user_verification="discouraged")
                 response = client.get_assertion(request.public_key).get_response(0)
                 server.authenticate_complete(state, [cred], response)
                 verified.append(name)

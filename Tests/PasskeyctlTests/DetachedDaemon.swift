@@ -11,10 +11,10 @@ func withDaemon(_ arguments: [String] = [], _ body: (PasskeydProcess) async thro
 
 extension PasskeydProcess {
     /// Runs passkeyctl against this daemon with only the environment given (plus PATH and HOME).
-    func ctl(_ arguments: [String], pin: String? = nil, newPIN: String? = nil) throws -> ProcessRun {
+    func ctl(_ arguments: [String], pin: String? = nil, newPIN: String? = nil) async throws -> ProcessRun {
         var environment = ["PASSKEYD_SOCKET": socket]
         if let pin { environment["PASSKEYCTL_PIN"] = pin }
         if let newPIN { environment["PASSKEYCTL_NEW_PIN"] = newPIN }
-        return try ProcessRun.run(BuiltProducts.executable("passkeyctl"), arguments, environment: environment)
+        return try await ProcessRun.run(BuiltProducts.executable("passkeyctl"), arguments, environment: environment)
     }
 }

@@ -6,13 +6,13 @@ import Testing
 
 /// `status`, `approve`/`deny`, `replug` and `reset` against a real daemon.
 @Suite struct DeviceCommandTests {
-    @Test func noDaemonIsExitTwoWithASentence() throws {
+    @Test func noDaemonIsExitTwoWithASentence() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyctl-none-\(UUID().uuidString.prefix(8)).sock").path
-        let run = try ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["status"], environment: ["PASSKEYD_SOCKET": socket])
+        let run = try await ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["status"], environment: ["PASSKEYD_SOCKET": socket])
         #expect(run.status == 2)
         #expect(run.stderr.contains("No daemon at \(socket)"))
         #expect(run.stderr.contains("passkeyd --detach"))
-        let json = try ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["--socket", socket, "list", "--json"], environment: [:])
+        let json = try await ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["--socket", socket, "list", "--json"], environment: [:])
         #expect(json.status == 2)
         #expect((try json.json["error"] as? [String: Any])?["kind"] as? String == "no-daemon")
     }
@@ -20,7 +20,7 @@ import Testing
     @Test func statusSaysWhereAndSinceWhen() async throws {
         try await withDaemon { daemon in
             let before = Date().addingTimeInterval(-60)
-            let run = try daemon.ctl(["status", "--json"])
+            let run = try await daemon.ctl(["status", "--json"])
             #expect(run.status == 0)
             let status = try run.json
             #expect(status["running"] as? Bool == true)
@@ -30,7 +30,7 @@ import Testing
             let started = try #require((status["startedAt"] as? String).flatMap { try? Date($0, strategy: .iso8601) })
             #expect(started > before && started <= Date())
             // The socket given as a flag before the command works as well as the environment.
-            let flag = try ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["--socket", daemon.socket, "status"], environment: [:])
+            let flag = try await ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["--socket", daemon.socket, "status"], environment: [:])
             #expect(flag.status == 0)
             #expect(flag.stdout.contains("pid \(daemon.pid)"))
         }
@@ -38,14 +38,14 @@ import Testing
 
     @Test func approveAndDenyAnswerThePendingPresencePrompt() async throws {
         try await withDaemon(["--presence", "prompt"]) { daemon in
-            let idle = try daemon.ctl(["approve"])
+            let idle = try await daemon.ctl(["approve"])
             #expect(idle.status == 5)
             #expect(idle.stderr.contains("No presence request is pending"))
 
             for approve in [false, true] {
                 let registration = Task { try await daemon.register(rp: "example.com", user: "alice") }
                 try await Self.waitForPendingPresence(daemon)
-                #expect(try daemon.ctl([approve ? "approve" : "deny"]).status == 0)
+                #expect(try await daemon.ctl([approve ? "approve" : "deny"]).status == 0)
                 let outcome = await registration.result
                 if approve {
                     #expect(throws: Never.self) { try outcome.get() }
@@ -59,7 +59,7 @@ import Testing
     /// Polls `status` until the daemon reports a presence prompt (at most ~10 s).
     static func waitForPendingPresence(_ daemon: PasskeydProcess) async throws {
         for _ in 0..<200 {
-            if try daemon.ctl(["status", "--json"]).json["pending"] as? String == "presence" { return }
+            if try await daemon.ctl(["status", "--json"]).json["pending"] as? String == "presence" { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw FixtureError("no presence prompt became pending")
@@ -68,21 +68,21 @@ import Testing
     @Test func resetRightAfterReplugErasesEverything() async throws {
         try await withDaemon { daemon in
             try await daemon.register(rp: "example.com", user: "alice")
-            #expect(try daemon.ctl(["pin", "set"], newPIN: "4242").status == 0)
+            #expect(try await daemon.ctl(["pin", "set"], newPIN: "4242").status == 0)
             // Without a terminal and without --yes nothing is erased.
-            let unconfirmed = try daemon.ctl(["reset"])
+            let unconfirmed = try await daemon.ctl(["reset"])
             #expect(unconfirmed.status == 1)
             #expect(unconfirmed.stderr.contains("--yes"))
-            #expect(try daemon.listed(pin: "4242").count == 1)
+            #expect(try await daemon.listed(pin: "4242").count == 1)
 
-            #expect(try daemon.ctl(["replug"]).status == 0)
-            let reset = try daemon.ctl(["reset", "--yes"])
+            #expect(try await daemon.ctl(["replug"]).status == 0)
+            let reset = try await daemon.ctl(["reset", "--yes"])
             #expect(reset.status == 0, "\(reset.stderr)")
             #expect(reset.stdout.contains("every credential"))
-            #expect(try daemon.ctl(["pin", "status", "--json"]).json["set"] as? Bool == false)
+            #expect(try await daemon.ctl(["pin", "status", "--json"]).json["set"] as? Bool == false)
             try await daemon.register(rp: "other.org", user: "bob", uv: false)
-            #expect(try daemon.ctl(["pin", "set"], newPIN: "4242").status == 0)
-            #expect(try daemon.listed(pin: "4242").compactMap { $0["rpId"] as? String } == ["other.org"])
+            #expect(try await daemon.ctl(["pin", "set"], newPIN: "4242").status == 0)
+            #expect(try await daemon.listed(pin: "4242").compactMap { $0["rpId"] as? String } == ["other.org"])
         }
     }
 
@@ -91,15 +91,15 @@ import Testing
         try await withDaemon { daemon in
             try await daemon.register(rp: "example.com", user: "alice")
             try await Task.sleep(for: .seconds(11))
-            let refused = try daemon.ctl(["reset", "--yes"])
+            let refused = try await daemon.ctl(["reset", "--yes"])
             #expect(refused.status == 8)
             #expect(refused.stderr.contains("10 seconds"))
             #expect(refused.stderr.contains("--replug"))
-            #expect(try daemon.ctl(["pin", "set"], newPIN: "4242").status == 0)
-            #expect(try daemon.listed(pin: "4242").count == 1)
+            #expect(try await daemon.ctl(["pin", "set"], newPIN: "4242").status == 0)
+            #expect(try await daemon.listed(pin: "4242").count == 1)
             // --replug opens the window again.
-            #expect(try daemon.ctl(["reset", "--replug", "--yes"]).status == 0)
-            #expect(try daemon.ctl(["pin", "status", "--json"]).json["set"] as? Bool == false)
+            #expect(try await daemon.ctl(["reset", "--replug", "--yes"]).status == 0)
+            #expect(try await daemon.ctl(["pin", "status", "--json"]).json["set"] as? Bool == false)
         }
     }
 }

@@ -27,18 +27,18 @@ import Testing
 
     @Test func sigtermStopsTheDetachedDaemonAndRemovesItsFiles() async throws {
         try await PasskeydProcess.with(["--uv", "off"], mode: .detached) { daemon in
-            daemon.terminate(SIGTERM)
+            await daemon.terminate(SIGTERM)
             #expect(!daemon.isRunning)
             #expect(!FileManager.default.fileExists(atPath: daemon.socket))
             #expect(!FileManager.default.fileExists(atPath: daemon.pidFile))
         }
     }
 
-    @Test func aDaemonThatCannotStartFailsTheLauncherWithItsReason() throws {
+    @Test func aDaemonThatCannotStartFailsTheLauncherWithItsReason() async throws {
         let folder = try TemporaryFolder("pkd-detach-fail")
         defer { folder.remove() }
         let missing = folder.appending("no-such-passphrase")
-        let run = try PasskeydProcess.refusal(["--passphrase-file", missing], mode: .detached, in: folder)
+        let run = try await PasskeydProcess.refusal(["--passphrase-file", missing], mode: .detached, in: folder)
         #expect(run.status != 0)
         #expect(run.stderr.contains(missing), "stderr: \(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.appending("passkeyd.pid")))

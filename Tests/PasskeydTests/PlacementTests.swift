@@ -40,22 +40,20 @@ import Testing
         let runtime = home.appending("run")
         let data = home.appending("share")
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        let daemon = try PasskeydProcess.start(
+        try await PasskeydProcess.with(
             environment: ["XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": data, "HOME": home.path],
-            placement: .implied(socket: runtime + "/passkeyd/ctaphid.sock", dataDirectory: data + "/passkeyd"), in: home)
-        defer { daemon.stop() }
-        try await Self.expectServing(daemon)
+            placement: .implied(socket: runtime + "/passkeyd/ctaphid.sock", dataDirectory: data + "/passkeyd"), in: home,
+            Self.expectServing)
     }
 
     @Test func withoutXDGDataHomeTheKeystoreIsUnderHome() async throws {
         let home = try TemporaryFolder("pkd-home")
         let runtime = home.appending("run")
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        let daemon = try PasskeydProcess.start(
+        try await PasskeydProcess.with(
             environment: ["XDG_RUNTIME_DIR": runtime, "HOME": home.path],
-            placement: .implied(socket: runtime + "/passkeyd/ctaphid.sock", dataDirectory: home.path + "/.local/share/passkeyd"), in: home)
-        defer { daemon.stop() }
-        try await Self.expectServing(daemon)
+            placement: .implied(socket: runtime + "/passkeyd/ctaphid.sock", dataDirectory: home.path + "/.local/share/passkeyd"), in: home,
+            Self.expectServing)
     }
 
     @Test func thePidFileHoldsTheServingProcess() async throws {

@@ -16,10 +16,10 @@ import Testing
         ([], ["PASSKEYD_LOG_LEVEL": "loud"], "--log-level must be one of trace, debug, info, notice, warning, error, critical"),
         (["--bogus"], [:], "--bogus"),
     ] as [([String], [String: String], String)])
-    func aBadValueIsRefusedWithASentence(arguments: [String], environment: [String: String], sentence: String) throws {
+    func aBadValueIsRefusedWithASentence(arguments: [String], environment: [String: String], sentence: String) async throws {
         let folder = try TemporaryFolder("pkd-refused")
         defer { folder.remove() }
-        let run = try PasskeydProcess.refusal(arguments, environment: environment, in: folder)
+        let run = try await PasskeydProcess.refusal(arguments, environment: environment, in: folder)
         #expect(run.status != 0)
         #expect(run.stderr.contains(sentence), "stderr: \(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.appending("ctaphid.sock")))
@@ -30,7 +30,7 @@ import Testing
         try await PasskeydProcess.with(["--uv", "off"]) { first in
             let folder = try TemporaryFolder("pkd-second")
             defer { folder.remove() }
-            let run = try PasskeydProcess.refusal(
+            let run = try await PasskeydProcess.refusal(
                 ["--socket", first.socket, "--data-dir", folder.appending("data")],
                 placement: .implied(socket: first.socket, dataDirectory: folder.appending("data")), in: folder)
             #expect(run.status != 0)
@@ -40,11 +40,11 @@ import Testing
         }
     }
 
-    @Test func anUnreadablePassphraseFileIsRefusedByName() throws {
+    @Test func anUnreadablePassphraseFileIsRefusedByName() async throws {
         let folder = try TemporaryFolder("pkd-nopass")
         defer { folder.remove() }
         let missing = folder.appending("no-such-passphrase")
-        let run = try PasskeydProcess.refusal(["--passphrase-file", missing], in: folder)
+        let run = try await PasskeydProcess.refusal(["--passphrase-file", missing], in: folder)
         #expect(run.status != 0)
         #expect(run.stderr.contains(missing), "stderr: \(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.appending("ctaphid.sock")))
@@ -61,14 +61,14 @@ import Testing
         // A passphrase file others can read is refused (hardening F7): these are private, as a user's would be.
         for file in [right, wrong] { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file) }
 
-        let first = try PasskeydProcess.start(["--uv", "off", "--passphrase-file", right], in: folder)
+        let first = try await PasskeydProcess.start(["--uv", "off", "--passphrase-file", right], in: folder)
         let id = try await first.register(rp: "example.com", user: "alice")
-        #expect(first.terminate() == 0)
+        #expect(await first.terminate() == 0)
 
         for refused in [
-            try PasskeydProcess.refusal(["--uv", "off", "--passphrase-file", wrong], in: folder),
-            try PasskeydProcess.refusal(["--uv", "off"], environment: ["PASSKEYD_PASSPHRASE": "incorrect horse"], in: folder),
-            try PasskeydProcess.refusal(["--uv", "off"], in: folder),
+            try await PasskeydProcess.refusal(["--uv", "off", "--passphrase-file", wrong], in: folder),
+            try await PasskeydProcess.refusal(["--uv", "off"], environment: ["PASSKEYD_PASSPHRASE": "incorrect horse"], in: folder),
+            try await PasskeydProcess.refusal(["--uv", "off"], in: folder),
         ] {
             #expect(refused.status != 0)
             #expect(refused.stderr.contains(folder.appending("data")), "stderr: \(refused.stderr)")
@@ -76,8 +76,9 @@ import Testing
         }
 
         // The file's trailing newline is not part of the passphrase.
-        let again = try PasskeydProcess.start(["--uv", "off"], environment: ["PASSKEYD_PASSPHRASE": "correct horse battery staple"], in: folder)
-        defer { again.terminate() }
-        #expect(try await again.discoverableCredentials(rp: "example.com") == [id])
+        try await PasskeydProcess.with(["--uv", "off"], environment: ["PASSKEYD_PASSPHRASE": "correct horse battery staple"], in: folder) { again in
+            let found = try await again.discoverableCredentials(rp: "example.com")
+            #expect(found == [id])
+        }
     }
 }

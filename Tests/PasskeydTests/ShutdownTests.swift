@@ -10,18 +10,18 @@ import Testing
     func aSignalLeavesTheKeystoreComplete(signal: Int32) async throws {
         let folder = try TemporaryFolder("pkd-shutdown")
         defer { folder.remove() }
-        let daemon = try PasskeydProcess.start(["--uv", "off"], in: folder)
+        let daemon = try await PasskeydProcess.start(["--uv", "off"], in: folder)
         var registered: Set<[UInt8]> = []
         do {
             for user in ["alice", "bob", "carol"] {
                 registered.insert(try await daemon.register(rp: "example.com", user: user))
             }
         } catch {
-            daemon.terminate()
+            await daemon.terminate()
             throw error
         }
 
-        #expect(daemon.terminate(signal) == 0)
+        #expect(await daemon.terminate(signal) == 0)
         #expect(!FileManager.default.fileExists(atPath: daemon.socket))
         #expect(!FileManager.default.fileExists(atPath: daemon.pidFile))
 
@@ -36,8 +36,9 @@ import Testing
         let wal = (try? FileManager.default.attributesOfItem(atPath: daemon.dataDirectory + "/keystore.sqlite-wal")[.size] as? Int) ?? 0
         #expect(wal == 0, "the write-ahead log was checkpointed into the database")
 
-        let reopened = try PasskeydProcess.start(["--uv", "off"], in: copy)
-        defer { reopened.terminate() }
-        #expect(try await reopened.discoverableCredentials(rp: "example.com") == registered)
+        try await PasskeydProcess.with(["--uv", "off"], in: copy) { reopened in
+            let found = try await reopened.discoverableCredentials(rp: "example.com")
+            #expect(found == registered)
+        }
     }
 }

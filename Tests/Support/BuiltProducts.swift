@@ -18,7 +18,7 @@ public enum BuiltProducts {
     static let binPath: Result<URL, FixtureError> = {
         do {
             // --ignore-lock: `swift test` holds the build folder's lock while the tests run.
-            let run = try ProcessRun.run(
+            let run = try ProcessRun.runBlocking(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 ["swift", "build", "--package-path", packageRoot.path, "-c", configuration, "--show-bin-path", "--ignore-lock"])
             guard run.status == 0,

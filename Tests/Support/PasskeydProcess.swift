@@ -58,10 +58,10 @@ public final class PasskeydProcess: Sendable {
     public static func start(
         _ arguments: [String] = [], environment: [String: String] = [:], mode: Mode = .foreground,
         placement: Placement = .flags, in folder: TemporaryFolder? = nil
-    ) throws -> PasskeydProcess {
+    ) async throws -> PasskeydProcess {
         let folder = try folder ?? TemporaryFolder("pkd-daemon")
         do {
-            return try launch(arguments, environment: environment, mode: mode, placement: placement, folder: folder)
+            return try await launch(arguments, environment: environment, mode: mode, placement: placement, folder: folder)
         } catch {
             folder.remove()
             throw error
@@ -79,10 +79,10 @@ public final class PasskeydProcess: Sendable {
     public static func refusal(
         _ arguments: [String] = [], environment: [String: String] = [:], mode: Mode = .foreground,
         placement: Placement = .flags, in folder: TemporaryFolder
-    ) throws -> ProcessRun {
+    ) async throws -> ProcessRun {
         do {
-            let daemon = try launch(arguments, environment: environment, mode: mode, placement: placement, folder: folder)
-            daemon.terminate()
+            let daemon = try await launch(arguments, environment: environment, mode: mode, placement: placement, folder: folder)
+            await daemon.terminate()
             throw FixtureError("passkeyd started (pid \(daemon.pid)) although it should have refused")
         } catch let refusal as Refusal {
             return refusal.run
@@ -91,7 +91,7 @@ public final class PasskeydProcess: Sendable {
 
     private static func launch(
         _ arguments: [String], environment: [String: String], mode: Mode, placement: Placement, folder: TemporaryFolder
-    ) throws -> PasskeydProcess {
+    ) async throws -> PasskeydProcess {
         var arguments = arguments
         var environment = environment
         let socket: String
@@ -113,7 +113,7 @@ public final class PasskeydProcess: Sendable {
         let executable = try BuiltProducts.executable("passkeyd")
         switch mode {
         case .detached:
-            let launcher = try ProcessRun.run(executable, arguments + ["--detach", "--log-file", logFile], environment: environment)
+            let launcher = try await ProcessRun.run(executable, arguments + ["--detach", "--log-file", logFile], environment: environment)
             guard launcher.status == 0 else { throw Refusal(run: launcher) }
             guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
                   let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -122,7 +122,10 @@ public final class PasskeydProcess: Sendable {
                 folder: folder, socket: socket, dataDirectory: dataDirectory, pid: pid, mode: mode, logFile: logFile,
                 launcher: launcher)
         case .foreground:
-            let pid = try spawnUntilReady(executable, arguments, environment: environment, folder: folder, logFile: logFile)
+            let (arguments, environment) = (arguments, environment)
+            let pid = try await Blocking.run {
+                try spawnUntilReady(executable, arguments, environment: environment, folder: folder, logFile: logFile)
+            }
             return PasskeydProcess(folder: folder, socket: socket, dataDirectory: dataDirectory, pid: pid, mode: mode, logFile: logFile)
         }
     }
@@ -186,7 +189,12 @@ public final class PasskeydProcess: Sendable {
     /// Sends `signal` and waits for the daemon to exit: up to 30 s, then SIGKILL. The exit
     /// status for a foreground daemon, nil for a detached one (not our child).
     @discardableResult
-    public func terminate(_ signal: Int32 = SIGTERM) -> Int32? {
+    public func terminate(_ signal: Int32 = SIGTERM) async -> Int32? {
+        let (mode, pid) = (mode, pid)
+        return try? await Blocking.run { Self.terminate(pid, mode: mode, signal: signal) }
+    }
+
+    private static func terminate(_ pid: pid_t, mode: Mode, signal: Int32) -> Int32? {
         switch mode {
         case .foreground:
             if let status = ChildProcess.exited(pid) { return status }
@@ -212,8 +220,8 @@ public final class PasskeydProcess: Sendable {
     }
 
     /// Stops the daemon if it still runs and removes its folder.
-    public func stop() {
-        terminate()
+    public func stop() async {
+        await terminate()
         folder.remove()
     }
 
@@ -236,10 +244,15 @@ public final class PasskeydProcess: Sendable {
     /// Starts a daemon for `body` and stops it afterwards (removing its folder), whatever happens.
     public static func with(
         _ arguments: [String] = [], environment: [String: String] = [:], mode: Mode = .foreground,
-        placement: Placement = .flags, _ body: (PasskeydProcess) async throws -> Void
+        placement: Placement = .flags, in folder: TemporaryFolder? = nil, _ body: (PasskeydProcess) async throws -> Void
     ) async throws {
-        let daemon = try start(arguments, environment: environment, mode: mode, placement: placement)
-        defer { daemon.stop() }
-        try await body(daemon)
+        let daemon = try await start(arguments, environment: environment, mode: mode, placement: placement, in: folder)
+        do {
+            try await body(daemon)
+        } catch {
+            await daemon.stop()
+            throw error
+        }
+        await daemon.stop()
     }
 }
