@@ -30,14 +30,12 @@ extension Authenticator {
         let fresh = DeviceState(wrappingKey: Self.randomBytes(32))
         let outcome: (result: T, state: DeviceState)
         do {
-            outcome = try await store.updateDeviceState { stored in
+            outcome = try await store.updateDeviceState { stored throws(CTAPStatus) in
                 var state = stored ?? fresh
                 let result = try change(&state)
                 stored = state
                 return (result, state)
             }
-        } catch let status as CTAPStatus {
-            throw status
         } catch {
             throw storeFailure(error)
         }
@@ -45,10 +43,13 @@ extension Authenticator {
         return outcome.result
     }
 
-    /// A store that cannot read or write answers CTAP1_ERR_OTHER; the cause goes to the log, not the host.
-    func storeFailure(_ error: any Error) -> CTAPStatus {
-        logger.error("credential store failed", metadata: ["error": "\(error)"])
-        return .other
+    /// The status a store's failure answers with; a failure to read or write also goes to
+    /// the log (with its cause, which the host never sees).
+    func storeFailure(_ error: CredentialStoreError) -> CTAPStatus {
+        if case .failed(let cause) = error {
+            logger.error("credential store failed", metadata: ["error": "\(cause)"])
+        }
+        return error.status
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {

@@ -93,16 +93,14 @@ extension Authenticator {
     /// to an RP is checked before anything is read, and its RP is found by the store's index.
     private func enumerateCredentialsBegin(rpIDHash: [UInt8], token: PinUvAuthTokenState?,
                                            _ enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse {
+        if let bound = token?.rpID, Self.sha256(Array(bound.utf8)) != rpIDHash { throw .pinAuthInvalid }
         let credentials: [CredentialSource]
         do {
             if let bound = token?.rpID {
-                guard Self.sha256(Array(bound.utf8)) == rpIDHash else { throw CTAPStatus.pinAuthInvalid }
                 credentials = try await store.credentials(rpID: bound)
             } else {
                 credentials = try await store.allCredentials().filter { Self.sha256(Array($0.rp.id.utf8)) == rpIDHash }
             }
-        } catch let status as CTAPStatus {
-            throw status
         } catch {
             throw storeFailure(error)
         }

@@ -1,39 +1,42 @@
 import CTAP
 
 /// Where resident credentials and device state live. The authenticator owns the
-/// rules; a store only keeps records, durably once a call returns.
+/// rules; a store only keeps records, durably once a call returns. Every failure is a
+/// `CredentialStoreError`, which says what the host is told.
 public protocol CredentialStore: Sendable {
     /// Resident credentials whose RP ID is `rpID`, newest first.
-    func credentials(rpID: String) async throws -> [CredentialSource]
+    func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource]
     /// The resident credential with this ID, if any.
-    func credential(id: [UInt8]) async throws -> CredentialSource?
+    func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource?
     /// Every resident credential, newest first (credential management enumerates these).
-    func allCredentials() async throws -> [CredentialSource]
+    func allCredentials() async throws(CredentialStoreError) -> [CredentialSource]
     /// How many resident credentials are stored.
-    func count() async throws -> Int
+    func count() async throws(CredentialStoreError) -> Int
     /// How many resident credentials the store can hold in all.
     var capacity: Int { get }
 
     /// Stores a new resident credential. In the same atomic write, removes any
     /// credential with the same RP ID and user handle (CTAP 2.1 §6.1.2 step 17:
     /// the new one replaces it). A store already holding `capacity` credentials throws
-    /// `CTAPStatus.keyStoreFull`, unless the save replaces one of the same RP ID and user handle.
-    func save(_ credential: CredentialSource) async throws
+    /// `.full`, unless the save replaces one of the same RP ID and user handle.
+    func save(_ credential: CredentialSource) async throws(CredentialStoreError)
     /// Records a new signature counter value for a credential.
-    func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws
+    func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws(CredentialStoreError)
     /// Replaces the name and display name of a credential's user (credential management's
     /// updateUserInformation). The user handle never changes: a different `user.id` is ignored.
-    func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws
+    func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws(CredentialStoreError)
     /// Removes one credential; removing an absent one is not an error.
-    func delete(credentialID: [UInt8]) async throws
+    func delete(credentialID: [UInt8]) async throws(CredentialStoreError)
     /// Removes every credential and the device state (authenticatorReset).
-    func deleteAll() async throws
+    func deleteAll() async throws(CredentialStoreError)
 
     /// The device state; nil while the store has none (a store may create it on first use).
-    func loadDeviceState() async throws -> DeviceState?
+    func loadDeviceState() async throws(CredentialStoreError) -> DeviceState?
     /// Replaces the whole device state.
-    func saveDeviceState(_ state: DeviceState) async throws
+    func saveDeviceState(_ state: DeviceState) async throws(CredentialStoreError)
     /// Reads the device state, lets `change` modify it (nil: none stored yet) and writes the
     /// result, all in one atomic step, so no write made in between is lost. Returns `change`'s result.
-    func updateDeviceState<T: Sendable>(_ change: @escaping @Sendable (inout DeviceState?) throws -> T) async throws -> T
+    func updateDeviceState<T: Sendable>(
+        _ change: @escaping @Sendable (inout DeviceState?) throws(CTAPStatus) -> T
+    ) async throws(CredentialStoreError) -> T
 }

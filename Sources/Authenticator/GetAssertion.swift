@@ -81,25 +81,21 @@ extension Authenticator {
     }
 
     private func locateCredentials(_ request: GetAssertionRequest, rpIDHash: [UInt8]) async throws(CTAPStatus) -> [AssertionCandidate] {
-        do {
-            if request.allowList.isEmpty {
-                return try await store.credentials(rpID: request.rpID).map(Self.candidate(for:))
-            }
-            let wrappingKey = try await deviceState().wrappingKey
-            var found: [AssertionCandidate] = []
-            for descriptor in request.allowList where descriptor.type == "public-key" {
-                if let unwrapped = CredentialWrapping.unwrap(descriptor.id, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
-                    found.append(AssertionCandidate(id: descriptor.id, key: unwrapped.key, resident: nil, extensions: unwrapped.extensions))
-                } else if let source = try await store.credential(id: descriptor.id), source.rp.id == request.rpID {
-                    found.append(Self.candidate(for: source))
-                }
-            }
-            return found
-        } catch let status as CTAPStatus {
-            throw status
-        } catch {
-            throw storeFailure(error)
+        if request.allowList.isEmpty {
+            do { return try await store.credentials(rpID: request.rpID).map(Self.candidate(for:)) } catch { throw storeFailure(error) }
         }
+        let wrappingKey = try await deviceState().wrappingKey
+        var found: [AssertionCandidate] = []
+        for descriptor in request.allowList where descriptor.type == "public-key" {
+            if let unwrapped = CredentialWrapping.unwrap(descriptor.id, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
+                found.append(AssertionCandidate(id: descriptor.id, key: unwrapped.key, resident: nil, extensions: unwrapped.extensions))
+                continue
+            }
+            let stored: CredentialSource?
+            do { stored = try await store.credential(id: descriptor.id) } catch { throw storeFailure(error) }
+            if let source = stored, source.rp.id == request.rpID { found.append(Self.candidate(for: source)) }
+        }
+        return found
     }
 
     private static func candidate(for source: CredentialSource) -> AssertionCandidate {

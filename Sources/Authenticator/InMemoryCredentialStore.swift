@@ -27,10 +27,10 @@ public actor InMemoryCredentialStore: CredentialStore {
         records.count
     }
 
-    /// Throws `CTAPStatus.keyStoreFull` when full, unless it replaces a credential of the same RP and user.
-    public func save(_ credential: CredentialSource) throws {
+    /// Throws `.full` when full, unless it replaces a credential of the same RP and user.
+    public func save(_ credential: CredentialSource) throws(CredentialStoreError) {
         let kept = records.filter { !($0.rp.id == credential.rp.id && $0.user.id == credential.user.id) && $0.id != credential.id }
-        guard kept.count < capacity else { throw CTAPStatus.keyStoreFull }
+        guard kept.count < capacity else { throw .full }
         records = kept + [credential]
     }
 
@@ -61,9 +61,12 @@ public actor InMemoryCredentialStore: CredentialStore {
         deviceState = state
     }
 
-    public func updateDeviceState<T: Sendable>(_ change: @escaping @Sendable (inout DeviceState?) throws -> T) throws -> T {
+    public func updateDeviceState<T: Sendable>(
+        _ change: @escaping @Sendable (inout DeviceState?) throws(CTAPStatus) -> T
+    ) throws(CredentialStoreError) -> T {
         var state = deviceState
-        let result = try change(&state)
+        let result: T
+        do { result = try change(&state) } catch { throw .refused(error) }
         deviceState = state
         return result
     }

@@ -99,13 +99,7 @@ extension Authenticator {
     /// Stores a discoverable credential; the store itself refuses with `keyStoreFull`
     /// unless the credential replaces one, in the same atomic write.
     private func saveResident(_ source: CredentialSource) async throws(CTAPStatus) {
-        do {
-            try await store.save(source)
-        } catch let status as CTAPStatus {
-            throw status
-        } catch {
-            throw storeFailure(error)
-        }
+        do { try await store.save(source) } catch { throw storeFailure(error) }
     }
 
     /// The credProtect level of a credential ID if it is one of ours for this RP.

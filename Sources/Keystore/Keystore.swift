@@ -49,103 +49,127 @@ public actor Keystore: CredentialStore {
 
     // MARK: CredentialStore
 
-    public func credentials(rpID: String) async throws -> [CredentialSource] {
-        let rpHash = sealer.lookup.rp(rpID)
-        let rows = try await read { db in
-            try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash])
+    public func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource] {
+        try await failures {
+            let rpHash = sealer.lookup.rp(rpID)
+            let rows = try await read { db in
+                try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash])
+            }
+            // `open` checks the row's RP hash against the record, so no other RP's record comes back.
+            return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
         }
-        // `open` checks the row's RP hash against the record, so no other RP's record comes back.
-        return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
     }
 
-    public func credential(id: [UInt8]) async throws -> CredentialSource? {
-        let idHash = sealer.lookup.credential(id)
-        let rows = try await read { db in
-            try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash])
+    public func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource? {
+        try await failures {
+            let idHash = sealer.lookup.credential(id)
+            let rows = try await read { db in
+                try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash])
+            }
+            return try rows.first.map { row throws(KeystoreError) in try sealer.open(row) }
         }
-        return try rows.first.map { row throws(KeystoreError) in try sealer.open(row) }
     }
 
-    public func allCredentials() async throws -> [CredentialSource] {
-        let rows = try await read { db in
-            try Self.fetchRows(db, sql: "SELECT * FROM credential ORDER BY seq DESC", arguments: [])
+    public func allCredentials() async throws(CredentialStoreError) -> [CredentialSource] {
+        try await failures {
+            let rows = try await read { db in
+                try Self.fetchRows(db, sql: "SELECT * FROM credential ORDER BY seq DESC", arguments: [])
+            }
+            return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
         }
-        return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
     }
 
-    public func count() async throws -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 }
+    public func count() async throws(CredentialStoreError) -> Int {
+        try await failures {
+            try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 }
+        }
     }
 
     /// Stores a credential, replacing in the same transaction any with the same RP ID
     /// and user handle (CTAP 2.1 §6.1.2 step 17) or the same credential ID.
-    /// Throws `CTAPStatus.keyStoreFull` when the store already holds `capacity` others.
-    public func save(_ credential: CredentialSource) async throws {
-        let row = try sealer.seal(credential)
-        let capacity = capacity
-        // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-        try await write(full: CTAPStatus.keyStoreFull) { db in
-            try db.execute(
-                sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?",
-                arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
-            let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0
-            guard stored < capacity else { throw CTAPStatus.keyStoreFull }
-            try Self.insert(row, db)
+    /// Throws `.full` when the store already holds `capacity` others, or the disk has no room.
+    public func save(_ credential: CredentialSource) async throws(CredentialStoreError) {
+        try await failures {
+            let row = try sealer.seal(credential)
+            let capacity = capacity
+            // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
+            try await write(full: CTAPStatus.keyStoreFull) { db in
+                try db.execute(
+                    sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?",
+                    arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
+                let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0
+                guard stored < capacity else { throw CTAPStatus.keyStoreFull }
+                try Self.insert(row, db)
+            }
         }
     }
 
     /// Records a new signature counter; a credential that is not stored is ignored.
-    public func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws {
-        try await modify(credentialID: credentialID) { $0.signCount = signCount }
+    public func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws(CredentialStoreError) {
+        try await failures {
+            try await modify(credentialID: credentialID) { $0.signCount = signCount }
+        }
     }
 
     /// Replaces the user entity's name and display name; a credential that is not stored
     /// is ignored. The user handle is kept: it is fixed at registration (CTAP 2.1 §6.8.6
     /// matches on it), and the row's lookup hash is derived from it.
-    public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws {
-        try await modify(credentialID: credentialID) { credential in
-            credential.user = PublicKeyCredentialUserEntity(id: credential.user.id, name: user.name, displayName: user.displayName)
+    public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws(CredentialStoreError) {
+        try await failures {
+            try await modify(credentialID: credentialID) { credential in
+                credential.user = PublicKeyCredentialUserEntity(id: credential.user.id, name: user.name, displayName: user.displayName)
+            }
         }
     }
 
-    public func delete(credentialID: [UInt8]) async throws {
-        let idHash = sealer.lookup.credential(credentialID)
-        try await write { db in
-            try db.execute(sql: "DELETE FROM credential WHERE credentialIDHash = ?", arguments: [idHash])
+    public func delete(credentialID: [UInt8]) async throws(CredentialStoreError) {
+        try await failures {
+            let idHash = sealer.lookup.credential(credentialID)
+            try await write { db in
+                try db.execute(sql: "DELETE FROM credential WHERE credentialIDHash = ?", arguments: [idHash])
+            }
         }
     }
 
     /// Removes every credential and replaces the device state with a factory-fresh one in the
     /// same transaction: the row is never absent, since its absence means tampering (`deviceStateMissing`).
-    public func deleteAll() async throws {
-        let sealed = try sealer.seal(Self.factoryFreshDeviceState())
-        try await write { db in
-            try db.execute(sql: "DELETE FROM credential")
-            try Self.storeDeviceState(sealed, db)
+    public func deleteAll() async throws(CredentialStoreError) {
+        try await failures {
+            let sealed = try sealer.seal(Self.factoryFreshDeviceState())
+            try await write { db in
+                try db.execute(sql: "DELETE FROM credential")
+                try Self.storeDeviceState(sealed, db)
+            }
         }
     }
 
-    public func loadDeviceState() async throws -> DeviceState? {
-        let sealer = sealer
-        return try await read { db in try Self.fetchDeviceState(db, sealer) }
+    public func loadDeviceState() async throws(CredentialStoreError) -> DeviceState? {
+        try await failures {
+            let sealer = sealer
+            return try await read { db in try Self.fetchDeviceState(db, sealer) }
+        }
     }
 
-    public func saveDeviceState(_ state: DeviceState) async throws {
-        let sealed = try sealer.seal(state)
-        try await write { db in try Self.storeDeviceState(sealed, db) }
+    public func saveDeviceState(_ state: DeviceState) async throws(CredentialStoreError) {
+        try await failures {
+            let sealed = try sealer.seal(state)
+            try await write { db in try Self.storeDeviceState(sealed, db) }
+        }
     }
 
     /// Reads, changes and writes the device state inside one write transaction.
     public func updateDeviceState<T: Sendable>(
-        _ change: @escaping @Sendable (inout DeviceState?) throws -> T
-    ) async throws -> T {
-        let sealer = sealer
-        return try await write { db in
-            let stored = try Self.fetchDeviceState(db, sealer)
-            var state = stored
-            let result = try change(&state)
-            if let state, state != stored { try Self.storeDeviceState(try sealer.seal(state), db) }
-            return result
+        _ change: @escaping @Sendable (inout DeviceState?) throws(CTAPStatus) -> T
+    ) async throws(CredentialStoreError) -> T {
+        try await failures {
+            let sealer = sealer
+            return try await write { db in
+                let stored = try Self.fetchDeviceState(db, sealer)
+                var state = stored
+                let result = try change(&state)
+                if let state, state != stored { try Self.storeDeviceState(try sealer.seal(state), db) }
+                return result
+            }
         }
     }
 
@@ -226,6 +250,19 @@ public actor Keystore: CredentialStore {
                 throw full
             }
             throw failure
+        }
+    }
+
+    /// Runs one `CredentialStore` operation: a full store (or, for a save, a full disk) is
+    /// `.full`, a device-state change's own refusal is `.refused`, anything else `.failed`.
+    private func failures<T: Sendable>(_ body: () async throws -> T) async throws(CredentialStoreError) -> T {
+        do { return try await body() } catch {
+            switch error {
+            case CTAPStatus.keyStoreFull: throw .full
+            case let status as CTAPStatus: throw .refused(status)
+            case let failure as KeystoreError: throw .failed(failure)
+            default: throw .failed(Self.keystoreError(error, path: path))
+            }
         }
     }
 

@@ -82,3 +82,28 @@ func expectError(_ expected: KeystoreError, _ body: () throws -> Void) {
 }
 
 import Testing
+
+/// How a store operation failed: `.full`, a refusal's status, or the keystore's own error
+/// under `.failed` (what the authenticator logs and answers CTAP1_ERR_OTHER for).
+enum StoreOutcome: Equatable {
+    case succeeded, full, refused(CTAPStatus), failed(KeystoreError?)
+    /// Not a `CredentialStoreError` at all: the protocol's promise broken.
+    case untyped
+
+    init(_ body: () async throws -> Void) async {
+        do {
+            try await body()
+            self = .succeeded
+        } catch {
+            guard let error = error as? CredentialStoreError else {
+                self = .untyped
+                return
+            }
+            switch error {
+            case .full: self = .full
+            case .refused(let status): self = .refused(status)
+            case .failed(let cause): self = .failed(cause as? KeystoreError)
+            }
+        }
+    }
+}

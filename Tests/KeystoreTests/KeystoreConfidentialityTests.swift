@@ -53,15 +53,9 @@ import Testing
         try raw.close()
 
         store = try openStore(temp.store)
-        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
-            _ = try await store.credential(id: victim.id)
-        }
-        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
-            _ = try await store.credentials(rpID: "example.com")
-        }
-        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
-            _ = try await store.allCredentials()
-        }
+        #expect(await StoreOutcome { _ = try await store.credential(id: victim.id) } == .failed(.recordAuthenticationFailed(path: temp.database)))
+        #expect(await StoreOutcome { _ = try await store.credentials(rpID: "example.com") } == .failed(.recordAuthenticationFailed(path: temp.database)))
+        #expect(await StoreOutcome { _ = try await store.allCredentials() } == .failed(.recordAuthenticationFailed(path: temp.database)))
         #expect(try await store.credential(id: bystander.id) == bystander)
         try await store.close()
     }
@@ -88,9 +82,7 @@ import Testing
         try raw.close()
 
         store = try openStore(temp.store)
-        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
-            _ = try await store.credentials(rpID: "evil.example")
-        }
+        #expect(await StoreOutcome { _ = try await store.credentials(rpID: "evil.example") } == .failed(.recordAuthenticationFailed(path: temp.database)))
         try await store.close()
     }
 
@@ -109,9 +101,7 @@ import Testing
         }
         try raw.close()
         store = try openStore(temp.store)
-        await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database)) {
-            _ = try await store.loadDeviceState()
-        }
+        #expect(await StoreOutcome { _ = try await store.loadDeviceState() } == .failed(.recordAuthenticationFailed(path: temp.database)))
         try await store.close()
     }
 
