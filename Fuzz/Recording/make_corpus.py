@@ -114,10 +114,19 @@ POWER_CYCLE = b"\x05"
 CRED = b"\xcc\x00"  # the first credential the authenticator returned
 
 
+def decoded(data: bytes):
+    """The CBOR item, or None for the malformed requests the fault suites send."""
+    try:
+        return cbor.decode(data)
+    except Exception:
+        return None
+
+
 def conversations(requests: dict[int, list[bytes]]) -> list[bytes]:
-    mc = sorted(requests.get(0x01, []), key=len)
-    ga = sorted(requests.get(0x02, []), key=len)
-    rk_mc = next((m for m in mc if cbor.decode(m[1:]).get(7, {}).get("rk")), mc[0] if mc else None)
+    # Requests that stand alone: well formed, without a pinUvAuthParam from another session.
+    mc = sorted((m for m in requests.get(0x01, []) if isinstance(decoded(m[1:]), dict) and 8 not in decoded(m[1:])), key=len)
+    ga = sorted((m for m in requests.get(0x02, []) if isinstance(decoded(m[1:]), dict) and 6 not in decoded(m[1:])), key=len)
+    rk_mc = next((m for m in mc if decoded(m[1:]).get(7, {}).get("rk")), mc[0] if mc else None)
     rp_hash = hashlib.sha256(b"example.com").digest()
     user = {"id": b"\x01\x02", "name": "fuzz", "displayName": "Fuzz"}
     seeds = [
@@ -161,17 +170,16 @@ def main(record: Path) -> None:
         sent = [p for _, cmd, p in msgs if cmd == CTAPHID_CBOR and p]
         for request, reply in zip(sent, replies):
             command = request[0]
-            try:
-                body = cbor.decode(request[1:]) if len(request) > 1 else None
-            except Exception:
-                body = None
+            body = decoded(request[1:]) if len(request) > 1 else None
             if command in PARSED_COMMANDS:
                 parsed[(command, signature(body))].append(request)
                 requests[command].append(request)
             if len(request) > 1:
                 cbor_items[("request", command, signature(body))].append(request[1:])
             if reply[:1] == b"\x00" and len(reply) > 1 and command in RESPONSE_PARSERS:
-                answer = cbor.decode(reply[1:])
+                answer = decoded(reply[1:])
+                if not isinstance(answer, dict):
+                    continue
                 parsed[(0x80 | command, signature(answer))].append(bytes([0x80 | command]) + reply[1:])
                 cbor_items[("response", command, signature(answer))].append(reply[1:])
                 if command in (0x01, 0x02) and isinstance(answer.get(2), bytes):
@@ -183,8 +191,9 @@ def main(record: Path) -> None:
     for seed in pick(cbor_items, 1)[:30]:
         write("FuzzCBORDecoder", seed)
     for fixture in sorted((REPO / "Fixtures" / "cbor").glob("*.json")):
-        for vector in json.loads(fixture.read_text())["vectors"]:
-            for key in ("hex", "spec_hex"):
+        data = json.loads(fixture.read_text())
+        for vector in data.get("vectors", []) + data.get("cases", []):
+            for key in ("hex", "spec_hex", "python_hex"):
                 if isinstance(vector.get(key), str):
                     write("FuzzCBORDecoder", bytes.fromhex(vector[key]))
     for seed in conversations(requests):

@@ -4,8 +4,13 @@
 # make_corpus.py. Needs `make deps` and a debug build of passkeyd (swift build --product passkeyd).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-record="$(mktemp -d /tmp/passkeyd-fuzz-record-XXXXXX)"
-trap 'rm -rf "$record"' EXIT
+# FUZZ_RECORD keeps the recording in a directory of your choice; by default it is temporary.
+if [ -n "${FUZZ_RECORD:-}" ]; then
+  record="$FUZZ_RECORD"
+else
+  record="$(mktemp -d /tmp/passkeyd-fuzz-record-XXXXXX)"
+  trap 'rm -rf "$record"' EXIT
+fi
 export FUZZ_RECORD="$record"
 export PASSKEYD_BIN="$PWD/.build/debug/passkeyd"
 (cd Tests/Interop && PYTHONPATH="$PWD:$PWD/../../Fuzz/Recording" ../../.venv/bin/python -m pytest \

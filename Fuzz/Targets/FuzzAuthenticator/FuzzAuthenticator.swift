@@ -11,7 +11,10 @@ import LibFuzzerDriver
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAuthenticator(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = FuzzInput(start, count)
-    waitFor { await Conversation(input).run() }
+    waitFor {
+        var conversation = Conversation(input)
+        await conversation.run()
+    }
     return 0
 }
 

@@ -16,7 +16,7 @@ public func fuzzCTAPRequests(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     return 0
 }
 
-private let parsers: [UInt8: ([UInt8]) -> Void] = [
+private let parsers: [UInt8: @Sendable ([UInt8]) -> Void] = [
     CTAPCommand.makeCredential.rawValue: { roundTrip($0, MakeCredentialRequest.init(cbor:), \.cbor) },
     CTAPCommand.getAssertion.rawValue: { roundTrip($0, GetAssertionRequest.init(cbor:), \.cbor) },
     CTAPCommand.clientPIN.rawValue: { roundTrip($0, ClientPINRequest.init(cbor:), \.cbor) },

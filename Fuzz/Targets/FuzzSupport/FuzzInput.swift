@@ -1,6 +1,6 @@
 /// A fuzz input read front to back. Every read succeeds: past the end it yields zeros or
 /// nothing, so each byte string the fuzzer makes is some valid sequence of steps.
-public struct FuzzInput {
+public struct FuzzInput: Sendable {
     private let bytes: [UInt8]
     private var offset = 0
 
