@@ -4,9 +4,11 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 VENV := .venv
 PY := $(CURDIR)/$(VENV)/bin/python
-# Inputs per fuzz target: `make fuzz`, and the smoke run at the end of `make test`.
+# Inputs per fuzz target: `make fuzz`, and the smoke run at the end of `make test`, which also
+# stops each target after FUZZ_SMOKE_MAX_TIME seconds (the keystore target is the slow one).
 FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
+FUZZ_SMOKE_MAX_TIME ?= 60
 
 .PHONY: deps build release test unit interop run bench fuzz clean
 
@@ -24,7 +26,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@if [ -f Tests/Interop/Makefile ]; then $(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all; fi
-	FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
+	FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) FUZZ_MAX_TIME=$(FUZZ_SMOKE_MAX_TIME) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 unit: deps
 	$(SWIFT) test

@@ -40,7 +40,7 @@ for target in "${targets[@]}"; do
   log="$SCRATCH/logs/$target.log"
   mkdir -p "$work" "$artifacts" "$(dirname "$log")"
   echo "fuzz: $target, $FUZZ_RUNS runs (log: $log)" >&2
-  start=$SECONDS
+  start=$EPOCHREALTIME
   set +e
   nice -n "$FUZZ_NICE" "$bin/$target" \
     -runs="$FUZZ_RUNS" -max_total_time="$FUZZ_MAX_TIME" -timeout="$FUZZ_TIMEOUT" -rss_limit_mb=2048 \
@@ -48,9 +48,10 @@ for target in "${targets[@]}"; do
     "$work" "Fuzz/Corpus/$target" >"$log" 2>&1
   code=$?
   set -e
-  seconds=$((SECONDS - start))
+  seconds="$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')"
   runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
-  speed="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)"
+  # libFuzzer's own average is whole runs per whole second, 0 for a run under a second.
+  speed="$(awk -v n="${runs:-0}" -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", n / (b - a) }')"
   last="$(grep -E '^#[0-9]+' "$log" | grep -E 'cov: ' | tail -1)"
   cov="$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")"
   ft="$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")"
