@@ -10,7 +10,7 @@ FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_SMOKE_MAX_TIME ?= 60
 
-.PHONY: deps build release test unit interop run bench fuzz clean
+.PHONY: deps build release test unit interop architecture run bench fuzz clean
 
 deps:
 	@scripts/deps.sh
@@ -22,11 +22,16 @@ release: deps
 	$(SWIFT) build -c release
 
 ## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.
-test: deps
+test: deps architecture
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@if [ -f Tests/Interop/Makefile ]; then $(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all; fi
 	FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) FUZZ_MAX_TIME=$(FUZZ_SMOKE_MAX_TIME) SWIFT=$(SWIFT) scripts/fuzz.sh
+
+## The module map: imports against Package.swift and docs/architecture.md, and the check's own tests.
+architecture: deps
+	scripts/check-architecture
+	$(PY) -m pytest -p no:cacheprovider -q Tests/Architecture
 
 unit: deps
 	$(SWIFT) test

@@ -32,43 +32,50 @@ let package = Package(
     targets: [
         // Strict, canonical CTAP2 CBOR. No dependencies.
         .target(name: "CBOR"),
-        // The vocabulary both ends share: messages, COSE, authData, CTAPHID framing, PIN protocols.
+        // The CTAP2 vocabulary both ends share: messages, statuses, COSE, authData, PIN/UV protocols.
         .target(name: "CTAP", dependencies: ["CBOR"] + crypto),
+        // The transport vocabulary: CTAPHID framing, INIT, keepalive, vendor commands, the socket path rule.
+        .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR"]),
         // The device's behaviour, as an actor over a pluggable credential store.
-        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging] + crypto),
+        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging, crypto[0]]),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
             "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),
         ] + crypto),
         // The CTAPHID server on the Unix socket.
-        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "Keystore", "CTAP", "CBOR", logging] + nio),
+        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "CTAP", "CTAPHID", "CBOR", logging] + nio),
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
-        .target(name: "PasskeyClient", dependencies: ["WebAuthn", "Authenticator", "CTAP", "CBOR", logging] + crypto + nio),
+        .target(name: "PasskeyClient", dependencies: ["WebAuthn", "CTAP", "CTAPHID", "CBOR", logging, crypto[0]] + nio),
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
-        .target(name: "WebAuthn", dependencies: ["CTAP", "CBOR"] + crypto),
+        .target(name: "WebAuthn", dependencies: ["CTAP", crypto[0]]),
         // What a relying party's server does: challenges and verification.
-        .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
-        .executableTarget(name: "passkeyd", dependencies: ["PasskeyDaemon", "Keystore", "Authenticator", "CTAP", argumentParser, logging]),
-        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CBOR", "WebAuthn", argumentParser]),
+        .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR", crypto[0]]),
+        .executableTarget(name: "passkeyd", dependencies: [
+            "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
+        ]),
+        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "WebAuthn", argumentParser]),
         // The six classic passkey sign-in scenarios, end to end against a verifying relying party.
         .executableTarget(name: "passkeydemo", dependencies: [
-            "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", argumentParser, logging,
+            "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
         ]),
         // `make bench`: throughput and latency over the socket against in-process baselines.
         .executableTarget(name: "passkeybench", dependencies: [
-            "PasskeyClient", "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CBOR", argumentParser, logging,
-        ] + crypto),
+            "PasskeyClient", "Keystore", "Authenticator", "CTAP", argumentParser, logging, crypto[0],
+        ]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
-        .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR"] + crypto),
-        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging] + crypto),
-        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift")] + crypto),
-        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CBOR"] + nio),
-        .testTarget(name: "PasskeyClientTests", dependencies: ["PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CBOR", logging]),
+        .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
+        .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
+        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging, crypto[0]]),
+        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
+        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
+        .testTarget(name: "PasskeyClientTests", dependencies: [
+            "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CTAPHID", logging,
+        ]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
-        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeyClient", "CTAP"]),
-        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
-        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR"] + crypto),
+        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeyClient", "CTAP", "WebAuthn", crypto[0]]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"]),
+        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR", crypto[0]]),
     ]
 )
 
@@ -79,7 +86,7 @@ let package = Package(
 // links it as `main`; each fuzz target defines that function to start libFuzzer's driver.
 if Context.environment["PASSKEYD_FUZZ"] == "1" {
     let sanitize: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
-    let instrumented: Set<String> = ["CBOR", "CTAP", "Authenticator", "Keystore"]
+    let instrumented: Set<String> = ["CBOR", "CTAP", "CTAPHID", "Authenticator", "Keystore"]
     for target in package.targets where instrumented.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + sanitize
     }
@@ -93,7 +100,7 @@ if Context.environment["PASSKEYD_FUZZ"] == "1" {
         .target(name: "LibFuzzerDriver", path: "Fuzz/Targets/LibFuzzerDriver"),
         fuzzTarget("FuzzCBORDecoder", ["CBOR"]),
         fuzzTarget("FuzzCTAPRequests", ["CTAP", "CBOR"]),
-        fuzzTarget("FuzzCTAPHIDReassembler", ["CTAP"]),
+        fuzzTarget("FuzzCTAPHIDReassembler", ["CTAPHID"]),
         fuzzTarget("FuzzAuthenticator", ["Authenticator", "CTAP", "CBOR"] + crypto),
         fuzzTarget("FuzzKeystore", ["Keystore", "Authenticator", "CTAP"]),
     ]

@@ -111,6 +111,13 @@ def authenticated(command: int, parameters: bytes, sub: int | None = None, mac: 
 
 
 POWER_CYCLE = b"\x05"
+RELEASE = b"\x07"
+
+
+def switch_caller(n: int) -> bytes:
+    return b"\x06" + bytes([n])
+
+
 CRED = b"\xcc\x00"  # the first credential the authenticator returned
 
 
@@ -146,6 +153,13 @@ def conversations(requests: dict[int, list[bytes]]) -> list[bytes]:
                      + cm(0x04, {1: rp_hash}) + authenticated(0x0A, b"", 0x05, mac=False)
                      + cm(0x07, {2: {"type": "public-key", "id": CRED}, 3: user})
                      + cm(0x06, {2: {"type": "public-key", "id": CRED}}) + cm(0x01))
+        # Conversations belong to their caller: another neither continues nor ends them.
+        seeds.append(b"\x01" + raw(rk_mc) + raw(rk_mc) + (raw(ga[0]) if ga else b"") + switch_caller(1) + raw(b"\x08")
+                     + switch_caller(0) + raw(b"\x08") + RELEASE + raw(b"\x08"))
+        seeds.append(b"\x00" + raw(rk_mc) + raw(rk_mc) + set_pin(b"1234") + token(0x04)
+                     + cm(0x02) + switch_caller(2) + authenticated(0x0A, b"", 0x03, mac=False)
+                     + switch_caller(0) + authenticated(0x0A, b"", 0x03, mac=False) + RELEASE
+                     + authenticated(0x0A, b"", 0x03, mac=False))
         seeds.append(b"\x01" + raw(rk_mc) + authenticated(0x02, cbor.encode(
             {1: "example.com", 2: b"\x00" * 32, 3: [{"type": "public-key", "id": CRED}]}), mac=False))
     for m in mc[:6] + ga[:6]:

@@ -23,7 +23,7 @@ extension Authenticator {
         /// How long after power-up authenticatorReset is allowed (CTAP 2.1 §6.6).
         public var resetWindow: Duration = .seconds(10)
         /// pinUvAuthToken lifetimes (CTAP 2.1 §6.5.2.2): unused 30 s, user present 30 s, at most 10 min.
-        var pinUvAuthTokenLimits = PinUvAuthToken.Limits()
+        var pinUvAuthTokenLimits = PinUvAuthTokenState.Limits()
         /// How long credential management enumeration state lives after its last answer.
         public var enumerationStateLifetime: Duration = .seconds(30)
         /// The monotonic clock behind every timeout; tests substitute their own.

@@ -143,7 +143,7 @@ extension Authenticator {
         // (CTAP2_ERR_UV_INVALID, then CTAP2_ERR_UV_BLOCKED), a success restores them.
         try await performBuiltInUV(UserActionRequest(purpose: .pinUvAuthToken, rpID: request.rpId))
         // Steps 10–13: a new token, user present (built-in UV is a gesture), with its permissions.
-        let token = PinUvAuthToken(authProtocol: version, permissions: permissions, rpID: request.rpId,
+        let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: request.rpId,
                                    userIsPresent: true, now: configuration.now())
         pinUV.token = token
         logger.info("pinUvAuthToken issued after built-in user verification", metadata: ["permissions": "\(permissions.rawValue)"])
@@ -172,7 +172,7 @@ extension Authenticator {
         if try await deviceState().forcePINChange { throw .pinPolicyViolation }
         // Steps 11–14: resetPinUvAuthToken(), beginUsingPinUvAuthToken(userIsPresent: false),
         // permissions and the permissions RP ID. The old token is gone.
-        let token = PinUvAuthToken(authProtocol: version, permissions: permissions, rpID: rpID,
+        let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: rpID,
                                    userIsPresent: false, now: configuration.now())
         pinUV.token = token
         logger.info("pinUvAuthToken issued after PIN", metadata: ["permissions": "\(permissions.rawValue)"])

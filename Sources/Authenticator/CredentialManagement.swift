@@ -2,13 +2,15 @@ import CTAP
 
 extension Authenticator {
     /// authenticatorCredentialManagement (CTAP 2.1 §6.8), also answered under the
-    /// CTAP 2.1-PRE command 0x41.
-    func credentialManagement(_ request: CredentialManagementRequest) async throws(CTAPStatus) -> CredentialManagementResponse? {
+    /// CTAP 2.1-PRE command 0x41. `enumeration` is the caller's enumeration in progress;
+    /// on return, the one its next GetNext continues, if any.
+    func credentialManagement(_ request: CredentialManagementRequest,
+                              continuing enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse? {
         // An enumeration continues only through GetNext; every other subcommand begins
         // something (and is authenticated), which ends it.
-        var token: PinUvAuthToken?
+        var token: PinUvAuthTokenState?
         if request.subCommand.isAuthenticated {
-            credentialEnumeration = nil
+            enumeration = nil
             // §6.8.1 steps 1–4: pinUvAuthParam (`CTAP2_ERR_PUAT_REQUIRED` when absent) over
             // subCommand || subCommandParams, with the cm permission.
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
@@ -22,14 +24,14 @@ extension Authenticator {
             return try await credsMetadata()
         case .enumerateRPsBegin:
             try Self.requireUnbound(token)
-            return try await enumerateRPsBegin()
+            return try await enumerateRPsBegin(&enumeration)
         case .enumerateRPsGetNextRP:
-            return try nextEnumerated(.relyingParties)
+            return try nextEnumerated(.relyingParties, &enumeration)
         case .enumerateCredentialsBegin:
             guard let rpIDHash = request.subCommandParams?.rpIDHash else { throw .missingParameter }
-            return try await enumerateCredentialsBegin(rpIDHash: rpIDHash, token: token)
+            return try await enumerateCredentialsBegin(rpIDHash: rpIDHash, token: token, &enumeration)
         case .enumerateCredentialsGetNextCredential:
-            return try nextEnumerated(.credentials)
+            return try nextEnumerated(.credentials, &enumeration)
         case .deleteCredential:
             guard let id = request.subCommandParams?.credentialID?.id else { throw .missingParameter }
             let source = try await storedCredential(id, token: token)
@@ -55,12 +57,12 @@ extension Authenticator {
 
     /// getCredsMetadata and enumerateRPsBegin see every RP, so a token bound to one
     /// RP may not run them (`CTAP2_ERR_PIN_AUTH_INVALID`, §6.8.2, §6.8.3).
-    private static func requireUnbound(_ token: PinUvAuthToken?) throws(CTAPStatus) {
+    private static func requireUnbound(_ token: PinUvAuthTokenState?) throws(CTAPStatus) {
         if token?.rpID != nil { throw .pinAuthInvalid }
     }
 
     /// A token bound to an RP manages only that RP's credentials (§6.8.4–§6.8.7).
-    private static func requireBinding(_ token: PinUvAuthToken?, allows rpID: String) throws(CTAPStatus) {
+    private static func requireBinding(_ token: PinUvAuthTokenState?, allows rpID: String) throws(CTAPStatus) {
         if let bound = token?.rpID, bound != rpID { throw .pinAuthInvalid }
     }
 
@@ -74,7 +76,7 @@ extension Authenticator {
     }
 
     /// enumerateRPsBegin (§6.8.3): RPs in RP ID order, each with the entity of its newest credential.
-    private func enumerateRPsBegin() async throws(CTAPStatus) -> CredentialManagementResponse {
+    private func enumerateRPsBegin(_ enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse {
         let all: [CredentialSource]
         do { all = try await store.allCredentials() } catch { throw storeFailure(error) }
         var newestByRP: [String: PublicKeyCredentialRpEntity] = [:]
@@ -84,12 +86,13 @@ extension Authenticator {
         let answers = newestByRP.keys.sorted().compactMap { newestByRP[$0] }.map { rp in
             CredentialManagementResponse(rp: rp, rpIDHash: Self.sha256(Array(rp.id.utf8)))
         }
-        return try beginEnumeration(.relyingParties, answers) { $0.totalRPs = answers.count }
+        return try beginEnumeration(.relyingParties, answers, &enumeration) { $0.totalRPs = answers.count }
     }
 
     /// enumerateCredentialsBegin (§6.8.4): the RP's credentials, newest first. A token bound
     /// to an RP is checked before anything is read, and its RP is found by the store's index.
-    private func enumerateCredentialsBegin(rpIDHash: [UInt8], token: PinUvAuthToken?) async throws(CTAPStatus) -> CredentialManagementResponse {
+    private func enumerateCredentialsBegin(rpIDHash: [UInt8], token: PinUvAuthTokenState?,
+                                           _ enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse {
         let credentials: [CredentialSource]
         do {
             if let bound = token?.rpID {
@@ -104,31 +107,32 @@ extension Authenticator {
             throw storeFailure(error)
         }
         let answers = try credentials.map(Self.describe)
-        return try beginEnumeration(.credentials, answers) { $0.totalCredentials = answers.count }
+        return try beginEnumeration(.credentials, answers, &enumeration) { $0.totalCredentials = answers.count }
     }
 
     /// Answers the first item, totals included, and keeps the rest for GetNext.
     private func beginEnumeration(_ kind: CredentialEnumeration.Kind, _ answers: [CredentialManagementResponse],
+                                  _ enumeration: inout CredentialEnumeration?,
                                   total: (inout CredentialManagementResponse) -> Void) throws(CTAPStatus) -> CredentialManagementResponse {
         guard var first = answers.first else { throw .noCredentials }
         total(&first)
         if answers.count > 1 {
-            credentialEnumeration = CredentialEnumeration(kind: kind, remaining: Array(answers.dropFirst()), lastAnswerAt: configuration.now())
+            enumeration = CredentialEnumeration(kind: kind, remaining: Array(answers.dropFirst()), lastAnswerAt: configuration.now())
         }
         return first
     }
 
     /// enumerateRPsGetNextRP (§6.8.3), enumerateCredentialsGetNextCredential (§6.8.5):
     /// `CTAP2_ERR_NOT_ALLOWED` once there is nothing of that kind to continue.
-    private func nextEnumerated(_ kind: CredentialEnumeration.Kind) throws(CTAPStatus) -> CredentialManagementResponse {
-        guard var enumeration = credentialEnumeration, enumeration.kind == kind,
-              configuration.now() - enumeration.lastAnswerAt <= configuration.enumerationStateLifetime else {
-            credentialEnumeration = nil
+    private func nextEnumerated(_ kind: CredentialEnumeration.Kind,
+                                _ enumeration: inout CredentialEnumeration?) throws(CTAPStatus) -> CredentialManagementResponse {
+        guard var current = enumeration, current.kind == kind else {
+            enumeration = nil
             throw .notAllowed
         }
-        let next = enumeration.remaining.removeFirst()
-        enumeration.lastAnswerAt = configuration.now()
-        credentialEnumeration = enumeration.remaining.isEmpty ? nil : enumeration
+        let next = current.remaining.removeFirst()
+        current.lastAnswerAt = configuration.now()
+        enumeration = current.remaining.isEmpty ? nil : current
         return next
     }
 
@@ -143,7 +147,7 @@ extension Authenticator {
 
     /// The stored credential a delete or update names: `CTAP2_ERR_NO_CREDENTIALS` if
     /// there is none, `CTAP2_ERR_PIN_AUTH_INVALID` if the token is bound to another RP.
-    private func storedCredential(_ id: [UInt8], token: PinUvAuthToken?) async throws(CTAPStatus) -> CredentialSource {
+    private func storedCredential(_ id: [UInt8], token: PinUvAuthTokenState?) async throws(CTAPStatus) -> CredentialSource {
         let found: CredentialSource?
         do { found = try await store.credential(id: id) } catch { throw storeFailure(error) }
         guard let found else { throw .noCredentials }

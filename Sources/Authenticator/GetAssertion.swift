@@ -13,7 +13,9 @@ extension Authenticator {
     }
 
     /// authenticatorGetAssertion (CTAP 2.1 §6.2.2); step numbers refer to that section.
-    func getAssertion(_ request: GetAssertionRequest) async throws(CTAPStatus) -> GetAssertionResponse {
+    /// Returns the first assertion and, when discovery found more, what
+    /// authenticatorGetNextAssertion continues with.
+    func getAssertion(_ request: GetAssertionRequest) async throws(CTAPStatus) -> (GetAssertionResponse, PendingAssertions?) {
         let purpose = UserActionRequest(purpose: .getAssertion, rpID: request.rpID)
         // Steps 1–2: pinUvAuthParam probe and protocol check.
         let tokenProtocol = try await pinUvAuthProtocol(for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
@@ -55,28 +57,29 @@ extension Authenticator {
         if userVerified { flags.insert(.userVerified) }
 
         // Step 12: with an allowList one credential answers; discovery reports how many exist.
-        let others = discovering ? candidates.dropFirst().compactMap(\.resident) : []
-        if !others.isEmpty {
-            pendingAssertions = PendingAssertions(
-                remaining: others, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
-                flags: flags, hmacSecret: hmacSecret, lastAssertionAt: configuration.now())
-        }
-        return try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, hmacSecret: hmacSecret,
-                              numberOfCredentials: others.isEmpty ? nil : candidates.count)
+        let others = discovering ? candidates.dropFirst().compactMap(\.resident?.id) : []
+        let pending = others.isEmpty ? nil : PendingAssertions(
+            remaining: others, rpID: request.rpID, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
+            flags: flags, hmacSecret: hmacSecret, lastAnswerAt: configuration.now())
+        let response = try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, hmacSecret: hmacSecret,
+                                      numberOfCredentials: others.isEmpty ? nil : candidates.count)
+        return (response, pending)
     }
 
-    /// authenticatorGetNextAssertion (CTAP 2.1 §6.3).
-    func getNextAssertion() async throws(CTAPStatus) -> GetAssertionResponse {
-        guard var pending = pendingAssertions, !pending.remaining.isEmpty else { throw .notAllowed }
-        guard configuration.now() - pending.lastAssertionAt <= configuration.assertionStateLifetime else {
-            pendingAssertions = nil
-            throw .notAllowed
+    /// authenticatorGetNextAssertion (CTAP 2.1 §6.3): the next of the caller's pending
+    /// credentials, read afresh so its key is unsealed only to sign and its counter is
+    /// current. One deleted meanwhile (by another caller) is skipped.
+    func getNextAssertion(_ pending: inout PendingAssertions) async throws(CTAPStatus) -> GetAssertionResponse {
+        while !pending.remaining.isEmpty {
+            let id = pending.remaining.removeFirst()
+            let stored: CredentialSource?
+            do { stored = try await store.credential(id: id) } catch { throw storeFailure(error) }
+            guard let source = stored, source.rp.id == pending.rpID else { continue }
+            pending.lastAnswerAt = configuration.now()
+            return try await sign(Self.candidate(for: source), rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash,
+                                  flags: pending.flags, hmacSecret: pending.hmacSecret, numberOfCredentials: nil)
         }
-        let source = pending.remaining.removeFirst()
-        pending.lastAssertionAt = configuration.now()
-        pendingAssertions = pending.remaining.isEmpty ? nil : pending
-        return try await sign(Self.candidate(for: source), rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash, flags: pending.flags,
-                              hmacSecret: pending.hmacSecret, numberOfCredentials: nil)
+        throw .notAllowed
     }
 
     private func locateCredentials(_ request: GetAssertionRequest, rpIDHash: [UInt8]) async throws(CTAPStatus) -> [AssertionCandidate] {
@@ -131,8 +134,7 @@ extension Authenticator {
     }
 
     /// Resident credentials count on their own; non-resident ones share the device counter.
-    /// The record was read by this transaction (getAssertion) or by the getAssertion whose
-    /// state getNextAssertion walks, and no other command ran between, so its count is current.
+    /// The record was read by this command, which holds the turn, so its count is current.
     private func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
         if let resident = candidate.resident {
             let next = resident.signCount &+ 1

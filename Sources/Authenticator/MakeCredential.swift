@@ -42,7 +42,7 @@ extension Authenticator {
             // CTAP 2.1 §12.1: a userVerificationRequired credential is invisible without UV.
             if credProtect == 3, !userVerified { continue }
             if !userPresent {
-                let outcome = await presence.confirmPresence(UserActionRequest(purpose: .credentialExcluded, rpID: request.rp.id))
+                let outcome = await askPresence(UserActionRequest(purpose: .credentialExcluded, rpID: request.rp.id))
                 if outcome == .cancelled || Task.isCancelled { throw .keepaliveCancel }
             }
             throw .credentialExcluded

@@ -9,7 +9,7 @@ struct PINUVState: Sendable {
     /// CTAP2_ERR_PIN_AUTH_BLOCKED until the next power cycle (§6.5.5.7.2 step 6).
     var consecutiveMismatches = 0
     /// The pinUvAuthToken in use, if any.
-    var token: PinUvAuthToken?
+    var token: PinUvAuthTokenState?
 
     static let mismatchesBeforePowerCycle = 3
 

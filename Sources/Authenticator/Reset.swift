@@ -12,7 +12,8 @@ extension Authenticator {
         try await saveDeviceState(DeviceState(wrappingKey: Self.randomBytes(32)))
         // The PIN went with the device state; its tokens and key agreement keys go too.
         pinUV = PINUVState()
-        credentialEnumeration = nil
+        // Every caller's enumeration and assertion run named credentials that are gone.
+        conversations = [:]
         logger.notice("authenticator reset: every credential is gone")
     }
 

@@ -1,15 +1,25 @@
 import CTAP
 
+/// User presence and built-in user verification (CTAP 2.1 §6: user presence; §6.5.5.7.3,
+/// the `uv` option): what the authenticator asks of the person in front of it.
 extension Authenticator {
     /// Collects user presence or fails with the status CTAP 2.1 assigns to each outcome.
     func collectPresence(_ request: UserActionRequest) async throws(CTAPStatus) {
-        switch await presence.confirmPresence(request) {
+        switch await askPresence(request) {
         case .approved: break
         case .denied: throw .operationDenied
         case .timedOut: throw .userActionTimeout
         case .cancelled: throw .keepaliveCancel
         }
         if Task.isCancelled { throw .keepaliveCancel }
+    }
+
+    /// Asks for a touch; meanwhile the transport tells the platform the device waits for the user.
+    func askPresence(_ request: UserActionRequest) async -> PresenceOutcome {
+        await Self.progress(.userPresenceNeeded)
+        let outcome = await presence.confirmPresence(request)
+        await Self.progress(.processing)
+        return outcome
     }
 
     /// Whether built-in user verification is available (getInfo's `uv` option).
@@ -22,7 +32,10 @@ extension Authenticator {
         guard let verifier, verifier.isConfigured else { throw .invalidOption }
         var state = try await deviceState()
         guard state.uvRetries > 0 else { throw .uvBlocked }
-        switch await verifier.verifyUser(request) {
+        await Self.progress(.userPresenceNeeded)
+        let outcome = await verifier.verifyUser(request)
+        await Self.progress(.processing)
+        switch outcome {
         case .verified:
             if state.uvRetries != DeviceState.maxUVRetries {
                 state.uvRetries = DeviceState.maxUVRetries
@@ -44,89 +57,5 @@ extension Authenticator {
     func isProtectedByUV() async throws(CTAPStatus) -> Bool {
         if builtInUVConfigured { return true }
         return try await deviceState().pinHash != nil
-    }
-
-    /// CTAP 2.1 §6.1.2 step 1 / §6.2.2 step 1: a zero-length pinUvAuthParam is a platform
-    /// probing which authenticator the user touches; answer after presence.
-    func answerPinUvAuthProbe(_ request: UserActionRequest) async throws(CTAPStatus) -> Never {
-        try await collectPresence(request)
-        throw try await deviceState().pinHash == nil ? .pinNotSet : .pinInvalid
-    }
-
-    /// Steps 1–2 of makeCredential and getAssertion (CTAP 2.1 §6.1.2, §6.2.2): a zero-length
-    /// pinUvAuthParam is a probe answered after presence; otherwise its protocol must be named
-    /// (`CTAP2_ERR_MISSING_PARAMETER`) and supported (`CTAP1_ERR_INVALID_PARAMETER`).
-    func pinUvAuthProtocol(for param: [UInt8]?, _ number: Int?, probe: UserActionRequest) async throws(CTAPStatus) -> PINUVAuthProtocolVersion? {
-        guard let param else { return nil }
-        if param.isEmpty { try await answerPinUvAuthProbe(probe) }
-        return try Self.pinUvAuthProtocol(number)
-    }
-
-    /// User verification for makeCredential (§6.1.2 step 11) and getAssertion (§6.2.2 steps 6–7):
-    /// by the pinUvAuthToken when a pinUvAuthParam came, else by the built-in method when
-    /// `uv` asked for it. Returns whether the user was verified and whether presence is
-    /// already established (the token's flag, or the built-in method's touch).
-    func verifyUser(pinUvAuthParam param: [UInt8]?, protocol version: PINUVAuthProtocolVersion?, requestsUV: Bool,
-                    clientDataHash: [UInt8], permission: PinUvAuthTokenPermissions, rpID: String,
-                    purpose: UserActionRequest, wantsPresence: Bool) async throws(CTAPStatus) -> (verified: Bool, present: Bool) {
-        if let version, let param {
-            try verifyPinUvAuthParam(param, protocol: version, clientDataHash: clientDataHash, permission: permission, rpID: rpID)
-            return (true, wantsPresence && tokenUserPresent())
-        }
-        if requestsUV {
-            try await performBuiltInUV(purpose)
-            return (true, wantsPresence)
-        }
-        return (false, false)
-    }
-
-    /// Authorises a makeCredential or getAssertion with the pinUvAuthToken
-    /// (CTAP 2.1 §6.1.2 step 11.1, §6.2.2 step 6.1): verify(pinUvAuthToken,
-    /// clientDataHash, pinUvAuthParam), then the permission, the permissions RP ID and
-    /// the userVerified flag. Every failure is `CTAP2_ERR_PIN_AUTH_INVALID`. A token
-    /// with no permissions RP ID is bound to this one by its first use.
-    func verifyPinUvAuthParam(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, clientDataHash: [UInt8],
-                              permission: PinUvAuthTokenPermissions, rpID: String) throws(CTAPStatus) {
-        let token = try authorize(param, protocol: version, message: clientDataHash, permission: permission)
-        if let bound = token.rpID, bound != rpID { throw .pinAuthInvalid }
-        guard token.userVerifiedFlagValue else { throw .pinAuthInvalid }
-        if token.rpID == nil { pinUV.token?.rpID = rpID }
-    }
-
-    /// The checks every use of the pinUvAuthToken starts with (CTAP 2.1 §6.1.2 step 11.1,
-    /// §6.2.2 step 6.1, §6.8.1): a token in use, of this protocol, whose MAC over `message`
-    /// verifies and which holds `permission`; it is then marked used. Every failure is
-    /// `CTAP2_ERR_PIN_AUTH_INVALID`.
-    func authorize(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, message: [UInt8],
-                   permission: PinUvAuthTokenPermissions) throws(CTAPStatus) -> PinUvAuthToken {
-        var token = try tokenInUse()
-        guard token.authProtocol == version else { throw .pinAuthInvalid }
-        try version.implementation.verify(key: token.key, message: message, signature: param)
-        guard token.permissions.contains(permission) else { throw .pinAuthInvalid }
-        token.markUsed()
-        pinUV.token = token
-        return token
-    }
-
-    /// The pinUvAuthToken if one is in use; the usage timer observer retires an expired
-    /// one (CTAP 2.1 §6.5.2.2). None is `CTAP2_ERR_PIN_AUTH_INVALID`.
-    func tokenInUse() throws(CTAPStatus) -> PinUvAuthToken {
-        guard let token = pinUV.token else { throw .pinAuthInvalid }
-        guard token.isInUse(at: configuration.now(), limits: configuration.pinUvAuthTokenLimits) else {
-            pinUV.token = nil
-            throw .pinAuthInvalid
-        }
-        return token
-    }
-
-    /// getUserPresentFlagValue() of the token a request just used.
-    func tokenUserPresent() -> Bool {
-        pinUV.token?.userPresentFlagValue(at: configuration.now(), limits: configuration.pinUvAuthTokenLimits) ?? false
-    }
-
-    /// clearUserPresentFlag(), clearUserVerifiedFlag(), clearPinUvAuthTokenPermissionsExceptLbw()
-    /// once a request authorised by the token has collected presence (§6.1.2 step 14, §6.2.2 step 10).
-    func consumeTokenAfterPresence() {
-        pinUV.token?.clearAfterUserPresence()
     }
 }

@@ -1,5 +1,6 @@
 import Authenticator
 import CTAP
+import CTAPHID
 import Logging
 
 /// One open handle on the virtual device: turns the connection's byte stream
@@ -14,6 +15,8 @@ actor CTAPHIDConnection {
     private let device: CTAPHIDDevice
     private let timing: CTAPHIDServer.Timing
     private let send: Send
+    /// Closes this connection, saying why: for a peer past the limits.
+    private let drop: @Sendable (String) -> Void
     private let logger: Logger
 
     private var buffer: [UInt8] = []
@@ -22,12 +25,16 @@ actor CTAPHIDConnection {
     private var timeoutGeneration: UInt64 = 0
     private var timer: Task<Void, Never>?
     private var running: (channel: UInt32, id: UInt64, task: Task<Void, Never>)?
+    /// What the running transaction's keepalives say, as the authenticator last reported.
+    private var progress: KeepaliveStatus = .processing
     private var nextTransaction: UInt64 = 0
     /// Transactions whose answer must not be sent: their channel resynchronised.
     private var silenced: Set<UInt64> = []
     private var isClosed = false
 
-    init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, logger: Logger, send: @escaping Send) {
+    init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, logger: Logger,
+         drop: @escaping @Sendable (String) -> Void, send: @escaping Send) {
+        self.drop = drop
         self.id = id
         self.device = device
         self.timing = timing
@@ -131,7 +138,7 @@ actor CTAPHIDConnection {
             await reply(CTAPHIDMessage(channel: channel, command: .wink))
         case .cbor:
             guard !message.payload.isEmpty else { return await reply(.error(.invalidLength, channel: channel)) }
-            guard await device.beginTransaction(id, channel: channel) else {
+            guard await device.beginTransaction(CTAPCaller(connection: id, channel: channel)) else {
                 return await reply(.error(.channelBusy, channel: channel))
             }
             startTransaction(channel: channel, payload: message.payload)
@@ -151,7 +158,10 @@ actor CTAPHIDConnection {
         }
         let allocated: UInt32
         if channel == CTAPHIDChannel.broadcast {
-            allocated = await device.allocateChannel(for: id)
+            guard let channel = await device.allocateChannel(for: id) else {
+                return drop("more than \(CTAPHIDServer.Limits.channelsPerConnection) channels")
+            }
+            allocated = channel
         } else if await device.owns(id, channel: channel) {
             // The reassembler already dropped any message in reception on this
             // channel when it accepted this INIT (§11.2.9.1.3).
@@ -160,6 +170,8 @@ actor CTAPHIDConnection {
                 silenced.insert(running.id)
                 running.task.cancel()
             }
+            // A resynchronised channel starts afresh: nothing it began continues.
+            await device.handler.release(CTAPCaller(connection: id, channel: channel))
         } else {
             return await reply(.error(.invalidChannel, channel: channel))
         }
@@ -173,9 +185,13 @@ actor CTAPHIDConnection {
         let channel = message.channel
         switch command {
         case .presence:
-            guard message.payload.count == 1 else { return await reply(.error(.invalidLength, channel: channel)) }
+            // 1 byte (approve/deny), optionally followed by the 8-byte prompt id it answers.
+            guard message.payload.count == 1 || message.payload.count == 9 else {
+                return await reply(.error(.invalidLength, channel: channel))
+            }
             guard message.payload[0] <= 1 else { return await reply(.error(.invalidParameter, channel: channel)) }
-            let wasPending = await device.broker.resolve(approve: message.payload[0] == 1)
+            let id = message.payload.count == 9 ? message.payload[1...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
+            let wasPending = await device.broker.resolve(approve: message.payload[0] == 1, id: id)
             await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [wasPending ? 1 : 0]))
         case .replug:
             logger.info("simulated replug")
@@ -191,59 +207,57 @@ actor CTAPHIDConnection {
     private func startTransaction(channel: UInt32, payload: [UInt8]) {
         nextTransaction += 1
         let transactionID = nextTransaction
-        let (device, handler, broker, interval) = (device, device.handler, device.broker, timing.keepaliveInterval)
-        let connection = id
-        let keepalive: @Sendable (CTAPHIDKeepaliveStatus) async -> Void = { [weak self] status in
-            await self?.keepalive(status, channel: channel, transaction: transactionID)
+        progress = .processing
+        let (device, handler, interval) = (device, device.handler, timing.keepaliveInterval)
+        let caller = CTAPCaller(connection: id, channel: channel)
+        let keepalive: @Sendable () async -> Void = { [weak self] in
+            await self?.keepalive(channel: channel, transaction: transactionID)
+        }
+        let report: @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
+            await self?.report(status, transaction: transactionID)
         }
         let task = Task { [weak self] in
-            let response = await Self.perform(
-                payload, handler: handler, broker: broker, keepaliveInterval: interval,
-                keepalive: keepalive)
+            let response = await withTaskGroup(of: [UInt8]?.self) { group in
+                group.addTask { await handler.handle(payload, from: caller, progress: report) }
+                // §11.2.9.2.1: a KEEPALIVE at least every 100 ms while the command runs.
+                group.addTask {
+                    while true {
+                        try? await Task.sleep(for: interval)
+                        if Task.isCancelled { return nil }
+                        await keepalive()
+                    }
+                }
+                var response: [UInt8] = [CTAPStatus.other.rawValue]
+                for await result in group {
+                    if let result {
+                        response = result
+                        group.cancelAll()
+                    }
+                }
+                return response
+            }
             // Free the device before answering, so a peer that reads slowly holds nothing.
-            await device.endTransaction(connection, channel: channel)
+            await device.endTransaction(caller)
             await self?.finishTransaction(transactionID, channel: channel, response: response)
         }
         running = (channel, transactionID, task)
     }
 
+    private func report(_ status: KeepaliveStatus, transaction: UInt64) {
+        if running?.id == transaction { progress = status }
+    }
+
     /// A KEEPALIVE only for a transaction still owed an answer: none once its
     /// channel resynchronised (§11.2.9.1.3) or the peer went away.
-    private func keepalive(_ status: CTAPHIDKeepaliveStatus, channel: UInt32, transaction: UInt64) {
+    private func keepalive(channel: UInt32, transaction: UInt64) {
         guard !isClosed, !silenced.contains(transaction) else { return }
-        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status.rawValue]).reports)
+        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [progress.rawValue]).reports)
     }
 
     private func finishTransaction(_ transactionID: UInt64, channel: UInt32, response: [UInt8]) async {
         if running?.id == transactionID { running = nil }
         guard silenced.remove(transactionID) == nil else { return }
         await reply(CTAPHIDMessage(channel: channel, command: .cbor, payload: response))
-    }
-
-    /// Runs the handler while sending KEEPALIVE every `keepaliveInterval`
-    /// (§11.2.9.2.1: UPNEEDED while a prompt waits for the user, else PROCESSING).
-    private static func perform(
-        _ payload: [UInt8], handler: any CTAP2MessageHandler, broker: PromptBroker, keepaliveInterval: Duration,
-        keepalive: @escaping @Sendable (CTAPHIDKeepaliveStatus) async -> Void
-    ) async -> [UInt8] {
-        await withTaskGroup(of: [UInt8]?.self) { group in
-            group.addTask { await handler.handle(payload) }
-            group.addTask {
-                while true {
-                    try? await Task.sleep(for: keepaliveInterval)
-                    if Task.isCancelled { return nil }
-                    await keepalive(await broker.pendingKind == nil ? .processing : .upNeeded)
-                }
-            }
-            var response: [UInt8] = [CTAPStatus.other.rawValue]
-            for await result in group {
-                if let result {
-                    response = result
-                    group.cancelAll()
-                }
-            }
-            return response
-        }
     }
 
     private func reply(_ message: CTAPHIDMessage) async {

@@ -1,6 +1,7 @@
 import Authenticator
 import CBOR
 import CTAP
+import CTAPHID
 import Foundation
 
 /// The one virtual HID device every connection shares: channel allocation and
@@ -14,8 +15,10 @@ actor CTAPHIDDevice {
     let info: DaemonInfo
 
     private var owners: [UInt32: ConnectionID] = [:]
+    private var channelCounts: [ConnectionID: Int] = [:]
     private var nextConnection: ConnectionID = 0
-    private var transaction: (connection: ConnectionID, channel: UInt32)?
+    /// Who holds the one CTAP transaction (§11.2.9: everyone else gets ERR_CHANNEL_BUSY).
+    private var transaction: CTAPCaller?
 
     init(handler: any CTAP2MessageHandler, broker: PromptBroker, info: DaemonInfo) {
         self.handler = handler
@@ -28,13 +31,16 @@ actor CTAPHIDDevice {
         return nextConnection
     }
 
-    /// A fresh random CID, never 0, never broadcast, never one in use (§11.2.9.1.3).
-    func allocateChannel(for connection: ConnectionID) -> UInt32 {
+    /// A fresh random CID, never 0, never broadcast, never one in use (§11.2.9.1.3);
+    /// nil once the connection holds as many as one may.
+    func allocateChannel(for connection: ConnectionID) -> UInt32? {
+        guard channelCounts[connection, default: 0] < CTAPHIDServer.Limits.channelsPerConnection else { return nil }
         var channel: UInt32
         repeat {
             channel = UInt32.random(in: 1...(CTAPHIDChannel.broadcast - 1))
         } while owners[channel] != nil
         owners[channel] = connection
+        channelCounts[connection, default: 0] += 1
         return channel
     }
 
@@ -45,29 +51,30 @@ actor CTAPHIDDevice {
     var isBusy: Bool { transaction != nil }
 
     /// Takes the device for a transaction; false when one is already running.
-    func beginTransaction(_ connection: ConnectionID, channel: UInt32) -> Bool {
+    func beginTransaction(_ caller: CTAPCaller) -> Bool {
         guard transaction == nil else { return false }
-        transaction = (connection, channel)
+        transaction = caller
         return true
     }
 
-    func endTransaction(_ connection: ConnectionID, channel: UInt32) {
-        if let current = transaction, current.connection == connection, current.channel == channel {
-            transaction = nil
-        }
+    func endTransaction(_ caller: CTAPCaller) {
+        if transaction == caller { transaction = nil }
     }
 
-    /// Frees every channel of a closed connection.
-    func release(_ connection: ConnectionID) {
+    /// Frees every channel of a closed connection, and ends what each had begun.
+    func release(_ connection: ConnectionID) async {
+        let channels = owners.filter { $0.value == connection }.keys
         owners = owners.filter { $0.value != connection }
+        channelCounts[connection] = nil
+        for channel in channels { await handler.release(CTAPCaller(connection: connection, channel: channel)) }
     }
 
     /// The vendor STATUS reply: a CBOR map (docs/vendor-commands.md).
     func status() async -> [UInt8] {
-        let pending = await broker.pendingKind?.rawValue ?? "none"
+        let prompt = await broker.pendingPrompt
         let status = DaemonStatus(
             version: DaemonInfo.currentVersion, pid: Int(info.pid), socket: info.socketPath, startedAt: info.startedAt,
-            pending: pending)
+            pending: prompt?.kind.rawValue ?? "none", promptID: prompt?.id, rpID: prompt?.rpID)
         return status.cbor.encoded
     }
 }

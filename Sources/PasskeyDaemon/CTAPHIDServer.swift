@@ -1,5 +1,6 @@
 import Authenticator
 import CTAP
+import CTAPHID
 import Foundation
 import Logging
 import NIOCore
@@ -36,6 +37,14 @@ public final class CTAPHIDServer: Sendable {
             self.timing = timing
             self.allowedPeerUID = allowedPeerUID
         }
+    }
+
+    /// What one connection may hold; past either, that connection is dropped.
+    enum Limits {
+        /// Replies written but not yet read by the peer.
+        static let queuedReplies = 256
+        /// Channels allocated by broadcast INITs (a host needs one; hardware keys hold a few).
+        static let channelsPerConnection = 64
     }
 
     /// CBOR and no CTAP1 (NMSG); WINK is answered, so it is advertised.
@@ -142,9 +151,14 @@ public final class CTAPHIDServer: Sendable {
         try? await channel.executeThenClose { inbound, outbound in
             // One writer per connection keeps replies whole and in order, and
             // writes even what a cancelled transaction still has to say.
-            let (outbox, mailbox) = AsyncStream.makeStream(of: [UInt8].self)
-            let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger) { reports in
-                mailbox.yield(reports)
+            // Bounded: a peer that writes and never reads is dropped, never anyone else's memory.
+            let (outbox, mailbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingOldest(Limits.queuedReplies))
+            let drop: @Sendable (String) -> Void = { [logger] reason in
+                logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
+                channel.channel.close(promise: nil)
+            }
+            let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger, drop: drop) { reports in
+                if case .dropped = mailbox.yield(reports) { drop("\(Limits.queuedReplies) replies queued and unread") }
             }
             async let written: Void = {
                 for await reports in outbox {

@@ -15,13 +15,7 @@ public struct DaemonUserPresence: UserPresence {
         switch mode {
         case .auto: return .approved
         case .deny: return .denied
-        case .prompt:
-            switch await broker.ask(.presence) {
-            case .approved: return .approved
-            case .denied: return .denied
-            case .timedOut: return .timedOut
-            case .cancelled: return .cancelled
-            }
+        case .prompt: return await broker.ask(.presence, rpID: request.rpID)
         }
     }
 }

@@ -19,7 +19,7 @@ public struct DaemonUserVerifier: UserVerifier {
         // A refusal counts as a failed match (CTAP 2.1 §6.5.5.7.3); `off` is never asked.
         case .deny, .off: return .failed
         case .prompt:
-            switch await broker.ask(.uv) {
+            switch await broker.ask(.uv, rpID: request.rpID) {
             case .approved: return .verified
             case .denied: return .failed
             case .timedOut: return .timedOut

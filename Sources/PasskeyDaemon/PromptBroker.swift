@@ -1,3 +1,5 @@
+import Authenticator
+
 /// Holds the one question the daemon may be asking its user at a time (a touch
 /// or a fingerprint in `prompt` mode) until an answer arrives over the socket
 /// (vendor command PRESENCE), the prompt times out, or the asking task is cancelled.
@@ -11,15 +13,19 @@ public actor PromptBroker {
         case uv
     }
 
-    /// How a prompt ended.
-    public enum Answer: Sendable, Equatable {
-        case approved, denied, timedOut, cancelled
+    /// The question waiting for an answer, as STATUS shows it: an answer may name its id,
+    /// so an approval meant for one request never approves the next.
+    public struct Prompt: Sendable, Equatable {
+        public var id: UInt64
+        public var kind: Kind
+        /// The relying party the request is for, when it has one.
+        public var rpID: String?
     }
 
     private struct Pending {
-        var id: UInt64
-        var kind: Kind
-        var continuation: CheckedContinuation<Answer, Never>
+        var prompt: Prompt
+        var id: UInt64 { prompt.id }
+        var continuation: CheckedContinuation<PresenceOutcome, Never>
         var timer: Task<Void, Never>
     }
 
@@ -33,15 +39,15 @@ public actor PromptBroker {
     }
 
     /// What is waiting for an answer, if anything.
-    public var pendingKind: Kind? { pending?.kind }
+    public var pendingPrompt: Prompt? { pending?.prompt }
 
     /// Asks and waits for the answer.
-    public func ask(_ kind: Kind) async -> Answer {
+    public func ask(_ kind: Kind, rpID: String? = nil) async -> PresenceOutcome {
         if Task.isCancelled { return .cancelled }
         nextID += 1
         let id = nextID
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Answer, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<PresenceOutcome, Never>) in
                 // A newer prompt supersedes an older one; only one transaction runs at a time.
                 finish(id: pending?.id, with: .cancelled)
                 let timeout = self.timeout
@@ -50,22 +56,23 @@ public actor PromptBroker {
                     if Task.isCancelled { return }
                     await self?.finish(id: id, with: .timedOut)
                 }
-                pending = Pending(id: id, kind: kind, continuation: continuation, timer: timer)
+                pending = Pending(prompt: Prompt(id: id, kind: kind, rpID: rpID), continuation: continuation, timer: timer)
             }
         } onCancel: {
             Task { await self.finish(id: id, with: .cancelled) }
         }
     }
 
-    /// Answers the pending prompt. Returns whether one was pending.
+    /// Answers the pending prompt, only if it is prompt `id` when an id is given.
+    /// Returns whether a prompt took the answer.
     @discardableResult
-    public func resolve(approve: Bool) -> Bool {
-        guard let pending else { return false }
+    public func resolve(approve: Bool, id: UInt64? = nil) -> Bool {
+        guard let pending, id == nil || id == pending.id else { return false }
         finish(id: pending.id, with: approve ? .approved : .denied)
         return true
     }
 
-    private func finish(id: UInt64?, with answer: Answer) {
+    private func finish(id: UInt64?, with answer: PresenceOutcome) {
         guard let current = pending, current.id == id else { return }
         pending = nil
         current.timer.cancel()

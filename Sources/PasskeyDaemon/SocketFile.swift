@@ -1,3 +1,4 @@
+import CTAPHID
 import Foundation
 
 #if canImport(Glibc)
@@ -20,16 +21,11 @@ struct SocketFile: Sendable {
     }
 
     /// Creates the socket's folder 0700 when missing (design: folder 0700, socket 0600),
-    /// then insists nobody else controls it: a real directory, not a symlink, owned by us,
-    /// writable by nobody else — otherwise another user could swap the socket, and a client
-    /// would run the PIN protocol with them. Reading the folder gives nothing away: the
-    /// socket is 0600 and peers of another uid are refused.
+    /// then insists on the rule every client also checks (`SocketFolder`).
     func prepareDirectory() throws(DaemonError) {
         guard path.utf8.count <= 107 else { throw .socketPathTooLong(path: path) }
-        let directory = (path as NSString).deletingLastPathComponent
-        guard !directory.isEmpty else { return }
-        var info = stat()
-        if lstat(directory, &info) != 0 {
+        let directory = SocketFolder.folder(of: path)
+        if SocketFolder.verdict(forFolderOf: path) == .missing {
             let parent = (directory as NSString).deletingLastPathComponent
             if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
                 do {
@@ -41,10 +37,11 @@ struct SocketFile: Sendable {
             if mkdir(directory, 0o700) != 0, errno != EEXIST {
                 throw .cannotCreateDirectory(path: directory, errno: errno)
             }
-            guard lstat(directory, &info) == 0 else { throw .cannotCreateDirectory(path: directory, errno: errno) }
         }
-        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o022 == 0 else {
-            throw .unsafeSocketDirectory(path: directory)
+        switch SocketFolder.verdict(forFolderOf: path) {
+        case .trusted: return
+        case .missing: throw .cannotCreateDirectory(path: directory, errno: ENOENT)
+        case .notADirectory, .ownedByAnother, .writableByOthers: throw .unsafeSocketDirectory(path: directory)
         }
     }
 

@@ -1,4 +1,5 @@
 import CTAP
+import CTAPHID
 import PasskeyClient
 
 /// passkeyctl's line to the daemon: the CTAPHID transport on the socket and a CTAP2 session over it.

@@ -7,6 +7,8 @@ enum Failure: Error, Sendable {
     case usage(String)
     case noDaemon(socket: String)
     case daemonGone(socket: String)
+    /// The socket is not our own daemon's; nothing was sent (the sentence says what was found).
+    case untrustedSocket(String)
     case wrongPIN(retriesLeft: Int?)
     /// Three wrong PINs in a row: the authenticator wants a power cycle (CTAP 2.1 §6.5.5.7.2 step 6).
     case pinAuthBlocked(retriesLeft: Int?)
@@ -24,7 +26,7 @@ enum Failure: Error, Sendable {
     var exitStatus: ExitStatus {
         switch self {
         case .usage: return .usage
-        case .noDaemon, .daemonGone: return .noDaemon
+        case .noDaemon, .daemonGone, .untrustedSocket: return .noDaemon
         case .wrongPIN, .uvFailed: return .wrongPIN
         case .pinAuthBlocked, .pinBlocked, .uvBlocked: return .pinBlocked
         case .notFound, .ambiguous: return .notFound
@@ -40,6 +42,7 @@ enum Failure: Error, Sendable {
         case .usage: return "usage"
         case .noDaemon: return "no-daemon"
         case .daemonGone: return "daemon-gone"
+        case .untrustedSocket: return "untrusted-socket"
         case .wrongPIN: return "wrong-pin"
         case .pinAuthBlocked: return "pin-auth-blocked"
         case .pinBlocked: return "pin-blocked"
@@ -79,7 +82,7 @@ enum Failure: Error, Sendable {
         case .ambiguous(let prefix, let matches):
             return "'\(prefix)' matches \(matches.count) credentials; nothing was deleted or changed. Give more of the ID:\n"
                 + matches.map { "  \($0)" }.joined(separator: "\n")
-        case .denied(let text), .refused(let text), .connection(let text):
+        case .untrustedSocket(let text), .denied(let text), .refused(let text), .connection(let text):
             return text
         case .device(let status):
             return "The authenticator refused the request: \(status)."
@@ -110,6 +113,7 @@ enum Failure: Error, Sendable {
         switch error {
         case .transport(.unreachable): self = .noDaemon(socket: socket)
         case .transport(.disconnected): self = .daemonGone(socket: socket)
+        case .transport(.untrusted(let sentence)): self = .untrustedSocket(sentence)
         case .transport(.timeout): self = .connection("The daemon at \(socket) stopped answering.")
         case .transport(let other): self = .connection("Talking to the daemon at \(socket) failed: \(other).")
         case .malformedResponse: self = .connection("The authenticator answered with something that is not a valid response.")

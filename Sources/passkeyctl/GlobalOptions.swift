@@ -1,5 +1,6 @@
 import ArgumentParser
 import CTAP
+import CTAPHID
 import Foundation
 
 /// Options every command takes, before or after the command's name.

@@ -1,3 +1,4 @@
+import CTAP
 import PasskeyClient
 import Synchronization
 

@@ -105,9 +105,15 @@ struct WebAuthnCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(try encoder.encode(result) + Data("\n".utf8))
     }
 
-    /// No daemon is `.noDaemon` (exit 2); a ceremony refused, cancelled or excluded is `.denied` (6).
+    /// No daemon is `.noDaemon` (exit 2); a blocked PIN gets passkeyctl's advice and exit
+    /// status; a ceremony refused, cancelled or excluded is `.denied` (6).
     static func failure(for error: WebAuthnError) -> Failure {
-        if case .transport(.unreachable(let socket))? = error.cause { return .noDaemon(socket: socket) }
+        switch error.cause {
+        case .transport(.unreachable(let socket))?: return .noDaemon(socket: socket)
+        case .transport(.untrusted(let sentence))?: return .untrustedSocket(sentence)
+        case .ctap(let status)? where status == .pinAuthBlocked || status == .pinBlocked: return Failure(status)
+        default: break
+        }
         switch error.name {
         case .notAllowed, .abort, .invalidState: return .denied(error.description)
         default: return .connection(error.description)

@@ -1,4 +1,5 @@
 import Authenticator
+import CTAP
 import Keystore
 import Logging
 import PasskeyDaemon

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CTAP
+import CTAPHID
 import Foundation
 import Logging
 import PasskeyDaemon

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Authenticator
 import CTAP
+import CTAPHID
 import Foundation
 import Logging
 import PasskeyClient

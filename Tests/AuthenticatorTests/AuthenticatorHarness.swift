@@ -15,6 +15,20 @@ final class ManualClock: Sendable {
     func now() -> ContinuousClock.Instant { base + offset.withLock { $0 } }
 }
 
+extension CTAPCaller {
+    /// The one platform of tests that do not care who asks.
+    static let platform = CTAPCaller(connection: 1, channel: 1)
+    /// A second platform on another connection.
+    static let otherPlatform = CTAPCaller(connection: 2, channel: 7)
+}
+
+extension Authenticator {
+    /// A message from `caller` whose keepalives nobody reads.
+    func handle(_ message: [UInt8], from caller: CTAPCaller = .platform) async -> [UInt8] {
+        await handle(message, from: caller, progress: { _ in })
+    }
+}
+
 /// An authenticator over an in-memory store, driven through `handle(_:)` exactly as a transport would.
 struct Harness {
     let authenticator: Authenticator
@@ -22,6 +36,8 @@ struct Harness {
     let presence: ScriptedPresence
     let verifier: ScriptedVerifier?
     let clock = ManualClock()
+    /// Who sends this harness's messages unless a call names someone else.
+    private(set) var caller = CTAPCaller.platform
 
     /// `store` reopens a device over an existing store, as a daemon restart does.
     init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = nil, capacity: Int = 100,
@@ -37,13 +53,20 @@ struct Harness {
             logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
-    /// Sends one CTAP2 message and splits the reply into status and decoded body.
-    func send(_ command: CTAPCommand, _ parameters: CBORValue? = nil) async throws -> (CTAPStatus, CBORValue?) {
-        try await sendRaw([command.rawValue] + (parameters?.encoded ?? []))
+    /// The same device, spoken to by another platform.
+    func speaking(as caller: CTAPCaller) -> Harness {
+        var copy = self
+        copy.caller = caller
+        return copy
     }
 
-    func sendRaw(_ message: [UInt8]) async throws -> (CTAPStatus, CBORValue?) {
-        let reply = await authenticator.handle(message)
+    /// Sends one CTAP2 message and splits the reply into status and decoded body.
+    func send(_ command: CTAPCommand, _ parameters: CBORValue? = nil, from caller: CTAPCaller? = nil) async throws -> (CTAPStatus, CBORValue?) {
+        try await sendRaw([command.rawValue] + (parameters?.encoded ?? []), from: caller)
+    }
+
+    func sendRaw(_ message: [UInt8], from caller: CTAPCaller? = nil) async throws -> (CTAPStatus, CBORValue?) {
+        let reply = await authenticator.handle(message, from: caller ?? self.caller)
         let status = try #require(CTAPStatus(rawValue: reply[0]))
         let body = reply.count > 1 ? try CBORDecoder.decode(Array(reply.dropFirst())) : nil
         if let body { #expect(body.encoded == Array(reply.dropFirst()), "responses are CTAP2 canonical") }
@@ -56,20 +79,20 @@ struct Harness {
         return try MakeCredentialResponse(cbor: try #require(body))
     }
 
-    func getAssertion(_ request: GetAssertionRequest) async throws -> GetAssertionResponse {
-        let (status, body) = try await send(.getAssertion, request.cbor)
+    func getAssertion(_ request: GetAssertionRequest, from caller: CTAPCaller? = nil) async throws -> GetAssertionResponse {
+        let (status, body) = try await send(.getAssertion, request.cbor, from: caller)
         guard status == .success else { throw status }
         return try GetAssertionResponse(cbor: try #require(body))
     }
 
-    func getNextAssertion() async throws -> GetAssertionResponse {
-        let (status, body) = try await send(.getNextAssertion)
+    func getNextAssertion(from caller: CTAPCaller? = nil) async throws -> GetAssertionResponse {
+        let (status, body) = try await send(.getNextAssertion, from: caller)
         guard status == .success else { throw status }
         return try GetAssertionResponse(cbor: try #require(body))
     }
 
-    func status(of command: CTAPCommand, _ parameters: CBORValue? = nil) async throws -> CTAPStatus {
-        try await send(command, parameters).0
+    func status(of command: CTAPCommand, _ parameters: CBORValue? = nil, from caller: CTAPCaller? = nil) async throws -> CTAPStatus {
+        try await send(command, parameters, from: caller).0
     }
 }
 

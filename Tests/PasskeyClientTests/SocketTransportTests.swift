@@ -1,5 +1,6 @@
 import Authenticator
 import CTAP
+import CTAPHID
 import Foundation
 import Logging
 import PasskeyDaemon
@@ -38,7 +39,7 @@ struct SocketDaemon {
 
     /// Waits until the daemon is asking the person, then answers.
     func answerPrompt(approve: Bool) async throws {
-        while await broker.pendingKind == nil { try await Task.sleep(for: .milliseconds(5)) }
+        while await broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
         _ = await broker.resolve(approve: approve)
     }
 }
@@ -75,7 +76,7 @@ struct SocketDaemon {
         let (client, agent) = try client(transport)
         let options = await rp.registrationOptions(user: .init(id: [7], name: "bob", displayName: "Bob"), userVerification: .discouraged)
         async let created = client.create(options)
-        while await daemon.broker.pendingKind == nil { try await Task.sleep(for: .milliseconds(5)) }
+        while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
         try await Task.sleep(for: .milliseconds(300))
         try await daemon.answerPrompt(approve: true)
         _ = try await rp.finishRegistration(try await created)
@@ -91,12 +92,12 @@ struct SocketDaemon {
         let (client, _) = try client(transport)
         let options = await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)
         let pending = Task { try await client.create(options) }
-        while await daemon.broker.pendingKind == nil { try await Task.sleep(for: .milliseconds(5)) }
+        while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
         pending.cancel()
         let error = await webAuthnError { try await pending.value }
         #expect(error?.name == .abort)
         #expect(error?.cause == .ctap(.keepaliveCancel), "the device confirmed the cancel")
-        #expect(await daemon.broker.pendingKind == nil, "the prompt is gone")
+        #expect(await daemon.broker.pendingPrompt?.kind == nil, "the prompt is gone")
         // Same transport, same connection: the next request works.
         let retry = Task { try await client.create(await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)) }
         try await daemon.answerPrompt(approve: true)
@@ -135,7 +136,7 @@ struct SocketDaemon {
             clientDataHash: [UInt8](repeating: 2, count: 32), rp: .init(id: "example.com"), user: .init(id: [2]),
             pubKeyCredParams: [.init(alg: -7)], options: .init(rk: true))
         let holding = Task { try await first.makeCredential(request) }
-        while await daemon.broker.pendingKind == nil { try await Task.sleep(for: .milliseconds(5)) }
+        while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
         let waiting = Task { try await second.getInfo() }
         try await Task.sleep(for: .milliseconds(300))
         try await daemon.answerPrompt(approve: true)

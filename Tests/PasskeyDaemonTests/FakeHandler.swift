@@ -1,10 +1,11 @@
 import Authenticator
 import CTAP
+import CTAPHID
 
 /// A `CTAP2MessageHandler` for the server tests:
-/// 0x04 answers `[0x00, 0xA0]` (an empty getInfo map), 0x01 asks `presence`
-/// and maps the outcome to a status byte, anything else echoes the message
-/// after a success byte.
+/// 0x04 answers `[0x00, 0xA0]` (an empty getInfo map), 0x01 asks `presence` (saying
+/// so through `progress`, as the authenticator does) and maps the outcome to a status
+/// byte, anything else echoes the message after a success byte.
 actor FakeHandler: CTAP2MessageHandler {
     let presence: any UserPresence
     private(set) var powerCycles = 0
@@ -12,13 +13,19 @@ actor FakeHandler: CTAP2MessageHandler {
     private(set) var completed = 0
     /// What the last handled message returned.
     private(set) var lastResponse: [UInt8]?
+    /// Who sent each handled message, in order.
+    private(set) var callers: [CTAPCaller] = []
+    /// Callers the server said are gone.
+    private(set) var released: [CTAPCaller] = []
 
     init(presence: any UserPresence) {
         self.presence = presence
     }
 
-    func handle(_ message: [UInt8]) async -> [UInt8] {
-        let response = await respond(to: message)
+    func handle(_ message: [UInt8], from caller: CTAPCaller,
+                progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+        callers.append(caller)
+        let response = await respond(to: message, progress: progress)
         lastResponse = response
         completed += 1
         finished.forEach { $0.resume() }
@@ -26,11 +33,12 @@ actor FakeHandler: CTAP2MessageHandler {
         return response
     }
 
-    private func respond(to message: [UInt8]) async -> [UInt8] {
+    private func respond(to message: [UInt8], progress: @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         switch message.first {
         case 0x04:
             return [0x00, 0xA0]
         case 0x01:
+            await progress(.userPresenceNeeded)
             switch await presence.confirmPresence(UserActionRequest(purpose: .makeCredential, rpID: "example.com")) {
             case .approved: return [CTAPStatus.success.rawValue]
             case .denied: return [CTAPStatus.operationDenied.rawValue]
@@ -39,6 +47,21 @@ actor FakeHandler: CTAP2MessageHandler {
             }
         default:
             return [0x00] + message
+        }
+    }
+
+    func release(_ caller: CTAPCaller) {
+        released.append(caller)
+        releases.forEach { $0.resume() }
+        releases = []
+    }
+
+    private var releases: [CheckedContinuation<Void, Never>] = []
+
+    /// Returns once the server has said `caller` is gone.
+    func waitForRelease(of caller: CTAPCaller) async {
+        while !released.contains(caller) {
+            await withCheckedContinuation { releases.append($0) }
         }
     }
 

@@ -1,4 +1,5 @@
 import CTAP
+import CTAPHID
 import Foundation
 import NIOCore
 import NIOPosix
@@ -82,7 +83,7 @@ final class HIDTestClient {
     }
 
     /// Reads until a KEEPALIVE with `status` arrives on `channel`.
-    func awaitKeepalive(_ status: CTAPHIDKeepaliveStatus, channel: UInt32) async throws {
+    func awaitKeepalive(_ status: KeepaliveStatus, channel: UInt32) async throws {
         while true {
             let message = try await readMessage(channel: channel)
             if message.command == .keepalive, message.payload == [status.rawValue] { return }
@@ -100,10 +101,11 @@ final class HIDTestClient {
         }
     }
 
-    /// INIT on the broadcast channel; returns the allocated channel.
-    func initialize(nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]) async throws -> UInt32 {
-        try await send(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: nonce))
-        let reply = try await readReply(channel: CTAPHIDChannel.broadcast)
+    /// INIT on the broadcast channel (allocates one) or on `channel` (resynchronises it);
+    /// returns the channel the device answered with.
+    func initialize(nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8], channel: UInt32 = CTAPHIDChannel.broadcast) async throws -> UInt32 {
+        try await send(CTAPHIDMessage(channel: channel, command: .`init`, payload: nonce))
+        let reply = try await readReply(channel: channel)
         guard let response = CTAPHIDInitResponse(payload: reply.payload), response.nonce == nonce else {
             throw ClientError.closed
         }

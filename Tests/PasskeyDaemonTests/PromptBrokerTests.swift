@@ -7,20 +7,42 @@ import Testing
         let broker = PromptBroker()
         let presence = DaemonUserPresence(mode: .prompt, broker: broker)
         let outcome = Task { await presence.confirmPresence(UserActionRequest(purpose: .getAssertion)) }
-        while await broker.pendingKind == nil { await Task.yield() }
-        #expect(await broker.pendingKind == .presence)
+        while await broker.pendingPrompt?.kind == nil { await Task.yield() }
+        #expect(await broker.pendingPrompt?.kind == .presence)
         #expect(await broker.resolve(approve: true))
         #expect(await outcome.value == .approved)
-        #expect(await broker.pendingKind == nil)
+        #expect(await broker.pendingPrompt?.kind == nil)
         #expect(await broker.resolve(approve: true) == false)
+    }
+
+    /// Hardening finding 5: an approval meant for one request never approves the next.
+    @Test func anAnswerNamingAnEndedPromptReachesNoLaterOne() async throws {
+        let broker = PromptBroker()
+        let presence = DaemonUserPresence(mode: .prompt, broker: broker)
+        let first = Task { await presence.confirmPresence(UserActionRequest(purpose: .getAssertion, rpID: "first.example")) }
+        while await broker.pendingPrompt == nil { await Task.yield() }
+        let seen = try #require(await broker.pendingPrompt)
+        #expect(seen.rpID == "first.example")
+        first.cancel()
+        #expect(await first.value == .cancelled)
+
+        let second = Task { await presence.confirmPresence(UserActionRequest(purpose: .makeCredential, rpID: "second.example")) }
+        while await broker.pendingPrompt == nil { await Task.yield() }
+        let next = try #require(await broker.pendingPrompt)
+        #expect(next.id != seen.id)
+        #expect(next.rpID == "second.example")
+        #expect(await broker.resolve(approve: true, id: seen.id) == false, "the late approval names the first prompt")
+        #expect(await broker.pendingPrompt == next, "the second is still waiting")
+        #expect(await broker.resolve(approve: false, id: next.id))
+        #expect(await second.value == .denied)
     }
 
     @Test func cancellingTheAskingTaskGivesCancelled() async throws {
         let broker = PromptBroker()
         let verifier = DaemonUserVerifier(mode: .prompt, broker: broker)
         let outcome = Task { await verifier.verifyUser(UserActionRequest(purpose: .getAssertion)) }
-        while await broker.pendingKind == nil { await Task.yield() }
-        #expect(await broker.pendingKind == .uv)
+        while await broker.pendingPrompt?.kind == nil { await Task.yield() }
+        #expect(await broker.pendingPrompt?.kind == .uv)
         outcome.cancel()
         #expect(await outcome.value == .cancelled)
     }

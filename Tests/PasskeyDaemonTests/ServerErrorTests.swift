@@ -1,4 +1,5 @@
 import CTAP
+import CTAPHID
 import Testing
 @testable import PasskeyDaemon
 

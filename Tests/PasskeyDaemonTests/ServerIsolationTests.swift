@@ -1,4 +1,5 @@
 import CTAP
+import CTAPHID
 import Testing
 @testable import PasskeyDaemon
 
@@ -9,7 +10,7 @@ import Testing
             try await HIDTestClient.with(path: daemon.path) { first in
                 let channelA = try await first.initialize()
                 try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x01]))
-                try await first.awaitKeepalive(.upNeeded, channel: channelA)
+                try await first.awaitKeepalive(.userPresenceNeeded, channel: channelA)
                 try await HIDTestClient.with(path: daemon.path) { second in
                     let channelB = try await second.initialize()
                     let ping = try await second.transact(CTAPHIDMessage(channel: channelB, command: .ping, payload: [1]))
@@ -59,13 +60,13 @@ import Testing
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
-                try await client.awaitKeepalive(.upNeeded, channel: channel)
+                try await client.awaitKeepalive(.userPresenceNeeded, channel: channel)
             }
             // The prompt was cancelled when the peer left, so the handler returned.
             await daemon.handler.waitForCompleted(1)
             // CTAP2_ERR_KEEPALIVE_CANCEL, not the prompt's own timeout (0x2F).
             #expect(await daemon.handler.lastResponse == [0x2D])
-            #expect(await daemon.broker.pendingKind == nil)
+            #expect(await daemon.broker.pendingPrompt?.kind == nil)
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 var reply = try await client.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
@@ -76,6 +77,30 @@ import Testing
                 }
                 #expect(reply.payload == [0x00, 0xA0])
             }
+        }
+    }
+
+    /// Each channel of each connection is its own caller (CTAP 2.1 §6.3: state is the
+    /// caller's); resynchronising a channel, or closing the connection, ends what it began.
+    @Test(.timeLimit(.minutes(1))) func everyChannelIsACallerAndLeavingReleasesIt() async throws {
+        try await withDaemon { daemon in
+            let (first, second) = try await HIDTestClient.with(path: daemon.path) { client in
+                let channelA = try await client.initialize()
+                let channelB = try await client.initialize(nonce: [8, 7, 6, 5, 4, 3, 2, 1])
+                #expect(try await client.transact(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x04])).payload == [0x00, 0xA0])
+                #expect(try await client.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04])).payload == [0x00, 0xA0])
+                let callers = await daemon.handler.callers
+                #expect(callers.count == 2)
+                #expect(callers[0].connection == callers[1].connection)
+                #expect(callers.map(\.channel) == [channelA, channelB])
+                // INIT on an allocated channel resynchronises it.
+                _ = try await client.initialize(channel: channelA)
+                await daemon.handler.waitForRelease(of: callers[0])
+                #expect(await !daemon.handler.released.contains(callers[1]))
+                return (callers[0], callers[1])
+            }
+            await daemon.handler.waitForRelease(of: second)
+            #expect(await daemon.handler.released.contains(first))
         }
     }
 }

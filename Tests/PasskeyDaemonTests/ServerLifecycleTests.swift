@@ -1,4 +1,5 @@
 import CTAP
+import CTAPHID
 import Foundation
 import Testing
 @testable import PasskeyDaemon

@@ -1,5 +1,6 @@
 import CBOR
 import CTAP
+import CTAPHID
 import Foundation
 import Testing
 @testable import PasskeyDaemon
@@ -81,15 +82,25 @@ import Testing
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
-                try await client.awaitKeepalive(.upNeeded, channel: channel)
+                try await client.awaitKeepalive(.userPresenceNeeded, channel: channel)
                 // Approve from another connection, as passkeyctl would.
                 try await HIDTestClient.with(path: daemon.path) { controller in
                     let control = try await controller.initialize()
                     let status = try await controller.transact(CTAPHIDMessage(channel: control, command: VendorCommand.status.command))
-                    let map = try CBORDecoder.decode(status.payload).mapValue
-                    #expect(map?["pending"] == "presence")
+                    let seen = try DaemonStatus(bytes: status.payload)
+                    #expect(seen.pending == "presence")
+                    #expect(seen.rpID == "example.com")
+                    let id = try #require(seen.promptID)
+                    let idBytes = (0..<8).reversed().map { UInt8(truncatingIfNeeded: id >> ($0 * 8)) }
+                    // An answer naming another prompt reaches nothing; a 5-byte one is malformed.
+                    let stale = try await controller.transact(
+                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1] + (0..<8).map { _ in 0xFF }))
+                    #expect(stale.payload == [0])
+                    let short = try await controller.transact(
+                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1, 0, 0, 0, 1]))
+                    #expect(short == .error(.invalidLength, channel: control))
                     let answer = try await controller.transact(
-                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1]))
+                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1] + idBytes))
                     #expect(answer.payload == [1])
                 }
                 let reply = try await client.readReply(channel: channel)
@@ -103,7 +114,7 @@ import Testing
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
-                try await client.awaitKeepalive(.upNeeded, channel: channel)
+                try await client.awaitKeepalive(.userPresenceNeeded, channel: channel)
                 // The vendor command is answered on the same connection, mid-transaction;
                 // its reply and the transaction's may come in either order.
                 try await client.send(CTAPHIDMessage(channel: channel, command: VendorCommand.presence.command, payload: [0]))
@@ -130,7 +141,7 @@ import Testing
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
-                try await client.awaitKeepalive(.upNeeded, channel: channel)
+                try await client.awaitKeepalive(.userPresenceNeeded, channel: channel)
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cancel))
                 let reply = try await client.readReply(channel: channel)
                 #expect(reply.command == .cbor && reply.payload == [CTAPStatus.keepaliveCancel.rawValue])

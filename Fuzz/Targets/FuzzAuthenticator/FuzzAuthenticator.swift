@@ -5,8 +5,9 @@ import Crypto
 import FuzzSupport
 import LibFuzzerDriver
 
-/// The whole authenticator, fresh for each input, fed a sequence of steps so that state that
-/// spans commands (getNextAssertion, PIN tokens, credential management enumerations) is reached.
+/// The whole authenticator, fresh for each input, fed a sequence of steps from several callers so
+/// that state spanning commands (getNextAssertion, PIN tokens, credential management
+/// enumerations, each caller's conversation) is reached.
 /// Every answer must be a status byte, followed by CBOR only on success (CTAP 2.1 §8.1).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAuthenticator(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -39,10 +40,18 @@ private struct Conversation {
         case authenticated
         /// Unplug and replug.
         case powerCycle
+        /// Later steps come from another caller (connection and channel), chosen by the next byte.
+        case switchCaller
+        /// The current caller goes away (its connection closed or its channel resynchronised).
+        case release
     }
+
+    /// Three callers: enough for one to start a conversation another must not continue.
+    static let callers = (1...3).map { CTAPCaller(connection: UInt64($0), channel: 0x1000 + UInt32($0)) }
 
     var input: FuzzInput
     let authenticator: Authenticator
+    var caller = Self.callers[0]
     var version = PINUVAuthProtocolVersion.two
     var pin: [UInt8] = []
     var token: SymmetricKey?
@@ -70,12 +79,14 @@ private struct Conversation {
             case .token: await obtainToken()
             case .authenticated: _ = await send(authenticatedMessage())
             case .powerCycle: await authenticator.powerCycle()
+            case .switchCaller: caller = Self.callers[Int(input.byte()) % Self.callers.count]
+            case .release: await authenticator.release(caller)
             }
         }
     }
 
     mutating func send(_ message: [UInt8]) async -> (status: UInt8, body: CBORValue?) {
-        let answer = await authenticator.handle(message)
+        let answer = await authenticator.handle(message, from: caller, progress: { _ in })
         guard let status = answer.first else { fatalError("an empty answer") }
         let body = Array(answer.dropFirst())
         require(status == CTAPStatus.success.rawValue || body.isEmpty, "an error status with a body")

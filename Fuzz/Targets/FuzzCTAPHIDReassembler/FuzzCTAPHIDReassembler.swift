@@ -1,4 +1,4 @@
-import CTAP
+import CTAPHID
 import FuzzSupport
 import LibFuzzerDriver
 

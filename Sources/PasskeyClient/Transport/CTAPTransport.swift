@@ -1,9 +1,4 @@
-/// What the device says while a request is in progress (CTAP 2.1 §11.2.9.2.3, CTAPHID_KEEPALIVE).
-public enum KeepaliveStatus: UInt8, Sendable {
-    case processing = 1
-    /// "Touch your authenticator."
-    case userPresenceNeeded = 2
-}
+import CTAP
 
 /// A way to reach an authenticator: one CTAP2 message in, one reply out.
 ///
@@ -21,6 +16,9 @@ public protocol CTAPTransport: Sendable {
 public enum TransportError: Error, Sendable, Equatable {
     /// Nothing listens at the address: the daemon is not running.
     case unreachable(String)
+    /// The socket is not provably our own daemon's (its folder, or the uid serving it):
+    /// nothing was sent. The sentence names the path and what was found.
+    case untrusted(String)
     /// The connection dropped mid-request.
     case disconnected
     /// No answer (or keepalive) within the timeout.

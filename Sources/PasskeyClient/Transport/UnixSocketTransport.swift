@@ -1,4 +1,5 @@
 import CTAP
+import CTAPHID
 import Foundation
 import NIOCore
 import NIOPosix
@@ -16,7 +17,7 @@ public actor UnixSocketTransport: CTAPTransport {
     public nonisolated let silenceTimeout: Duration
 
     private var connection: Connection?
-    private var transactions = TransactionQueue()
+    private var transactions = TurnQueue()
 
     private struct Connection {
         let channel: any Channel
@@ -156,6 +157,12 @@ public actor UnixSocketTransport: CTAPTransport {
             continuation.finish()
             throw .unreachable(path)
         }
+        // Before the first byte: only our own daemon, in a folder nobody else controls, hears us.
+        if let refusal = await Self.refusal(of: channel, path: path) {
+            try? await channel.close()
+            continuation.finish()
+            throw .untrusted(refusal)
+        }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
@@ -176,6 +183,14 @@ public actor UnixSocketTransport: CTAPTransport {
         }
         connection = Connection(channel: channel, cid: response.channel, events: stream.makeAsyncIterator(), ticker: ticker)
         return (channel, response.channel)
+    }
+
+    /// Why this connection is not to be trusted with a byte, if it is not.
+    private static func refusal(of channel: any Channel, path: String) async -> String? {
+        if let refusal = SocketFolder.refusal(forSocket: path) { return refusal }
+        let peer = try? await (channel as? any SocketOptionProvider)?.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get() as PeerCredentials?
+        return SocketFolder.refusal(forSocket: path, servedBy: peer?.uid)
     }
 
     private func beginTransaction() async {

@@ -2,12 +2,15 @@ import CTAP
 
 extension WebAuthnClient {
     /// Turns a CTAP2 failure into the DOMException WebAuthn L3 §5.1.3/§5.1.4 prescribes,
-    /// keeping the status underneath.
+    /// keeping the status underneath. The sentence says what happened; what to do about it
+    /// (which command to run) is the application's to add, as passkeyctl does.
     func mapError(_ error: CTAP2Error, rpID: String) -> WebAuthnError {
         switch error {
         case .transport(.unreachable(let address)):
-            return .notAllowed("Unable to reach the authenticator at \(address). Is passkeyd running? Start it with `passkeyd --detach`.",
+            return .notAllowed("Unable to reach the authenticator at \(address): nothing accepts connections there.",
                                cause: .transport(.unreachable(address)))
+        case .transport(.untrusted(let sentence)):
+            return .notAllowed(sentence, cause: .transport(.untrusted(sentence)))
         case .transport(let failure):
             return .notAllowed("The connection to the authenticator failed. You can try again.", cause: .transport(failure))
         case .malformedResponse:
@@ -37,7 +40,7 @@ extension WebAuthnClient {
         case .pinBlocked:
             return .notAllowed("The PIN is blocked: the authenticator must be reset.", cause: cause)
         case .pinAuthBlocked:
-            return .notAllowed("Too many wrong PINs: unplug and replug the authenticator (`passkeyctl replug`).", cause: cause)
+            return .notAllowed("Too many wrong PINs in a row: the authenticator takes no more until it is unplugged and plugged in again.", cause: cause)
         case .uvBlocked:
             return .notAllowed("User verification is blocked on this authenticator; use the PIN.", cause: cause)
         case .uvInvalid:

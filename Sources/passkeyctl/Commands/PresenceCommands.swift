@@ -1,14 +1,25 @@
 import ArgumentParser
+import CTAPHID
 
 /// `passkeyctl approve` and `deny`: answer the presence or UV prompt pending under
 /// `--presence prompt` / `--uv prompt` (vendor command PRESENCE, docs/vendor-commands.md).
+/// The answer names the prompt STATUS showed, so it never reaches a later request.
 enum PresenceAnswer {
     static func send(_ approve: Bool, global: GlobalOptions) async throws {
-        let reply = try await global.connect().vendor(.presence, payload: [approve ? 1 : 0])
-        guard reply.first == 1 else {
-            throw Failure.notFound("No presence request is pending; nothing was \(approve ? "approved" : "denied").")
+        let verb = approve ? "approved" : "denied"
+        let transport = global.connect()
+        guard let status = try? DaemonStatus(bytes: try await transport.vendor(.status)) else {
+            throw Failure.connection("The daemon at \(global.socketPath) answered STATUS with something unreadable.")
         }
-        Report.done(json: global.json, approve ? "Approved the pending request." : "Denied the pending request.")
+        guard let id = status.promptID else {
+            throw Failure.notFound("No presence request is pending; nothing was \(verb).")
+        }
+        let what = (status.pending == "uv" ? "user verification" : "presence") + (status.rpID.map { " for \($0)" } ?? "")
+        let reply = try await transport.vendor(.presence, payload: [approve ? 1 : 0] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: id >> ($0 * 8)) })
+        guard reply.first == 1 else {
+            throw Failure.notFound("The \(what) request ended before the answer arrived; nothing was \(verb).")
+        }
+        Report.done(json: global.json, "\(approve ? "Approved" : "Denied") the pending \(what) request.")
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CTAP
+import CTAPHID
 import Foundation
 
 /// `passkeyctl status`: is the daemon up, where, since when (vendor command STATUS).
@@ -20,11 +21,13 @@ struct StatusCommand: AsyncParsableCommand {
                 ("socket", .string(status.socket)),
                 ("startedAt", .string(status.startedAt.formatted(.iso8601))),
                 ("pending", .string(status.pending)),
-            ]))
+            ] + (status.promptID.map { [("promptId", JSON.int(Int(truncatingIfNeeded: $0)))] } ?? [])
+              + (status.rpID.map { [("rpId", JSON.string($0))] } ?? [])))
         } else {
             let uptime = Int(Date().timeIntervalSince(status.startedAt))
             print("passkeyd \(status.version) is running (pid \(status.pid)) on \(status.socket), "
-                  + "since \(status.startedAt.formatted(.iso8601)) (up \(Self.duration(uptime))); pending prompt: \(status.pending).")
+                  + "since \(status.startedAt.formatted(.iso8601)) (up \(Self.duration(uptime))); pending prompt: \(status.pending)"
+                  + (status.promptID.map { " #\($0)" } ?? "") + (status.rpID.map { " for \($0)" } ?? "") + ".")
         }
     }
 

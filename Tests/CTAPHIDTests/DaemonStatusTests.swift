@@ -1,5 +1,6 @@
 import CBOR
 import CTAP
+import CTAPHID
 import Foundation
 import Testing
 
@@ -9,6 +10,9 @@ import Testing
         let status = DaemonStatus(version: "0.1.0", pid: 4242, socket: "/run/user/1000/passkeyd/ctaphid.sock",
                                   startedAt: Date(timeIntervalSince1970: 1_790_000_000), pending: "presence")
         #expect(try DaemonStatus(bytes: status.cbor.encoded) == status)
+        let prompting = DaemonStatus(version: "0.1.0", pid: 1, socket: "/s", startedAt: Date(timeIntervalSince1970: 0),
+                                     pending: "uv", promptID: 1 << 40, rpID: "example.com")
+        #expect(try DaemonStatus(bytes: prompting.cbor.encoded) == prompting)
     }
 
     @Test func anAbsentPendingMeansNoneAndMissingFieldsAreRefused() throws {

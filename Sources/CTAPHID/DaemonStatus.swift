@@ -1,4 +1,5 @@
 import CBOR
+import CTAP
 import Foundation
 
 /// The STATUS vendor command's reply (docs/vendor-commands.md): a CBOR map with
@@ -11,23 +12,33 @@ public struct DaemonStatus: Sendable, Equatable {
     public var startedAt: Date
     /// `presence`, `uv` or `none`.
     public var pending: String
+    /// The pending prompt's id, which PRESENCE may name so an answer reaches only that prompt.
+    public var promptID: UInt64?
+    /// The relying party the pending prompt is for, when it has one.
+    public var rpID: String?
 
-    public init(version: String, pid: Int, socket: String, startedAt: Date, pending: String) {
+    public init(version: String, pid: Int, socket: String, startedAt: Date, pending: String,
+                promptID: UInt64? = nil, rpID: String? = nil) {
         self.version = version
         self.pid = pid
         self.socket = socket
         self.startedAt = startedAt
         self.pending = pending
+        self.promptID = promptID
+        self.rpID = rpID
     }
 
     public var cbor: CBORValue {
-        [
+        var map: [CBORValue: CBORValue] = [
             "version": .textString(version),
             "pid": CBORValue(pid),
             "socket": .textString(socket),
             "startedAt": CBORValue(Int64(startedAt.timeIntervalSince1970)),
             "pending": .textString(pending),
         ]
+        if let promptID { map["promptId"] = .unsigned(promptID) }
+        if let rpID { map["rpId"] = .textString(rpID) }
+        return .map(map)
     }
 
     /// Reads the map; `pending` may be absent (older daemons) and then means `none`.
@@ -38,6 +49,8 @@ public struct DaemonStatus: Sendable, Equatable {
         socket = try map.required("socket", CBORRead.text)
         startedAt = Date(timeIntervalSince1970: TimeInterval(try map.required("startedAt", CBORRead.int)))
         pending = try map.optional("pending", CBORRead.text) ?? "none"
+        promptID = try map.optional("promptId", CBORRead.unsigned)
+        rpID = try map.optional("rpId", CBORRead.text)
     }
 
     /// Decodes the STATUS reply's bytes (docs/vendor-commands.md).

@@ -3,7 +3,7 @@ import Crypto
 
 /// The pinUvAuthToken and its state (CTAP 2.1 §6.5.2.1, §6.5.2.2). One token serves
 /// the whole device: a new one replaces the old, and power cycle and reset clear it.
-struct PinUvAuthToken: Sendable {
+struct PinUvAuthTokenState: Sendable {
     /// The token, 32 random bytes for both protocols.
     let key: SymmetricKey
     /// The protocol it was handed out under; a pinUvAuthParam under another cannot verify.

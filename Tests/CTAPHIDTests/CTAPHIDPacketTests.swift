@@ -1,5 +1,5 @@
 import Testing
-@testable import CTAP
+@testable import CTAPHID
 
 @Suite struct CTAPHIDPacketTests {
     @Test func initializationPacketLayoutFollowsTheSpec() throws {

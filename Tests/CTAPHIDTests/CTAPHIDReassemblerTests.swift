@@ -1,5 +1,6 @@
 import Testing
-@testable import CTAP
+import CTAP
+@testable import CTAPHID
 
 @Suite struct CTAPHIDReassemblerTests {
     private func feed(_ packets: [CTAPHIDPacket], into reassembler: inout CTAPHIDReassembler) -> [CTAPHIDReassembler.Outcome] {
@@ -113,7 +114,7 @@ import Testing
         var reassembler = CTAPHIDReassembler(onlyChannel: 5)
         let other = CTAPHIDMessage(channel: 6, command: .cbor, payload: [0]).packets[0]
         #expect(reassembler.accept(other) == .ignored)
-        let keepalive = CTAPHIDMessage(channel: 5, command: .keepalive, payload: [CTAPHIDKeepaliveStatus.upNeeded.rawValue])
+        let keepalive = CTAPHIDMessage(channel: 5, command: .keepalive, payload: [KeepaliveStatus.userPresenceNeeded.rawValue])
         #expect(reassembler.accept(keepalive.packets[0]) == .complete(keepalive))
     }
 

@@ -1,0 +1,61 @@
+import CTAP
+
+/// State that spans commands, bound to the caller that started it (CTAP 2.1 §6.3,
+/// §6.8.3, §6.8.5). The next command from that caller either continues it or ends it;
+/// a command from anyone else does neither.
+enum Conversation: Sendable {
+    /// authenticatorGetNextAssertion's remaining credentials.
+    case assertions(PendingAssertions)
+    /// Credential management's GetNext subcommands' remaining answers.
+    case credentialEnumeration(CredentialEnumeration)
+
+    var assertions: PendingAssertions? {
+        if case .assertions(let pending) = self { pending } else { nil }
+    }
+
+    var credentialEnumeration: CredentialEnumeration? {
+        if case .credentialEnumeration(let enumeration) = self { enumeration } else { nil }
+    }
+
+    /// When the caller last heard from it; each kind lapses after its own lifetime.
+    var lastAnswerAt: ContinuousClock.Instant {
+        switch self {
+        case .assertions(let pending): pending.lastAnswerAt
+        case .credentialEnumeration(let enumeration): enumeration.lastAnswerAt
+        }
+    }
+
+    func hasLapsed(at now: ContinuousClock.Instant, _ configuration: Authenticator.Configuration) -> Bool {
+        let lifetime = switch self {
+        case .assertions: configuration.assertionStateLifetime
+        case .credentialEnumeration: configuration.enumerationStateLifetime
+        }
+        return now - lastAnswerAt > lifetime
+    }
+}
+
+/// What authenticatorGetNextAssertion still has to return (CTAP 2.1 §6.3): the rest of
+/// the discoverable credentials of one getAssertion, signed over the same client data
+/// with the same flags. Only their IDs are kept: each key is unsealed when it signs.
+struct PendingAssertions: Sendable {
+    var remaining: [[UInt8]]
+    let rpID: String
+    let rpIDHash: [UInt8]
+    let clientDataHash: [UInt8]
+    let flags: AuthenticatorData.Flags
+    /// The hmac-secret input, answered for each credential in turn.
+    let hmacSecret: HMACSecretInput?
+    /// The timer restarts with every assertion returned.
+    var lastAnswerAt: ContinuousClock.Instant
+}
+
+/// What the GetNext subcommands of credential management still have to return
+/// (CTAP 2.1 §6.8.3, §6.8.5): the answers prepared at Begin, so no private key stays in
+/// memory.
+struct CredentialEnumeration: Sendable {
+    enum Kind: Sendable { case relyingParties, credentials }
+
+    let kind: Kind
+    var remaining: [CredentialManagementResponse]
+    var lastAnswerAt: ContinuousClock.Instant
+}

@@ -1,0 +1,19 @@
+/// Something that answers CTAP2 messages: what a transport (the CTAPHID server,
+/// the in-process client transport) hands its CTAPHID_CBOR payloads to.
+///
+/// A message is the command byte followed by its CBOR parameters; the answer is
+/// a status byte followed by the CBOR response, if any (CTAP 2.1 §8.1).
+/// Cancelling the calling task is how a transport relays CTAPHID_CANCEL.
+public protocol CTAP2MessageHandler: Sendable {
+    /// Answers one message from `caller`. `progress` hears what the device is doing,
+    /// so the transport can say it in its keepalives (CTAP 2.1 §11.2.9.2.1).
+    func handle(_ message: [UInt8], from caller: CTAPCaller,
+                progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8]
+    /// The caller is gone (its connection closed, or its channel was resynchronised):
+    /// whatever it had started across commands ends.
+    func release(_ caller: CTAPCaller) async
+    /// Simulates unplugging and replugging the device: volatile state (PIN tokens,
+    /// the reset window, consecutive wrong-PIN count, every caller's conversation)
+    /// starts afresh.
+    func powerCycle() async
+}
