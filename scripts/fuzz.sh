@@ -10,6 +10,7 @@
 #   FUZZ_MAX_TIME=3600                     seconds per target at most (a safety net; runs short of it are reported)
 #   FUZZ_TIMEOUT=10                        seconds one input may take before it counts as a hang
 #   FUZZ_NICE=15                           scheduling priority of the build and the runs
+#   FUZZ_OUT=.build-fuzz                   where logs, found inputs and failing inputs go
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -21,6 +22,7 @@ FUZZ_MAX_TIME="${FUZZ_MAX_TIME:-3600}"
 FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-10}"
 FUZZ_NICE="${FUZZ_NICE:-15}"
 SCRATCH=.build-fuzz
+OUT="${FUZZ_OUT:-$SCRATCH}"
 ALL_TARGETS=(FuzzCBORDecoder FuzzCTAPRequests FuzzCTAPHIDReassembler FuzzAuthenticator FuzzKeystore)
 # Targets whose harness awaits actors: the detached task's own memory is freed just after the
 # input returns, which libFuzzer's per-input leak check takes for a leak and then spends a
@@ -40,9 +42,9 @@ echo "fuzz: built ${#targets[@]} target(s) in $((SECONDS - build_start)) s" >&2
 summary=()
 status=0
 for target in "${targets[@]}"; do
-  work="$SCRATCH/corpus/$target"
-  artifacts="$SCRATCH/artifacts/$target/"
-  log="$SCRATCH/logs/$target.log"
+  work="$OUT/corpus/$target"
+  artifacts="$OUT/artifacts/$target/"
+  log="$OUT/logs/$target.log"
   mkdir -p "$work" "$artifacts" "$(dirname "$log")"
   echo "fuzz: $target, $FUZZ_RUNS runs (log: $log)" >&2
   detect_leaks=1
