@@ -63,17 +63,28 @@ let package = Package(
             "PasskeyClient", "Keystore", "Authenticator", "CTAP", argumentParser, logging, crypto[0],
         ]),
 
+        // What every socket test starts: an in-process CTAPHIDServer or the real passkeyd on a
+        // temporary socket and data folder, and the built executables. A plain target because a
+        // test target cannot depend on another; its sources live with the tests and only test
+        // targets depend on it.
+        .target(
+            name: "PasskeydTestSupport",
+            dependencies: ["PasskeyDaemon", "PasskeyClient", "CTAP", logging, crypto[0]],
+            path: "Tests/Support"),
+
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
-        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "CTAP", "CBOR", logging, crypto[0]]),
+        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", logging, crypto[0]]),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
-        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
+        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: [
-            "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CTAPHID", logging,
+            "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CTAPHID", logging,
         ]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
-        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeyClient", "CTAP", "WebAuthn", crypto[0]]),
+        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "WebAuthn"]),
+        // The passkeyd executable itself: flags, environment, refusals, --detach, signals.
+        .testTarget(name: "PasskeydTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"]),
         .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR", crypto[0]]),
     ]

@@ -3,6 +3,8 @@ import Crypto
 
 extension Authenticator {
     /// The device state, created with a fresh wrapping key the first time the device is used.
+    /// The cache is exact: the store belongs to this authenticator alone (a keystore's
+    /// directory is locked while it is open).
     func deviceState() async throws(CTAPStatus) -> DeviceState {
         if let cachedDeviceState { return cachedDeviceState }
         let loaded: DeviceState?
@@ -11,14 +13,36 @@ extension Authenticator {
             cachedDeviceState = loaded
             return loaded
         }
-        let fresh = DeviceState(wrappingKey: Self.randomBytes(32))
-        try await saveDeviceState(fresh)
-        return fresh
+        return try await updateDeviceState { $0 }
     }
 
+    /// Replaces the whole device state.
     func saveDeviceState(_ state: DeviceState) async throws(CTAPStatus) {
-        do { try await store.saveDeviceState(state) } catch { throw storeFailure(error) }
-        cachedDeviceState = state
+        try await updateDeviceState { $0 = state }
+    }
+
+    /// Reads, changes and writes the device state in one store transaction (a missing one
+    /// starts factory-fresh), so a change made between a read and a write cannot be lost.
+    @discardableResult
+    func updateDeviceState<T: Sendable>(
+        _ change: @escaping @Sendable (inout DeviceState) throws(CTAPStatus) -> T
+    ) async throws(CTAPStatus) -> T {
+        let fresh = DeviceState(wrappingKey: Self.randomBytes(32))
+        let outcome: (result: T, state: DeviceState)
+        do {
+            outcome = try await store.updateDeviceState { stored in
+                var state = stored ?? fresh
+                let result = try change(&state)
+                stored = state
+                return (result, state)
+            }
+        } catch let status as CTAPStatus {
+            throw status
+        } catch {
+            throw storeFailure(error)
+        }
+        cachedDeviceState = outcome.state
+        return outcome.result
     }
 
     /// A store that cannot read or write answers CTAP1_ERR_OTHER; the cause goes to the log, not the host.

@@ -67,7 +67,7 @@ extension Authenticator {
         // Step 1: the parser checked for keyAgreement, newPinEnc and pinUvAuthParam. Step 2.
         let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Step 3: setPIN only sets a first PIN; over an existing one it is CTAP2_ERR_PIN_AUTH_INVALID.
-        var state = try await deviceState()
+        let state = try await deviceState()
         guard state.pinHash == nil else { throw .pinAuthInvalid }
         // Step 4.
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
@@ -77,9 +77,11 @@ extension Authenticator {
         // Steps 6–8.
         let newPin = try Self.decryptNewPIN(newPinEnc, version: version, secret: secret, minimumLength: state.minPINLength)
         // Step 9: store LEFT(SHA-256(newPin), 16) and start the retries afresh.
-        state.pinHash = PINHash.of(newPin.bytes)
-        state.pinRetries = DeviceState.maxPINRetries
-        try await saveDeviceState(state)
+        let newHash = PINHash.of(newPin.bytes)
+        try await updateDeviceState { state in
+            state.pinHash = newHash
+            state.pinRetries = DeviceState.maxPINRetries
+        }
         logger.notice("PIN set")
     }
 
@@ -98,14 +100,14 @@ extension Authenticator {
         // Steps 6–7: the current PIN, paid for with a retry before it is compared.
         try await verifyCurrentPIN(pinHashEnc, version: version, secret: secret)
         // Steps 8–9: the new PIN, checked as setPIN checks it.
-        var state = try await deviceState()
-        let newPin = try Self.decryptNewPIN(newPinEnc, version: version, secret: secret, minimumLength: state.minPINLength)
+        let newPin = try Self.decryptNewPIN(newPinEnc, version: version, secret: secret, minimumLength: try await deviceState().minPINLength)
         let newHash = PINHash.of(newPin.bytes)
-        // A PIN whose change is forced cannot be "changed" to itself.
-        if state.forcePINChange, let current = state.pinHash, ConstantTime.equals(current, newHash) { throw .pinPolicyViolation }
-        state.pinHash = newHash
-        state.forcePINChange = false
-        try await saveDeviceState(state)
+        try await updateDeviceState { state throws(CTAPStatus) in
+            // A PIN whose change is forced cannot be "changed" to itself.
+            if state.forcePINChange, let current = state.pinHash, ConstantTime.equals(current, newHash) { throw .pinPolicyViolation }
+            state.pinHash = newHash
+            state.forcePINChange = false
+        }
         // Step 10: resetPinUvAuthToken(): every token handed out under the old PIN is void.
         pinUV.token = nil
         logger.notice("PIN changed")
@@ -194,25 +196,25 @@ extension Authenticator {
     /// pinRetries goes down and is persisted BEFORE the comparison, so pulling the plug
     /// mid-check cannot buy a free guess. A mismatch regenerates the key agreement keys.
     private func verifyCurrentPIN(_ pinHashEnc: [UInt8], version: PINUVAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) {
-        var state = try await deviceState()
-        guard let stored = state.pinHash else { throw .pinNotSet }
         // Step 7: decrement, durably.
-        state.pinRetries -= 1
-        try await saveDeviceState(state)
+        let (stored, retriesLeft) = try await updateDeviceState { state throws(CTAPStatus) -> ([UInt8], Int) in
+            guard let stored = state.pinHash else { throw .pinNotSet }
+            state.pinRetries -= 1
+            return (stored, state.pinRetries)
+        }
         // Step 8: compare LEFT(SHA-256(PIN), 16) in constant time.
         let presented = try version.implementation.decrypt(key: secret, ciphertext: pinHashEnc)
         guard ConstantTime.equals(presented, stored) else {
             pinUV.regenerateKeyAgreements()
             pinUV.consecutiveMismatches += 1
-            logger.notice("wrong PIN", metadata: ["pinRetries": "\(state.pinRetries)"])
-            if state.pinRetries == 0 { throw .pinBlocked }
+            logger.notice("wrong PIN", metadata: ["pinRetries": "\(retriesLeft)"])
+            if retriesLeft == 0 { throw .pinBlocked }
             if pinUV.needsPowerCycle { throw .pinAuthBlocked }
             throw .pinInvalid
         }
         // Step 9: a correct PIN restores the retries.
         pinUV.consecutiveMismatches = 0
-        state.pinRetries = DeviceState.maxPINRetries
-        try await saveDeviceState(state)
+        try await updateDeviceState { $0.pinRetries = DeviceState.maxPINRetries }
     }
 
     /// A new PIN out of newPinEnc (§6.5.5.5 steps 6–8): exactly 64 bytes once decrypted

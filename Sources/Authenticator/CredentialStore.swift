@@ -29,6 +29,11 @@ public protocol CredentialStore: Sendable {
     /// Removes every credential and the device state (authenticatorReset).
     func deleteAll() async throws
 
+    /// The device state; nil while the store has none (a store may create it on first use).
     func loadDeviceState() async throws -> DeviceState?
+    /// Replaces the whole device state.
     func saveDeviceState(_ state: DeviceState) async throws
+    /// Reads the device state, lets `change` modify it (nil: none stored yet) and writes the
+    /// result, all in one atomic step, so no write made in between is lost. Returns `change`'s result.
+    func updateDeviceState<T: Sendable>(_ change: @escaping @Sendable (inout DeviceState?) throws -> T) async throws -> T
 }

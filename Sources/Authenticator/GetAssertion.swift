@@ -141,9 +141,9 @@ extension Authenticator {
             do { try await store.updateSignCount(credentialID: resident.id, to: next) } catch { throw storeFailure(error) }
             return next
         }
-        var state = try await deviceState()
-        state.globalSignCount &+= 1
-        try await saveDeviceState(state)
-        return state.globalSignCount
+        return try await updateDeviceState { state in
+            state.globalSignCount &+= 1
+            return state.globalSignCount
+        }
     }
 }

@@ -60,4 +60,11 @@ public actor InMemoryCredentialStore: CredentialStore {
     public func saveDeviceState(_ state: DeviceState) {
         deviceState = state
     }
+
+    public func updateDeviceState<T: Sendable>(_ change: @escaping @Sendable (inout DeviceState?) throws -> T) throws -> T {
+        var state = deviceState
+        let result = try change(&state)
+        deviceState = state
+        return result
+    }
 }

@@ -30,21 +30,22 @@ extension Authenticator {
     /// Verification by the built-in method also establishes presence.
     func performBuiltInUV(_ request: UserActionRequest) async throws(CTAPStatus) {
         guard let verifier, verifier.isConfigured else { throw .invalidOption }
-        var state = try await deviceState()
-        guard state.uvRetries > 0 else { throw .uvBlocked }
+        let retries = try await deviceState().uvRetries
+        guard retries > 0 else { throw .uvBlocked }
         await Self.progress(.userPresenceNeeded)
         let outcome = await verifier.verifyUser(request)
         await Self.progress(.processing)
         switch outcome {
         case .verified:
-            if state.uvRetries != DeviceState.maxUVRetries {
-                state.uvRetries = DeviceState.maxUVRetries
-                try await saveDeviceState(state)
+            if retries != DeviceState.maxUVRetries {
+                try await updateDeviceState { $0.uvRetries = DeviceState.maxUVRetries }
             }
         case .failed:
-            state.uvRetries -= 1
-            try await saveDeviceState(state)
-            throw state.uvRetries == 0 ? .uvBlocked : .uvInvalid
+            let left = try await updateDeviceState { state -> Int in
+                state.uvRetries = max(0, state.uvRetries - 1)
+                return state.uvRetries
+            }
+            throw left == 0 ? .uvBlocked : .uvInvalid
         case .timedOut:
             throw .userActionTimeout
         case .cancelled:

@@ -28,6 +28,8 @@ enum KeyFile {
         guard (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == size else {
             throw .keyFileWrongSize(path: path, size: Int(info.st_size))
         }
+        // Whoever reads it decrypts the keystore; whoever writes it can lock us out. Refused as ssh refuses such a key.
+        guard info.st_mode & 0o077 == 0 else { throw .exposedFile(path: path, mode: UInt32(info.st_mode & 0o7777)) }
         var bytes = [UInt8](repeating: 0, count: size)
         let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, size) }
         guard count == size else {
@@ -39,7 +41,7 @@ enum KeyFile {
     }
 
     /// Writes a new random key file durably: a temporary file created exclusively with
-    /// mode 0600, fsync, rename into place, fsync of the directory.
+    /// mode 0600, fsync, linked into place (never over an existing key file), fsync of the directory.
     static func create(in layout: KeystoreLayout) throws(KeystoreError) -> SymmetricKey {
         let key = SymmetricKey(size: .bits256)
         let temporary = layout.keyFile + ".tmp"
@@ -59,7 +61,10 @@ enum KeyFile {
             try? KeystoreLayout.remove(temporary)
             throw .io(path: temporary, operation: .sync, errno: syncError)
         }
-        try KeystoreLayout.move(temporary, to: layout.keyFile)
+        do { try KeystoreLayout.move(temporary, to: layout.keyFile) } catch {
+            try? KeystoreLayout.remove(temporary)
+            throw error
+        }
         try layout.syncDirectory()
         return key
     }

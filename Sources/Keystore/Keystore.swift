@@ -1,5 +1,6 @@
 import Authenticator
 import CTAP
+import Crypto
 import Foundation
 import GRDB
 
@@ -21,19 +22,28 @@ public actor Keystore: CredentialStore {
     /// The database file's path.
     public nonisolated let path: String
     private var queue: DatabaseQueue?
+    /// Held from before the directory is inspected until `close()`.
+    private var lock: KeystoreLock?
     private let sealer: RecordSealer
+    /// The database file opened: a write first checks that `path` still names it.
+    private let file: FileIdentity
 
-    init(queue: DatabaseQueue, sealer: RecordSealer, path: String, capacity: Int) {
+    init(queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int) throws(KeystoreError) {
+        guard let file = FileIdentity(path) else { throw .deleted(path: path) }
         self.queue = queue
+        self.lock = lock
         self.sealer = sealer
         self.path = path
         self.capacity = capacity
+        self.file = file
     }
 
-    /// Closes the database: the WAL is checkpointed into the main file. Later calls throw `KeystoreError.closed`.
+    /// Closes the database: the WAL is checkpointed into the main file, then the directory
+    /// is let go. Later calls throw `KeystoreError.closed`.
     public func close() throws(KeystoreError) {
         guard let queue else { return }
         self.queue = nil
+        defer { lock = nil }
         do { try queue.close() } catch { throw Self.keystoreError(error, path: path) }
     }
 
@@ -73,7 +83,8 @@ public actor Keystore: CredentialStore {
     public func save(_ credential: CredentialSource) async throws {
         let row = try sealer.seal(credential)
         let capacity = capacity
-        try await write { db in
+        // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
+        try await write(full: CTAPStatus.keyStoreFull) { db in
             try db.execute(
                 sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?",
                 arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
@@ -104,22 +115,37 @@ public actor Keystore: CredentialStore {
         }
     }
 
+    /// Removes every credential and replaces the device state with a factory-fresh one in the
+    /// same transaction: the row is never absent, since its absence means tampering (`deviceStateMissing`).
     public func deleteAll() async throws {
+        let sealed = try sealer.seal(Self.factoryFreshDeviceState())
         try await write { db in
             try db.execute(sql: "DELETE FROM credential")
-            try db.execute(sql: "DELETE FROM device_state")
+            try Self.storeDeviceState(sealed, db)
         }
     }
 
     public func loadDeviceState() async throws -> DeviceState? {
-        let sealed = try await read { db in try Data.fetchOne(db, sql: "SELECT sealed FROM device_state WHERE id = 1") }
-        return try sealed.map { blob throws(KeystoreError) in try sealer.openDeviceState(blob) }
+        let sealer = sealer
+        return try await read { db in try Self.fetchDeviceState(db, sealer) }
     }
 
     public func saveDeviceState(_ state: DeviceState) async throws {
         let sealed = try sealer.seal(state)
-        try await write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO device_state (id, sealed) VALUES (1, ?)", arguments: [sealed])
+        try await write { db in try Self.storeDeviceState(sealed, db) }
+    }
+
+    /// Reads, changes and writes the device state inside one write transaction.
+    public func updateDeviceState<T: Sendable>(
+        _ change: @escaping @Sendable (inout DeviceState?) throws -> T
+    ) async throws -> T {
+        let sealer = sealer
+        return try await write { db in
+            let stored = try Self.fetchDeviceState(db, sealer)
+            var state = stored
+            let result = try change(&state)
+            if let state, state != stored { try Self.storeDeviceState(try sealer.seal(state), db) }
+            return result
         }
     }
 
@@ -147,6 +173,24 @@ public actor Keystore: CredentialStore {
         }
     }
 
+    /// A device as it leaves the factory: no PIN, full retries, a new wrapping key (CTAP 2.1 §6.6).
+    static func factoryFreshDeviceState() -> DeviceState {
+        DeviceState(wrappingKey: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+    }
+
+    static func hasDeviceState(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM device_state WHERE id = 1") == 1
+    }
+
+    private static func fetchDeviceState(_ db: Database, _ sealer: RecordSealer) throws -> DeviceState? {
+        try Data.fetchOne(db, sql: "SELECT sealed FROM device_state WHERE id = 1")
+            .map { blob throws(KeystoreError) in try sealer.openDeviceState(blob) }
+    }
+
+    static func storeDeviceState(_ sealed: Data, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO device_state (id, sealed) VALUES (1, ?)", arguments: [sealed])
+    }
+
     static func insert(_ row: CredentialRow, _ db: Database) throws {
         try db.execute(
             sql: "INSERT INTO credential (credentialIDHash, rpIDHash, userHandleHash, sealed) VALUES (?, ?, ?, ?)",
@@ -170,18 +214,30 @@ public actor Keystore: CredentialStore {
     }
 
     /// One transaction, committed (and fsynced) before this returns.
-    /// `CTAPStatus` (a full store) passes through to the authenticator.
-    private func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+    /// `CTAPStatus` (a full store) passes through to the authenticator; so does `full`, when
+    /// given, for a full file system. Nothing is written once the file was deleted or replaced:
+    /// it would be acknowledged and then lost with the file.
+    private func write<T: Sendable>(full: CTAPStatus? = nil, _ body: @Sendable (Database) throws -> T) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
+        guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
         do { return try await queue.write(body) }
         catch let status as CTAPStatus { throw status }
-        catch { throw Self.keystoreError(error, path: path) }
+        catch {
+            let failure = Self.keystoreError(error, path: path)
+            if failure == .diskFull(path: path), let full {
+                Self.logger.error("\(failure)")
+                throw full
+            }
+            throw failure
+        }
     }
 
     /// SQLite errors become `KeystoreError.database`; the keystore's own errors pass through.
     static func keystoreError(_ error: any Error, path: String) -> KeystoreError {
         switch error {
         case let error as KeystoreError: return error
+        case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
+            return .diskFull(path: path)
         case let error as DatabaseError:
             return .database(path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
         default: return .database(path: path, resultCode: -1, message: String(describing: type(of: error)))

@@ -31,6 +31,20 @@ public enum KeystoreError: Error, CustomStringConvertible, Sendable, Equatable {
     case recordAuthenticationFailed(path: String)
     /// A record is authentic but this build cannot decode it (it was written by a newer build).
     case recordUnreadable(path: String)
+    /// Another open keystore holds the directory's lock (hardening F2); `holder` is its pid when known.
+    case inUse(directory: String, holder: Int32?)
+    /// The device-state row (PIN, retry counters) of a keystore that writes it at creation is gone (hardening F3).
+    case deviceStateMissing(database: String)
+    /// A secret file that other users can read or write (hardening F7); `mode` is its permission bits.
+    case exposedFile(path: String, mode: UInt32)
+    /// A keystore directory that other users can write to (hardening F7).
+    case exposedDirectory(path: String, mode: UInt32)
+    /// The directory is on a read-only file system: the keystore could be read but never written.
+    case readOnly(directory: String)
+    /// The database file was deleted or replaced while open: what is written now would be lost with it.
+    case deleted(path: String)
+    /// The file system is full (SQLite's SQLITE_FULL): the write was not made.
+    case diskFull(path: String)
     /// The keystore was closed.
     case closed
 
@@ -51,6 +65,9 @@ public enum KeystoreError: Error, CustomStringConvertible, Sendable, Equatable {
         case rename = "rename"
         case sync = "flush to disk"
         case remove = "remove"
+        case lock = "lock"
+        /// Putting a finished file in place without replacing one already there (link(2)).
+        case install = "create"
     }
 
     public var description: String {
@@ -85,9 +102,32 @@ public enum KeystoreError: Error, CustomStringConvertible, Sendable, Equatable {
             return "A sealed record in the keystore \(path) failed authentication: the file was modified or damaged. The record was not used."
         case .recordUnreadable(let path):
             return "A record in the keystore \(path) is authentic but this build cannot read it; it was probably written by a newer passkeyd."
+        case .inUse(let directory, let holder):
+            let who = holder.map { "another passkeyd (pid \($0))" } ?? "another passkeyd"
+            return "The keystore folder \(directory) is in use by \(who). Stop that daemon first, or give this one another --data-dir; nothing was changed."
+        case .deviceStateMissing(let database):
+            return "The device state (PIN and retry counters) of the keystore \(database) is missing while the keystore was made with one: the file was modified. It was left untouched; restore it from a backup, or move it away to start a new keystore."
+        case .exposedFile(let path, let mode):
+            return "The key file \(path) is accessible by other users (mode \(Self.octal(mode))), so it was not used. Make it private with: chmod 600 \(path)"
+        case .exposedDirectory(let path, let mode):
+            return "The keystore folder \(path) is writable by other users (mode \(Self.octal(mode))), who could replace its files, so it was not used. Fix it with: chmod 700 \(path)"
+        case .readOnly(let directory):
+            return "The keystore folder \(directory) is on a read-only file system; passkeyd must write there (registrations, PIN retries, signature counters). Remount it read-write or give another --data-dir; nothing was changed."
+        case .deleted(let path):
+            return "The keystore \(path) was deleted or replaced while passkeyd had it open; nothing more is written to it. Restart passkeyd to start a new keystore there, or restore the file first."
+        case .diskFull(let path):
+            return "The file system holding the keystore \(path) is full; the change was not stored and nothing stored before was touched. Free some space."
         case .closed:
             return "The keystore is closed."
         }
+    }
+}
+
+extension KeystoreError {
+    /// Permission bits as `ls` and `chmod` write them, e.g. 0644.
+    public static func octal(_ mode: UInt32) -> String {
+        let digits = String(mode & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }
 

@@ -7,7 +7,17 @@ import GRDB
 /// renamed into place, so committed WAL frames never hide a newer header. A newer
 /// schema can sit in the WAL, though: the writable open checks it again.
 enum KeystoreInspection {
+    /// What the read-only pass learns: the header, and whether the main file holds the device-state row.
+    struct Findings: Sendable {
+        var header: KeystoreHeader
+        var hasDeviceState: Bool
+    }
+
     static func header(of path: String) throws(KeystoreError) -> KeystoreHeader {
+        try inspect(path).header
+    }
+
+    static func inspect(_ path: String) throws(KeystoreError) -> Findings {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "passkeyd.keystore.inspection"
@@ -20,7 +30,7 @@ enum KeystoreInspection {
                 }
                 try Schema.refuseNewer(db, path: path)
                 switch try KeystoreHeader.read(db) {
-                case .success(let header): return header
+                case .success(let header): return Findings(header: header, hasDeviceState: try Keystore.hasDeviceState(db))
                 case .failure(let damage): throw KeystoreError.corruptHeader(path: path, reason: damage)
                 }
             }

@@ -30,12 +30,17 @@ struct KeystoreLayout: Sendable {
         return lstat(path, &info) == 0
     }
 
-    /// Creates the directory (and missing parents) with mode 0700; an existing one is left as it is.
+    /// Creates the directory (and missing parents) with mode 0700; an existing one is left
+    /// as it is, unless others can write to it: they could swap the database or the key
+    /// file for their own, so it is refused (as ssh refuses such a ~/.ssh).
     func ensureDirectory() throws(KeystoreError) {
         var info = stat()
         if stat(directory, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw .io(path: directory, operation: .createDirectory, errno: ENOTDIR)
+            }
+            guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+                throw .exposedDirectory(path: directory, mode: UInt32(info.st_mode & 0o7777))
             }
             return
         }
@@ -46,6 +51,15 @@ struct KeystoreLayout: Sendable {
                 throw .io(path: built, operation: .createDirectory, errno: errno)
             }
         }
+    }
+
+    /// Refuses a directory on a read-only file system before SQLite would fail on it with
+    /// a less telling error: a keystore that cannot record a signature counter or a PIN
+    /// retry must not serve.
+    func refuseReadOnly() throws(KeystoreError) {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { throw .io(path: directory, operation: .read, errno: errno) }
+        if info.f_flag & UInt(ST_RDONLY) != 0 { throw .readOnly(directory: directory) }
     }
 
     /// Flushes the directory entry table, so a rename or a new file survives power loss.
@@ -68,7 +82,11 @@ struct KeystoreLayout: Sendable {
         close(fd)
     }
 
+    /// Gives the finished file `from` its final name `to`, failing with EEXIST rather than
+    /// replacing a file already there: link(2), then unlink of the temporary name. A crash
+    /// in between leaves the temporary name as a second link, removed by the next creation.
     static func move(_ from: String, to: String) throws(KeystoreError) {
-        guard rename(from, to) == 0 else { throw .io(path: to, operation: .rename, errno: errno) }
+        guard link(from, to) == 0 else { throw .io(path: to, operation: .install, errno: errno) }
+        try remove(from)
     }
 }

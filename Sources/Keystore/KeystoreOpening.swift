@@ -13,6 +13,12 @@ extension Keystore {
     /// and the schema is known. So a wrong passphrase, a missing key file or a foreign
     /// file leaves every file byte-for-byte as it was.
     ///
+    /// Before any of that the directory is locked (`KeystoreLock`): while this keystore is
+    /// open, every other open of the directory is refused (`inUse`). Refused as well, also
+    /// without writing: a directory others can write to (`exposedDirectory`), a key file
+    /// others can read or write (`exposedFile`), and a store whose device state is missing
+    /// although its format writes it at creation (`deviceStateMissing`).
+    ///
     /// - Parameters:
     ///   - passphrase: nil for key-file protection (`keystore.key`, created with a new
     ///     keystore); otherwise the passphrase, whose scrypt-derived key wraps the data key.
@@ -30,14 +36,18 @@ extension Keystore {
         if passphrase?.isEmpty == true { throw .emptyPassphrase }
         let layout = KeystoreLayout(directory: directory)
         try layout.ensureDirectory()
+        try layout.refuseReadOnly()
+        // Before anything in the directory is looked at: another daemon may be creating or using it.
+        let lock = try KeystoreLock.acquire(layout.directory)
         guard KeystoreLayout.exists(layout.database) else {
             // SQLite would replay a leftover WAL into the new database.
             for suffix in ["-wal", "-shm"] where KeystoreLayout.exists(layout.database + suffix) {
                 throw .orphanedFile(path: layout.database + suffix)
             }
-            return try create(layout, passphrase: passphrase, capacity: capacity, scrypt: newStoreScrypt)
+            return try create(layout, lock: lock, passphrase: passphrase, capacity: capacity, scrypt: newStoreScrypt)
         }
-        let header = try KeystoreInspection.header(of: layout.database)
+        let findings = try KeystoreInspection.inspect(layout.database)
+        let header = findings.header
         let keyEncryptionKey: SymmetricKey
         switch (header.protection, passphrase) {
         case (.keyFile, nil):
@@ -50,7 +60,7 @@ extension Keystore {
             do { keyEncryptionKey = try parameters.deriveKey(passphrase: passphrase, salt: salt) }
             catch { throw .corruptHeader(path: layout.database, reason: .invalidScryptParameters) }
         }
-        guard let dataKey = DataKey.unwrap(
+        guard let unwrapped = DataKey.unwrap(
             header.wrappedKey, under: keyEncryptionKey, storeID: header.storeID, protection: header.protection)
         else {
             if case .keyFile = header.protection {
@@ -58,20 +68,52 @@ extension Keystore {
             }
             throw .wrongPassphrase(database: layout.database)
         }
+        let (dataKey, format) = unwrapped
+        // Refused here, before the writable connection replays the WAL: nothing is written.
+        if format == .v2 && !findings.hasDeviceState { throw .deviceStateMissing(database: layout.database) }
+        let sealer = RecordSealer(dataKey: dataKey, storeID: header.storeID, path: layout.database)
         let queue = try writableQueue(layout.database)
+        do {
+            switch format {
+            case .v2:
+                // The WAL, which the inspection cannot see, may have deleted the row.
+                guard try queue.read({ db in try hasDeviceState(db) }) else { throw KeystoreError.deviceStateMissing(database: layout.database) }
+            case .v1:
+                try upgrade(queue, from: header, dataKey: dataKey, keyEncryptionKey: keyEncryptionKey, sealer: sealer)
+            }
+        } catch {
+            try? queue.close()
+            throw keystoreError(error, path: layout.database)
+        }
         logger.info("opened keystore", metadata: ["path": "\(layout.database)", "protection": "\(header.protection.name)"])
-        return Keystore(
-            queue: queue, sealer: RecordSealer(dataKey: dataKey, storeID: header.storeID, path: layout.database),
-            path: layout.database, capacity: capacity)
+        return try Keystore(queue: queue, lock: lock, sealer: sealer, path: layout.database, capacity: capacity)
+    }
+
+    /// A `v1` store becomes `v2` in one transaction: a factory-fresh device state where none
+    /// was made yet (the store was never used), and the data key rewrapped for `v2`. The
+    /// checkpoint puts the new header into the main file, where the read-only inspection
+    /// reads it; until then (a crash in between) the old header still opens and upgrades again.
+    private static func upgrade(
+        _ queue: DatabaseQueue, from header: KeystoreHeader, dataKey: DataKey, keyEncryptionKey: SymmetricKey,
+        sealer: RecordSealer
+    ) throws {
+        let wrapped = try dataKey.wrapped(
+            under: keyEncryptionKey, storeID: header.storeID, protection: header.protection, format: .v2)
+        let fresh = try sealer.seal(factoryFreshDeviceState())
+        try queue.write { db in
+            if try !hasDeviceState(db) { try storeDeviceState(fresh, db) }
+            try db.execute(sql: "UPDATE keystore_header SET wrappedKey = ? WHERE id = 1", arguments: [wrapped])
+        }
+        try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     }
 
     static let logger = Logger(label: "passkeyd.keystore")
 
-    /// Builds a new keystore under a temporary name and renames it into place, so a
-    /// crash during creation never leaves a half-made database behind. A key file left
-    /// by such a crash is reused rather than replaced.
+    /// Builds a new keystore under a temporary name and links it into place, so a crash
+    /// during creation never leaves a half-made database behind. A key file left by such a
+    /// crash is reused rather than replaced. The device state is written with the header.
     private static func create(
-        _ layout: KeystoreLayout, passphrase: String?, capacity: Int, scrypt: ScryptParameters
+        _ layout: KeystoreLayout, lock: KeystoreLock, passphrase: String?, capacity: Int, scrypt: ScryptParameters
     ) throws(KeystoreError) -> Keystore {
         let storeID = [UInt8](SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
         let protection: KeyProtection
@@ -88,11 +130,13 @@ extension Keystore {
                 : try KeyFile.create(in: layout)
         }
         let dataKey = DataKey.generate()
+        let sealer = RecordSealer(dataKey: dataKey, storeID: storeID, path: layout.database)
         let temporary = layout.databaseUnderConstruction
         do {
             let header = KeystoreHeader(
                 storeID: storeID, protection: protection,
                 wrappedKey: try dataKey.wrapped(under: keyEncryptionKey, storeID: storeID, protection: protection))
+            let deviceState = try sealer.seal(factoryFreshDeviceState())
             for suffix in ["", "-journal", "-wal", "-shm"] { try KeystoreLayout.remove(temporary + suffix) }
             // SQLite would create the file with the umask's mode; its -wal and -shm copy the database's.
             try KeystoreLayout.createEmptyPrivateFile(temporary)
@@ -100,6 +144,7 @@ extension Keystore {
             try queue.write { db in
                 try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)")
                 try header.insert(db)
+                try storeDeviceState(deviceState, db)
             }
             try queue.close()
             try KeystoreLayout.move(temporary, to: layout.database)
@@ -109,10 +154,8 @@ extension Keystore {
             throw keystoreError(error, path: temporary)
         }
         logger.info("created keystore", metadata: ["path": "\(layout.database)", "protection": "\(protection.name)"])
-        return Keystore(
-            queue: try writableQueue(layout.database),
-            sealer: RecordSealer(dataKey: dataKey, storeID: storeID, path: layout.database),
-            path: layout.database, capacity: capacity)
+        return try Keystore(
+            queue: try writableQueue(layout.database), lock: lock, sealer: sealer, path: layout.database, capacity: capacity)
     }
 
     /// The connection used once the key is verified: WAL, `synchronous = FULL` (each

@@ -112,7 +112,9 @@ public final class CTAPHIDServer: Sendable {
     /// Stops accepting, closes every connection (cancelling its transaction),
     /// removes the socket file and releases the lock.
     public func stop() async {
-        acceptTask.cancel()
+        // Closing the listener ends the accept loop only after it has handed on every
+        // connection already accepted, so each is served and closed (cancelling the loop
+        // would drop those unserved, and NIO traps on a writer nobody finished).
         try? await serverChannel.channel.close()
         await acceptTask.value
         unlink(socketPath)
@@ -122,7 +124,8 @@ public final class CTAPHIDServer: Sendable {
 
     private static func bind(path: String, allowedUID: uid_t, logger: Logger) async throws -> NIOAsyncChannel<Connection?, Never> {
         try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 64)
+            // As deep as the kernel allows: a burst of non-blocking connects must not meet EAGAIN.
+            .serverChannelOption(.backlog, value: SOMAXCONN)
             .bind(unixDomainSocketPath: path) { channel in
                 peerUID(of: channel).flatMapThrowing { uid -> Connection? in
                     // Refuse another user's process before reading a byte from it.
@@ -131,7 +134,11 @@ public final class CTAPHIDServer: Sendable {
                         channel.close(promise: nil)
                         return nil
                     }
-                    return try Connection(wrappingChannelSynchronously: channel)
+                    // Deinit-based teardown on purpose: a connection accepted while the
+                    // listener closes may never reach the accept loop, and NIO traps on an
+                    // unfinished writer otherwise (swift-nio #2637, #3481). Served connections
+                    // still end through executeThenClose.
+                    return try Connection(synchronouslyWrapping: channel)
                 }
             }
     }

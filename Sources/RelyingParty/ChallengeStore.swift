@@ -22,10 +22,14 @@ public actor ChallengeStore {
     }
 
     public let capacity: Int
-    private var pending: [[UInt8]: (ceremony: Ceremony, expires: ContinuousClock.Instant?)] = [:]
-    /// Challenges in the order they were issued; some may already be taken.
-    private var issued: [[UInt8]] = []
+    /// `issue` numbers each issue: it tells a challenge's current entry in `issued` from
+    /// one left there by an earlier issue of the same challenge.
+    private var pending: [[UInt8]: (ceremony: Ceremony, expires: ContinuousClock.Instant?, issue: Int)] = [:]
+    /// Challenges in the order they were issued, with their issue numbers; entries whose
+    /// challenge was taken stay until the next compaction.
+    private var issued: [(challenge: [UInt8], issue: Int)] = []
     private var oldest = 0
+    private var issues = 0
 
     public init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
@@ -33,19 +37,34 @@ public actor ChallengeStore {
 
     public var count: Int { pending.count }
 
+    /// Entries kept to remember issue order, pending or already taken: at most `2 * capacity`.
+    var retained: Int { issued.count - oldest }
+
     public func remember(_ challenge: [UInt8], for ceremony: Ceremony) {
-        if pending[challenge] == nil {
-            while pending.count >= capacity, oldest < issued.count {
-                pending[issued[oldest]] = nil
-                oldest += 1
-            }
-            issued.append(challenge)
-            if oldest > issued.count / 2 {
-                issued.removeFirst(oldest)
-                oldest = 0
-            }
+        let expires = ceremony.timeout.map { ContinuousClock.now + $0 }
+        if let current = pending[challenge] {
+            pending[challenge] = (ceremony, expires, current.issue)
+            return
         }
-        pending[challenge] = (ceremony, ceremony.timeout.map { ContinuousClock.now + $0 })
+        while pending.count >= capacity, oldest < issued.count {
+            let entry = issued[oldest]
+            if pending[entry.challenge]?.issue == entry.issue { pending[entry.challenge] = nil }
+            oldest += 1
+        }
+        issues += 1
+        issued.append((challenge, issues))
+        pending[challenge] = (ceremony, expires, issues)
+        // Challenges taken promptly never make room by eviction; without this, their
+        // entries would pile up for as long as the process runs. Keeping only the
+        // current entries of pending challenges leaves at most `capacity`, so this
+        // runs at most once per `capacity` issues.
+        if issued.count - oldest > 2 * capacity {
+            issued = issued[oldest...].filter { pending[$0.challenge]?.issue == $0.issue }
+            oldest = 0
+        } else if oldest > issued.count / 2 {
+            issued.removeFirst(oldest)
+            oldest = 0
+        }
     }
 
     /// The ceremony the challenge was issued for, forgetting it; nil if unknown, already

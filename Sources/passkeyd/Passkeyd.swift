@@ -2,6 +2,7 @@ import ArgumentParser
 import CTAP
 import CTAPHID
 import Foundation
+import Keystore
 import Logging
 import PasskeyDaemon
 
@@ -44,10 +45,13 @@ struct Passkeyd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = try settings()
+        // Out of the environment before anything can copy it (hardening F7).
+        let environmentPassphrase = Detach.inheritedPassphrase() ?? EnvironmentPassphrase.take()
+        var settings = try settings()
+        settings.passphraseValue = environmentPassphrase
         if detach, Detach.childDescriptor == nil {
             do {
-                let child = try Detach.spawnChild(logFile: logFile)
+                let child = try Detach.spawnChild(logFile: logFile, passphrase: environmentPassphrase)
                 print("passkeyd started in the background (pid \(child)) on \(settings.socket)")
                 return
             } catch {
@@ -114,6 +118,7 @@ struct Passkeyd: AsyncParsableCommand {
         var socket: String
         var dataDirectory: String
         var passphraseFile: String?
+        /// `PASSKEYD_PASSPHRASE`, filled in by `run()` once it has taken it out of the environment.
         var passphraseValue: String?
         var presence: PresenceMode
         var verification: VerificationMode
@@ -122,13 +127,36 @@ struct Passkeyd: AsyncParsableCommand {
 
         func passphrase() throws(ValidationFailure) -> String? {
             if let passphraseFile {
-                guard let contents = try? String(contentsOfFile: passphraseFile, encoding: .utf8) else {
-                    throw ValidationFailure(message: "cannot read passphrase file \(passphraseFile)")
-                }
+                let contents = try Self.readPrivateFile(passphraseFile)
                 // Only the final newline an editor adds; the passphrase's own bytes are kept.
                 return contents.hasSuffix("\n") ? String(contents.dropLast()) : contents
             }
             return passphraseValue
+        }
+
+        /// A secret file's text, refused (as ssh refuses a private key) when others can read or write it.
+        private static func readPrivateFile(_ path: String) throws(ValidationFailure) -> String {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ValidationFailure(message: "cannot read passphrase file \(path)") }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                throw ValidationFailure(message: "cannot read passphrase file \(path): not a regular file")
+            }
+            guard info.st_mode & 0o077 == 0 else {
+                throw ValidationFailure(message: """
+                    The passphrase file \(path) is accessible by other users (mode \(KeystoreError.octal(UInt32(info.st_mode)))), \
+                    so it was not used. Make it private with: chmod 600 \(path)
+                    """)
+            }
+            let data: Data
+            do { data = try handle.readToEnd() ?? Data() } catch {
+                throw ValidationFailure(message: "cannot read passphrase file \(path)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ValidationFailure(message: "cannot read passphrase file \(path): it is not UTF-8 text")
+            }
+            return text
         }
     }
 
@@ -149,7 +177,7 @@ struct Passkeyd: AsyncParsableCommand {
             socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
             dataDirectory: dataDir ?? environment["PASSKEYD_DATA_DIR"] ?? DefaultPaths.dataDirectory(environment: environment),
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
-            passphraseValue: environment["PASSKEYD_PASSPHRASE"],
+            passphraseValue: nil,
             presence: presenceMode, verification: verification,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level)
     }

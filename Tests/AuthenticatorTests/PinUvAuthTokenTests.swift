@@ -116,7 +116,7 @@ import Testing
         // The token answers only under the protocol it was handed out under.
         var crossed = platform.makeCredential(token)
         let otherVersion: PINUVAuthProtocolVersion = version == .one ? .two : .one
-        crossed.pinUvAuthParam = otherVersion.implementation.authenticate(key: token, message: Fixture.clientDataHash)
+        crossed.pinUvAuthParam = otherVersion.implementation.authenticate(key: token.secret, message: Fixture.clientDataHash)
         crossed.pinUvAuthProtocol = otherVersion.rawValue
         #expect(try await h.status(of: .makeCredential, crossed.cbor) == .pinAuthInvalid)
         #expect(try await h.status(of: .makeCredential, platform.makeCredential(token).cbor) == .success)

@@ -3,18 +3,51 @@ import CTAP
 import Crypto
 import Testing
 @testable import Authenticator
+@testable import PasskeyClient
 
-/// The platform's side of authenticatorClientPIN, built from the CTAP PIN types the way
-/// python-fido2's `ClientPin` does it: key agreement, encrypted PIN and PIN hash,
-/// pinUvAuthParam. Every call goes through `handle(_:)`.
+extension PinUvAuthToken {
+    /// The token's key, for tests that authenticate with it the wrong way or look for it in logs.
+    var secret: SymmetricKey { key }
+}
+
+/// The platform's side of authenticatorClientPIN for one PIN/UV auth protocol.
+///
+/// What a correct platform does goes through PasskeyClient's real `ClientPINSession` over an
+/// in-process transport, shown the authenticator's getInfo narrowed to `version` (and, for
+/// getPinToken, to an authenticator without permissions) so both protocols and both token
+/// subcommands are exercised. The few messages a correct platform never sends — a padded PIN
+/// of the wrong length, a corrupted pinUvAuthParam, a shared secret replayed after a mismatch —
+/// and reads whose exact fields a test checks (powerCycleState present) are built here from
+/// the CTAP PIN types.
 struct PlatformPIN {
     let harness: Harness
     let version: PINUVAuthProtocolVersion
     var implementation: any PINUVAuthProtocol { version.implementation }
+    private let session: CTAP2Session
 
     init(_ harness: Harness, _ version: PINUVAuthProtocolVersion) {
         self.harness = harness
         self.version = version
+        session = CTAP2Session(transport: InProcessTransport(device: harness.authenticator))
+    }
+
+    /// The real client, choosing `version` and getPinUvAuthTokenUsingPinWithPermissions
+    /// (`permissions`) or getPinToken (CTAP 2.1 §6.5.5.1, §6.5.5.7).
+    private func client(permissions: Bool = true) async throws -> ClientPINSession {
+        var info = try await self.info()
+        info.pinUvAuthProtocols = [version.rawValue]
+        info.options["pinUvAuthToken"] = permissions
+        return try ClientPINSession(session: session, info: info)
+    }
+
+    /// The status a client call ended with: success, or the authenticator's error.
+    private func status<T>(_ call: () async throws(CTAP2Error) -> T) async throws -> (CTAPStatus, T?) {
+        do throws(CTAP2Error) {
+            return (.success, try await call())
+        } catch {
+            guard case .status(let status) = error else { throw error }
+            return (status, nil)
+        }
     }
 
     /// getKeyAgreement, then encapsulate: the platform key to send and the shared secret.
@@ -35,9 +68,11 @@ struct PlatformPIN {
 
 
     func setPIN(_ pin: String) async throws -> CTAPStatus {
-        try await setPIN(padded: Self.padded(pin))
+        let client = try await client()
+        return try await status { () async throws(CTAP2Error) in try await client.setPIN(pin) }.0
     }
 
+    /// setPIN with a padded PIN of any length, and optionally a pinUvAuthParam that does not verify.
     func setPIN(padded: [UInt8], corruptMAC: Bool = false) async throws -> CTAPStatus {
         let (platformKey, secret) = try await keyAgreement()
         let newPinEnc = try implementation.encrypt(key: secret, plaintext: padded)
@@ -49,60 +84,63 @@ struct PlatformPIN {
     }
 
     func changePIN(from old: String, to new: String) async throws -> CTAPStatus {
-        let (platformKey, secret) = try await keyAgreement()
-        let newPinEnc = try implementation.encrypt(key: secret, plaintext: Self.padded(new))
-        let pinHashEnc = try implementation.encrypt(key: secret, plaintext: PINHash.of(old))
-        let param = implementation.authenticate(key: secret, message: newPinEnc + pinHashEnc)
-        return try await harness.status(of: .clientPIN, ClientPINRequest(
-            subCommand: .changePIN, pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey,
-            pinUvAuthParam: param, newPinEnc: newPinEnc, pinHashEnc: pinHashEnc).cbor)
+        let client = try await client()
+        return try await status { () async throws(CTAP2Error) in try await client.changePIN(from: old, to: new) }.0
     }
 
-    /// getPinToken (permissions nil) or getPinUvAuthTokenUsingPinWithPermissions.
+    /// getPinToken (permissions nil) or getPinUvAuthTokenUsingPinWithPermissions; with
+    /// `agreement`, a shared secret from an earlier getKeyAgreement instead of a fresh one.
     func token(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil,
-               agreement: (platformKey: COSEKey, secret: SymmetricKey)? = nil) async throws -> (CTAPStatus, SymmetricKey?) {
-        let chosen: (platformKey: COSEKey, secret: SymmetricKey)
-        if let agreement { chosen = agreement } else { chosen = try await keyAgreement() }
-        let (platformKey, secret) = chosen
-        let pinHashEnc = try implementation.encrypt(key: secret, plaintext: PINHash.of(pin))
+               agreement: (platformKey: COSEKey, secret: SymmetricKey)? = nil) async throws -> (CTAPStatus, PinUvAuthToken?) {
+        if let agreement { return try await replayedToken(pin: pin, agreement: agreement) }
+        let client = try await client(permissions: permissions != nil)
+        let (status, token) = try await status { () async throws(CTAP2Error) in
+            try await client.tokenUsingPIN(pin, permissions: permissions ?? [], rpID: rpID)
+        }
+        return (status, Self.checked(token))
+    }
+
+    private static func checked(_ token: PinUvAuthToken?) -> PinUvAuthToken? {
+        if let token { #expect(token.key.bitCount == 256, "one 32-byte token for both protocols") }
+        return token
+    }
+
+    /// getPinToken under a shared secret the platform kept from before.
+    private func replayedToken(pin: String, agreement: (platformKey: COSEKey, secret: SymmetricKey)) async throws -> (CTAPStatus, PinUvAuthToken?) {
         let request = ClientPINRequest(
-            subCommand: permissions == nil ? .getPinToken : .getPinUvAuthTokenUsingPinWithPermissions,
-            pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey, pinHashEnc: pinHashEnc,
-            permissions: permissions, rpId: rpID)
-        return try await exchange(request, secret: secret)
+            subCommand: .getPinToken, pinUvAuthProtocol: version.rawValue, keyAgreement: agreement.platformKey,
+            pinHashEnc: try implementation.encrypt(key: agreement.secret, plaintext: PINHash.of(pin)))
+        let (status, body) = try await harness.send(.clientPIN, request.cbor)
+        guard status == .success else { return (status, nil) }
+        let response = try ClientPINResponse(cbor: try #require(body))
+        let encrypted = try #require(response.pinUvAuthToken)
+        let token = try implementation.decrypt(key: agreement.secret, ciphertext: encrypted)
+        return (status, Self.checked(PinUvAuthToken(pinProtocol: implementation, key: SymmetricKey(data: token))))
     }
 
     /// getPinUvAuthTokenUsingUvWithPermissions.
-    func tokenUsingUV(permissions: PinUvAuthTokenPermissions, rpID: String? = nil) async throws -> (CTAPStatus, SymmetricKey?) {
-        let (platformKey, secret) = try await keyAgreement()
-        let request = ClientPINRequest(
-            subCommand: .getPinUvAuthTokenUsingUvWithPermissions, pinUvAuthProtocol: version.rawValue,
-            keyAgreement: platformKey, permissions: permissions, rpId: rpID)
-        return try await exchange(request, secret: secret)
+    func tokenUsingUV(permissions: PinUvAuthTokenPermissions, rpID: String? = nil) async throws -> (CTAPStatus, PinUvAuthToken?) {
+        let client = try await client()
+        let (status, token) = try await status { () async throws(CTAP2Error) in
+            try await client.tokenUsingUV(permissions: permissions, rpID: rpID)
+        }
+        return (status, Self.checked(token))
     }
 
     /// A token that must be granted.
-    func grantedToken(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil) async throws -> SymmetricKey {
+    func grantedToken(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil) async throws -> PinUvAuthToken {
         let (status, token) = try await self.token(pin: pin, permissions: permissions, rpID: rpID)
         try #require(status == .success)
         return try #require(token)
     }
 
-    private func exchange(_ request: ClientPINRequest, secret: SymmetricKey) async throws -> (CTAPStatus, SymmetricKey?) {
-        let (status, body) = try await harness.send(.clientPIN, request.cbor)
-        guard status == .success else { return (status, nil) }
-        let response = try ClientPINResponse(cbor: try #require(body))
-        let encrypted = try #require(response.pinUvAuthToken)
-        let token = try implementation.decrypt(key: secret, ciphertext: encrypted)
-        #expect(token.count == 32, "one 32-byte token for both protocols")
-        return (status, SymmetricKey(data: token))
-    }
-
     /// pinUvAuthParam = authenticate(pinUvAuthToken, message).
-    func param(_ token: SymmetricKey, _ message: [UInt8]) -> [UInt8] {
-        implementation.authenticate(key: token, message: message)
+    func param(_ token: PinUvAuthToken, _ message: [UInt8]) -> [UInt8] {
+        token.authenticate(message)
     }
 
+    /// pinRetries and powerCycleState exactly as sent (the client folds an absent
+    /// powerCycleState into false).
     func pinRetries() async throws -> (retries: Int, powerCycleState: Bool?) {
         let (status, body) = try await harness.send(.clientPIN, ClientPINRequest(subCommand: .getPINRetries, pinUvAuthProtocol: version.rawValue).cbor)
         try #require(status == .success)
@@ -111,14 +149,11 @@ struct PlatformPIN {
     }
 
     func uvRetries() async throws -> Int {
-        let (status, body) = try await harness.send(.clientPIN, ClientPINRequest(subCommand: .getUVRetries).cbor)
-        try #require(status == .success)
-        let response = try ClientPINResponse(cbor: try #require(body))
-        return try #require(response.uvRetries)
+        try await client().uvRetries()
     }
 
     /// A makeCredential authorised by `token`.
-    func makeCredential(_ token: SymmetricKey, rp: PublicKeyCredentialRpEntity = Fixture.rp, user: PublicKeyCredentialUserEntity = Fixture.user(1),
+    func makeCredential(_ token: PinUvAuthToken, rp: PublicKeyCredentialRpEntity = Fixture.rp, user: PublicKeyCredentialUserEntity = Fixture.user(1),
                         rk: Bool = true, uv: Bool? = nil) -> MakeCredentialRequest {
         var request = Fixture.makeCredential(rp: rp, user: user, rk: rk, uv: uv)
         request.pinUvAuthParam = param(token, Fixture.clientDataHash)
@@ -127,7 +162,7 @@ struct PlatformPIN {
     }
 
     /// A getAssertion authorised by `token`.
-    func getAssertion(_ token: SymmetricKey, rpID: String = Fixture.rp.id, up: Bool? = nil) -> GetAssertionRequest {
+    func getAssertion(_ token: PinUvAuthToken, rpID: String = Fixture.rp.id, up: Bool? = nil) -> GetAssertionRequest {
         var request = Fixture.getAssertion(rpID: rpID, up: up)
         request.pinUvAuthParam = param(token, Fixture.clientDataHash)
         request.pinUvAuthProtocol = version.rawValue
@@ -136,7 +171,7 @@ struct PlatformPIN {
 
     /// A credential management request authenticated with `token`, as python-fido2 computes it.
     func credentialManagement(_ subCommand: CredentialManagementSubcommand, _ params: CredentialManagementParameters? = nil,
-                              token: SymmetricKey) -> CredentialManagementRequest {
+                              token: PinUvAuthToken) -> CredentialManagementRequest {
         CredentialManagementRequest(
             subCommand: subCommand, subCommandParams: params, pinUvAuthProtocol: version.rawValue,
             pinUvAuthParam: param(token, CredentialManagementRequest.authenticatedMessage(subCommand, params)))

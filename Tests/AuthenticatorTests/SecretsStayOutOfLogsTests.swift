@@ -44,7 +44,7 @@ final class RecordingLogHandler: LogHandler, Sendable {
         _ = try await h.status(of: .makeCredential, platform.makeCredential(token).cbor)
         let lines = recorder.all
         #expect(!lines.isEmpty, "the authenticator does log its outcomes")
-        let tokenBytes = token.withUnsafeBytes { Array($0) }
+        let tokenBytes = token.secret.withUnsafeBytes { Array($0) }
         let forbidden = [pin, "wrong-PIN", "n3w-PIN-value"]
             + [PINHash.of(pin), PINHash.of("n3w-PIN-value"), tokenBytes].flatMap { bytes in
                 [bytes.map { String(format: "%02x", $0) }.joined(), "\(bytes)"]

@@ -53,6 +53,7 @@ def passphrase_store(tmp_path):
     """A keystore wrapped by a passphrase, holding one credential; yields its data directory."""
     secret = tmp_path / "passphrase"
     secret.write_text("correct horse battery staple\n")
+    secret.chmod(0o600)  # a passphrase file others can read is refused (hardening F7)
     daemon = Daemon("--presence", "auto", "--uv", "off", "--passphrase-file", str(secret), workdir=fresh(tmp_path, "a")).start()
     try:
         register_once(daemon, "alice")
@@ -65,6 +66,7 @@ def test_wrong_passphrase_is_refused_and_the_right_one_still_opens(tmp_path, pas
     data_dir, secret = passphrase_store
     wrong = tmp_path / "wrong"
     wrong.write_text("Tr0ub4dor&3\n")
+    wrong.chmod(0o600)
     done = refused(tmp_path, data_dir, "--passphrase-file", str(wrong))
     assert b"passphrase" in done.stderr.lower(), done.stderr
 

@@ -55,62 +55,67 @@ import Testing
         #expect(salt.count == 16)
     }
 
-    /// A store left open (so its -wal and -shm exist) while failed opens are attempted.
-    private func openStoreWithData(_ temp: TemporaryDirectory, passphrase: String? = nil) async throws -> Keystore {
+    /// A store with data, left open (so its -wal and -shm exist) while failed opens are
+    /// attempted. The connection kept open is a plain SQLite one: a second keystore on the
+    /// folder would be refused its lock before any of the checks these tests are about.
+    private func openStoreWithData(_ temp: TemporaryDirectory, passphrase: String? = nil) async throws -> DatabaseQueue {
         let store = try openStore(temp.store, passphrase: passphrase)
         try await store.save(makeCredential())
-        return store
+        let live = try DatabaseQueue(path: temp.database)
+        _ = try await live.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") }
+        try await store.close()
+        return live
     }
 
     @Test func wrongPassphraseFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp, passphrase: "right passphrase")
+        let live = try await openStoreWithData(temp, passphrase: "right passphrase")
         let before = fileDigests(temp.path)
         #expect(before.keys.contains("store/keystore.sqlite-wal"))
         expectError(.wrongPassphrase(database: temp.database)) { _ = try openStore(temp.store, passphrase: "wrong passphrase") }
         expectError(.passphraseRequired(database: temp.database)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
-        try await store.close()
+        try live.close()
     }
 
     @Test func passphraseForAKeyFileStoreFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp)
+        let live = try await openStoreWithData(temp)
         let before = fileDigests(temp.path)
         expectError(.passphraseNotExpected(database: temp.database)) { _ = try openStore(temp.store, passphrase: "x") }
         #expect(fileDigests(temp.path) == before)
-        try await store.close()
+        try live.close()
     }
 
     @Test func missingKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp)
+        let live = try await openStoreWithData(temp)
         try FileManager.default.moveItem(atPath: temp.keyFile, toPath: temp.path + "/moved.key")
         let before = fileDigests(temp.path)
         expectError(.missingKeyFile(path: temp.keyFile, database: temp.database)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
-        try await store.close()
+        try live.close()
     }
 
     @Test func truncatedKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp)
+        let live = try await openStoreWithData(temp)
         let key = try #require(FileManager.default.contents(atPath: temp.keyFile))
         try key.prefix(31).write(to: URL(fileURLWithPath: temp.keyFile))
         let before = fileDigests(temp.path)
         expectError(.keyFileWrongSize(path: temp.keyFile, size: 31)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
-        try await store.close()
+        try live.close()
     }
 
     @Test func anotherStoresKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp)
+        let live = try await openStoreWithData(temp)
         let other = try openStore(temp.path + "/other")
         try await other.close()
         try FileManager.default.removeItem(atPath: temp.keyFile)
@@ -118,7 +123,7 @@ import Testing
         let before = fileDigests(temp.path)
         expectError(.keyFileMismatch(path: temp.keyFile, database: temp.database)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
-        try await store.close()
+        try live.close()
     }
 
     @Test(arguments: [ForeignFile.sqliteRollback, .sqliteWAL, .random, .empty, .text])
@@ -136,8 +141,8 @@ import Testing
     @Test func newerSchemaIsRefusedAndLeftUntouched() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp)
-        try await store.close()
+        let live = try await openStoreWithData(temp)
+        try live.close()
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')") }
         try raw.close()
@@ -149,8 +154,8 @@ import Testing
     @Test func newerSchemaStillInTheWALIsRefused() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp)
-        try await store.close()
+        let live = try await openStoreWithData(temp)
+        try live.close()
         // Kept open, so its commit stays in the WAL, where the immutable inspection cannot see it.
         let raw = try DatabaseQueue(path: temp.database)
         defer { try? raw.close() }
@@ -162,8 +167,8 @@ import Testing
     @Test func damagedHeaderIsRefusedAndLeftUntouched() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp)
-        try await store.close()
+        let live = try await openStoreWithData(temp)
+        try live.close()
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { try $0.execute(sql: "DELETE FROM keystore_header") }
         try raw.close()
@@ -175,9 +180,9 @@ import Testing
     @Test func aWALWithoutItsDatabaseIsNotAdopted() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let store = try await openStoreWithData(temp)
+        let live = try await openStoreWithData(temp)
         try FileManager.default.copyItem(atPath: temp.database + "-wal", toPath: temp.path + "/saved-wal")
-        try await store.close()
+        try live.close()
         try FileManager.default.removeItem(atPath: temp.database)
         try FileManager.default.moveItem(atPath: temp.path + "/saved-wal", toPath: temp.database + "-wal")
         let before = fileDigests(temp.path)

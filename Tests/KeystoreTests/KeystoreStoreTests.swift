@@ -124,7 +124,10 @@ import Testing
         try await store.deleteAll()
         #expect(try await store.count() == 0)
         #expect(try await store.allCredentials().isEmpty)
-        #expect(try await store.loadDeviceState() == nil)
+        // Replaced by a factory-fresh one, never absent (hardening F3: absence means tampering).
+        let reset = try #require(try await store.loadDeviceState())
+        #expect(reset.pinHash == nil && reset.pinRetries == DeviceState.maxPINRetries)
+        #expect(reset.wrappingKey != Array(repeating: 5, count: 32))
         try await store.close()
     }
 
@@ -132,7 +135,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.remove() }
         var store = try openStore(temp.store)
-        #expect(try await store.loadDeviceState() == nil)
+        #expect(try await store.loadDeviceState()?.pinHash == nil, "a new store starts factory-fresh")
         var state = DeviceState(wrappingKey: Array(0..<32))
         try await store.saveDeviceState(state)
         state.pinHash = Array(repeating: 0xAB, count: 16)

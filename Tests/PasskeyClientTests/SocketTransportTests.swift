@@ -4,37 +4,34 @@ import CTAPHID
 import Foundation
 import Logging
 import PasskeyDaemon
+import PasskeydTestSupport
 import RelyingParty
 import Testing
 import WebAuthn
 @testable import PasskeyClient
 
-/// A real CTAPHID server on a temporary socket with the real authenticator behind it.
+/// The shared in-process fixture with the real authenticator behind it.
 struct SocketDaemon {
-    let path: String
+    let daemon: InProcessDaemon
     let store: InMemoryCredentialStore
-    let broker: PromptBroker
-    let server: CTAPHIDServer
+    var path: String { daemon.socketPath }
+    var broker: PromptBroker { daemon.broker }
 
-    static func start(path: String? = nil, store: InMemoryCredentialStore = InMemoryCredentialStore(),
+    static func start(path: String = TemporaryFolder.freshSocketPath("pkc-test"), store: InMemoryCredentialStore = InMemoryCredentialStore(),
                       presence: PresenceMode = .auto, uv: VerificationMode = .auto) async throws -> SocketDaemon {
-        let path = path ?? "/tmp/pkc-test-\(UInt32.random(in: 0...UInt32.max))/ctaphid.sock"
         let broker = PromptBroker()
         let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let authenticator = Authenticator(
             store: store, presence: DaemonUserPresence(mode: presence, broker: broker),
             verifier: DaemonUserVerifier(mode: uv, broker: broker), logger: quiet)
-        let server = try await CTAPHIDServer.start(
-            configuration: .init(socketPath: path), handler: authenticator, broker: broker, logger: quiet)
-        return SocketDaemon(path: path, store: store, broker: broker, server: server)
+        let daemon = try await InProcessDaemon.start(handler: authenticator, broker: broker, socketPath: path)
+        return SocketDaemon(daemon: daemon, store: store)
     }
 
-    func stop() async {
-        await server.stop()
-    }
-
-    func removeFolder() {
-        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    /// Runs `body` against a fresh daemon and stops it afterwards (removing its folder), even on failure.
+    static func with(presence: PresenceMode = .auto, uv: VerificationMode = .auto, _ body: (SocketDaemon) async throws -> Void) async throws {
+        let daemon = try await start(presence: presence, uv: uv)
+        try await InProcessDaemon.with(daemon.daemon) { _ in try await body(daemon) }
     }
 
     /// Waits until the daemon is asking the person, then answers.
@@ -53,124 +50,123 @@ struct SocketDaemon {
     }
 
     @Test func registrationAndSignInOverTheSocketVerify() async throws {
-        let daemon = try await SocketDaemon.start()
-        defer { daemon.removeFolder() }
-        let transport = UnixSocketTransport(path: daemon.path)
-        let (client, _) = try client(transport)
-        let user = PublicKeyCredentialUserEntityJSON(id: [1, 2, 3], name: "alice", displayName: "Alice")
-        let credential = try await rp.finishRegistration(try await client.create(await rp.registrationOptions(user: user)))
-        guard case .passkey(let assertion) = try await client.get(await rp.authenticationOptions()) else {
-            Issue.record("expected a passkey"); await daemon.stop(); return
+        try await SocketDaemon.with { daemon in
+            let transport = UnixSocketTransport(path: daemon.path)
+            let (client, _) = try client(transport)
+            let user = PublicKeyCredentialUserEntityJSON(id: [1, 2, 3], name: "alice", displayName: "Alice")
+            let credential = try await rp.finishRegistration(try await client.create(await rp.registrationOptions(user: user)))
+            guard case .passkey(let assertion) = try await client.get(await rp.authenticationOptions()) else {
+                Issue.record("expected a passkey"); return
+            }
+            let verified = try await rp.finishAuthentication(assertion, credential: { $0 == credential.id ? credential : nil })
+            #expect(verified.userHandle == [1, 2, 3])
+            #expect(verified.userVerified)
+            await transport.close()
         }
-        let verified = try await rp.finishAuthentication(assertion, credential: { $0 == credential.id ? credential : nil })
-        #expect(verified.userHandle == [1, 2, 3])
-        #expect(verified.userVerified)
-        await transport.close()
-        await daemon.stop()
     }
 
     @Test func keepalivesReachTheUserAgentWhileATouchIsPending() async throws {
-        let daemon = try await SocketDaemon.start(presence: .prompt, uv: .off)
-        defer { daemon.removeFolder() }
-        let transport = UnixSocketTransport(path: daemon.path)
-        let (client, agent) = try client(transport)
-        let options = await rp.registrationOptions(user: .init(id: [7], name: "bob", displayName: "Bob"), userVerification: .discouraged)
-        async let created = client.create(options)
-        while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(300))
-        try await daemon.answerPrompt(approve: true)
-        _ = try await rp.finishRegistration(try await created)
-        #expect(await agent.statuses.contains(.userPresenceNeeded))
-        await transport.close()
-        await daemon.stop()
+        try await SocketDaemon.with(presence: .prompt, uv: .off) { daemon in
+            let transport = UnixSocketTransport(path: daemon.path)
+            let (client, agent) = try client(transport)
+            let options = await rp.registrationOptions(user: .init(id: [7], name: "bob", displayName: "Bob"), userVerification: .discouraged)
+            async let created = client.create(options)
+            while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(300))
+            try await daemon.answerPrompt(approve: true)
+            _ = try await rp.finishRegistration(try await created)
+            #expect(await agent.statuses.contains(.userPresenceNeeded))
+            await transport.close()
+        }
     }
 
     @Test func cancellingDuringATouchCancelsOnTheDeviceAndTheConnectionStaysReady() async throws {
-        let daemon = try await SocketDaemon.start(presence: .prompt, uv: .off)
-        defer { daemon.removeFolder() }
-        let transport = UnixSocketTransport(path: daemon.path)
-        let (client, _) = try client(transport)
-        let options = await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)
-        let pending = Task { try await client.create(options) }
-        while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
-        pending.cancel()
-        let error = await webAuthnError { try await pending.value }
-        #expect(error?.name == .abort)
-        #expect(error?.cause == .ctap(.keepaliveCancel), "the device confirmed the cancel")
-        #expect(await daemon.broker.pendingPrompt?.kind == nil, "the prompt is gone")
-        // Same transport, same connection: the next request works.
-        let retry = Task { try await client.create(await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)) }
-        try await daemon.answerPrompt(approve: true)
-        _ = try await rp.finishRegistration(try await retry.value)
-        await transport.close()
-        await daemon.stop()
+        try await SocketDaemon.with(presence: .prompt, uv: .off) { daemon in
+            let transport = UnixSocketTransport(path: daemon.path)
+            let (client, _) = try client(transport)
+            let options = await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)
+            let pending = Task { try await client.create(options) }
+            while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
+            pending.cancel()
+            let error = await webAuthnError { try await pending.value }
+            #expect(error?.name == .abort)
+            #expect(error?.cause == .ctap(.keepaliveCancel), "the device confirmed the cancel")
+            #expect(await daemon.broker.pendingPrompt?.kind == nil, "the prompt is gone")
+            // Same transport, same connection: the next request works.
+            let retry = Task { try await client.create(await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)) }
+            try await daemon.answerPrompt(approve: true)
+            _ = try await rp.finishRegistration(try await retry.value)
+            await transport.close()
+        }
     }
 
     @Test func conditionalCancelledHalfwayLeavesTheDaemonReadyOnTheSameConnection() async throws {
-        let daemon = try await SocketDaemon.start()
-        defer { daemon.removeFolder() }
-        let transport = UnixSocketTransport(path: daemon.path)
-        let (client, agent) = try client(transport, picks: [.wait, .first])
-        let user = PublicKeyCredentialUserEntityJSON(id: [4], name: "dave", displayName: "Dave")
-        let credential = try await rp.finishRegistration(try await client.create(await rp.registrationOptions(user: user)))
-        let options = await rp.authenticationOptions()
-        let conditional = Task { try await client.get(options, mediation: .conditional) }
-        while await agent.suggestionsShown.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(await agent.suggestionsShown.first?.map(\.label) == ["dave"])
-        conditional.cancel()
-        #expect(await webAuthnError { try await conditional.value }?.name == .abort)
-        guard case .passkey(let assertion) = try await client.get(await rp.authenticationOptions()) else {
-            Issue.record("expected a passkey"); await daemon.stop(); return
+        try await SocketDaemon.with { daemon in
+            let transport = UnixSocketTransport(path: daemon.path)
+            let (client, agent) = try client(transport, picks: [.wait, .first])
+            let user = PublicKeyCredentialUserEntityJSON(id: [4], name: "dave", displayName: "Dave")
+            let credential = try await rp.finishRegistration(try await client.create(await rp.registrationOptions(user: user)))
+            let options = await rp.authenticationOptions()
+            let conditional = Task { try await client.get(options, mediation: .conditional) }
+            while await agent.suggestionsShown.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(await agent.suggestionsShown.first?.map(\.label) == ["dave"])
+            conditional.cancel()
+            #expect(await webAuthnError { try await conditional.value }?.name == .abort)
+            guard case .passkey(let assertion) = try await client.get(await rp.authenticationOptions()) else {
+                Issue.record("expected a passkey"); return
+            }
+            _ = try await rp.finishAuthentication(assertion, credential: { $0 == credential.id ? credential : nil })
+            await transport.close()
         }
-        _ = try await rp.finishAuthentication(assertion, credential: { $0 == credential.id ? credential : nil })
-        await transport.close()
-        await daemon.stop()
     }
 
     @Test func aSecondClientWaitsOutABusyDeviceInsteadOfFailing() async throws {
-        let daemon = try await SocketDaemon.start(presence: .prompt, uv: .off)
-        defer { daemon.removeFolder() }
-        let first = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
-        let second = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
-        let request = MakeCredentialRequest(
-            clientDataHash: [UInt8](repeating: 2, count: 32), rp: .init(id: "example.com"), user: .init(id: [2]),
-            pubKeyCredParams: [.init(alg: -7)], options: .init(rk: true))
-        let holding = Task { try await first.makeCredential(request) }
-        while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
-        let waiting = Task { try await second.getInfo() }
-        try await Task.sleep(for: .milliseconds(300))
-        try await daemon.answerPrompt(approve: true)
-        _ = try await holding.value
-        #expect(try await waiting.value.versions.contains("FIDO_2_1"), "busy answers were retried until the device was free")
-        await daemon.stop()
+        try await SocketDaemon.with(presence: .prompt, uv: .off) { daemon in
+            let first = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
+            let second = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
+            let request = MakeCredentialRequest(
+                clientDataHash: [UInt8](repeating: 2, count: 32), rp: .init(id: "example.com"), user: .init(id: [2]),
+                pubKeyCredParams: [.init(alg: -7)], options: .init(rk: true))
+            let holding = Task { try await first.makeCredential(request) }
+            while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
+            let waiting = Task { try await second.getInfo() }
+            try await Task.sleep(for: .milliseconds(300))
+            try await daemon.answerPrompt(approve: true)
+            _ = try await holding.value
+            #expect(try await waiting.value.versions.contains("FIDO_2_1"), "busy answers were retried until the device was free")
+        }
     }
 
     @Test func longMessagesAreFragmentedBothWays() async throws {
-        let daemon = try await SocketDaemon.start(uv: .off)
-        defer { daemon.removeFolder() }
-        let session = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
-        let exclude = (0..<60).map { n in PublicKeyCredentialDescriptor(id: [UInt8](repeating: UInt8(n), count: 100)) }
-        let request = MakeCredentialRequest(
-            clientDataHash: [UInt8](repeating: 1, count: 32), rp: .init(id: "example.com"),
-            user: .init(id: [1], name: String(repeating: "n", count: 60), displayName: String(repeating: "d", count: 60)),
-            pubKeyCredParams: [.init(alg: -7)], excludeList: exclude, options: .init(rk: true))
-        #expect(request.cbor.encoded.count > 6000, "about 100 CTAPHID packets")
-        let response = try await session.makeCredential(request)
-        #expect(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData != nil)
-        await daemon.stop()
+        try await SocketDaemon.with(uv: .off) { daemon in
+            let session = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
+            let exclude = (0..<60).map { n in PublicKeyCredentialDescriptor(id: [UInt8](repeating: UInt8(n), count: 100)) }
+            let request = MakeCredentialRequest(
+                clientDataHash: [UInt8](repeating: 1, count: 32), rp: .init(id: "example.com"),
+                user: .init(id: [1], name: String(repeating: "n", count: 60), displayName: String(repeating: "d", count: 60)),
+                pubKeyCredParams: [.init(alg: -7)], excludeList: exclude, options: .init(rk: true))
+            #expect(request.cbor.encoded.count > 6000, "about 100 CTAPHID packets")
+            let response = try await session.makeCredential(request)
+            #expect(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData != nil)
+        }
     }
 
     @Test func transportReconnectsAfterTheDaemonRestarts() async throws {
         let store = InMemoryCredentialStore()
         let first = try await SocketDaemon.start(store: store, uv: .off)
-        defer { first.removeFolder() }
         let session = CTAP2Session(transport: UnixSocketTransport(path: first.path))
-        _ = try await session.getInfo()
-        await first.stop()
+        do { _ = try await session.getInfo() } catch {
+            await first.daemon.stop()
+            throw error
+        }
+        // The server only: the folder stays for the second daemon, whose stop() removes it.
+        await first.daemon.server.stop()
         await #expect(throws: CTAP2Error.self) { try await session.getInfo() }
         let second = try await SocketDaemon.start(path: first.path, store: store, uv: .off)
-        #expect(try await session.getInfo().versions.contains("FIDO_2_1"))
-        await second.stop()
+        try await InProcessDaemon.with(second.daemon) { _ in
+            let info = try await session.getInfo()
+            #expect(info.versions.contains("FIDO_2_1"))
+        }
     }
 
     @Test func noDaemonIsUnreachable() async throws {

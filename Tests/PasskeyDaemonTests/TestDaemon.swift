@@ -1,16 +1,18 @@
 import Authenticator
 import Foundation
-@testable import PasskeyDaemon
+import PasskeyDaemon
+import PasskeydTestSupport
 
-/// A server on a fresh temporary socket with a `FakeHandler` behind a presence prompt.
+/// The shared in-process fixture with a `FakeHandler` behind a presence prompt.
 struct TestDaemon {
-    let server: CTAPHIDServer
+    let daemon: InProcessDaemon
     let handler: FakeHandler
-    let broker: PromptBroker
-    var path: String { server.socketPath }
+    var server: CTAPHIDServer { daemon.server }
+    var broker: PromptBroker { daemon.broker }
+    var path: String { daemon.socketPath }
 
     static func freshSocketPath() -> String {
-        "/tmp/pkd-test-\(UInt32.random(in: 0...UInt32.max))/ctaphid.sock"
+        TemporaryFolder.freshSocketPath()
     }
 
     static func start(
@@ -19,14 +21,13 @@ struct TestDaemon {
     ) async throws -> TestDaemon {
         let broker = PromptBroker()
         let handler = FakeHandler(presence: DaemonUserPresence(mode: presence, broker: broker))
-        let server = try await CTAPHIDServer.start(
-            configuration: .init(socketPath: path, timing: timing, allowedPeerUID: allowedPeerUID), handler: handler, broker: broker)
-        return TestDaemon(server: server, handler: handler, broker: broker)
+        let daemon = try await InProcessDaemon.start(
+            handler: handler, broker: broker, socketPath: path, timing: timing, allowedPeerUID: allowedPeerUID)
+        return TestDaemon(daemon: daemon, handler: handler)
     }
 
     func stop() async {
-        await server.stop()
-        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+        await daemon.stop()
     }
 }
 
@@ -35,11 +36,5 @@ func withDaemon(
     presence: PresenceMode = .prompt, timing: CTAPHIDServer.Timing = .init(), _ body: (TestDaemon) async throws -> Void
 ) async throws {
     let daemon = try await TestDaemon.start(presence: presence, timing: timing)
-    do {
-        try await body(daemon)
-    } catch {
-        await daemon.stop()
-        throw error
-    }
-    await daemon.stop()
+    try await InProcessDaemon.with(daemon.daemon) { _ in try await body(daemon) }
 }

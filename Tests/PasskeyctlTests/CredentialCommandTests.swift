@@ -1,5 +1,6 @@
 import CTAP
 import Foundation
+import PasskeydTestSupport
 import PasskeyClient
 import Testing
 import WebAuthn
@@ -9,7 +10,7 @@ import WebAuthn
     static let pin = "4242"
 
     /// Three credentials on two RPs, then a PIN.
-    static func populated(_ daemon: DaemonFixture) async throws -> (alice: [UInt8], bob: [UInt8], carol: [UInt8]) {
+    static func populated(_ daemon: PasskeydProcess) async throws -> (alice: [UInt8], bob: [UInt8], carol: [UInt8]) {
         let alice = try await daemon.register(rp: "example.com", user: "alice")
         let bob = try await daemon.register(rp: "example.com", user: "bob")
         let carol = try await daemon.register(rp: "other.org", user: "carol")

@@ -1,5 +1,6 @@
 import CTAP
 import Foundation
+import PasskeydTestSupport
 import PasskeyClient
 import Testing
 
@@ -7,11 +8,11 @@ import Testing
 @Suite struct DeviceCommandTests {
     @Test func noDaemonIsExitTwoWithASentence() throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyctl-none-\(UUID().uuidString.prefix(8)).sock").path
-        let run = try Run.process(try DaemonFixture.executable("passkeyctl"), ["status"], environment: ["PASSKEYD_SOCKET": socket])
+        let run = try ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["status"], environment: ["PASSKEYD_SOCKET": socket])
         #expect(run.status == 2)
         #expect(run.stderr.contains("No daemon at \(socket)"))
         #expect(run.stderr.contains("passkeyd --detach"))
-        let json = try Run.process(try DaemonFixture.executable("passkeyctl"), ["--socket", socket, "list", "--json"], environment: [:])
+        let json = try ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["--socket", socket, "list", "--json"], environment: [:])
         #expect(json.status == 2)
         #expect((try json.json["error"] as? [String: Any])?["kind"] as? String == "no-daemon")
     }
@@ -29,7 +30,7 @@ import Testing
             let started = try #require((status["startedAt"] as? String).flatMap { try? Date($0, strategy: .iso8601) })
             #expect(started > before && started <= Date())
             // The socket given as a flag before the command works as well as the environment.
-            let flag = try Run.process(try DaemonFixture.executable("passkeyctl"), ["--socket", daemon.socket, "status"], environment: [:])
+            let flag = try ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["--socket", daemon.socket, "status"], environment: [:])
             #expect(flag.status == 0)
             #expect(flag.stdout.contains("pid \(daemon.pid)"))
         }
@@ -56,7 +57,7 @@ import Testing
     }
 
     /// Polls `status` until the daemon reports a presence prompt (at most ~10 s).
-    static func waitForPendingPresence(_ daemon: DaemonFixture) async throws {
+    static func waitForPendingPresence(_ daemon: PasskeydProcess) async throws {
         for _ in 0..<200 {
             if try daemon.ctl(["status", "--json"]).json["pending"] as? String == "presence" { return }
             try await Task.sleep(for: .milliseconds(50))

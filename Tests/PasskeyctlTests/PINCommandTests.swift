@@ -1,11 +1,12 @@
 import Foundation
+import PasskeydTestSupport
 import Testing
 
 /// `pin set|change|status`, wrong PINs, the power-cycle block and the permanent block.
 @Suite struct PINCommandTests {
     static let pin = "4242"
 
-    static func pinStatus(_ daemon: DaemonFixture) throws -> [String: Any] {
+    static func pinStatus(_ daemon: PasskeydProcess) throws -> [String: Any] {
         try daemon.ctl(["pin", "status", "--json"]).json
     }
 
@@ -24,7 +25,7 @@ import Testing
             #expect(again.stderr.contains("pin change"))
 
             // The current PIN from a file (trailing newline ignored), the new one from the environment.
-            let file = daemon.directory.appendingPathComponent("pin.txt")
+            let file = daemon.folder.url.appendingPathComponent("pin.txt")
             try (Self.pin + "\n").write(to: file, atomically: true, encoding: .utf8)
             #expect(try daemon.ctl(["pin", "change", "--pin-file", file.path], newPIN: "5151").status == 0)
             #expect(try daemon.ctl(["list"], pin: "5151").status == 0)
@@ -59,7 +60,7 @@ import Testing
     @Test func eightWrongPINsBlockItUntilReset() async throws {
         try await withDaemon { daemon in
             #expect(try daemon.ctl(["pin", "set"], newPIN: Self.pin).status == 0)
-            var last: Run?
+            var last: ProcessRun?
             for attempt in 1...8 {
                 last = try daemon.ctl(["list", "--json"], pin: "0000")
                 if attempt % 3 == 0 { #expect(try daemon.ctl(["replug"]).status == 0) }

@@ -109,6 +109,31 @@ import WebAuthn
         #expect(await store.take([4]) != nil)
     }
 
+    /// Hardening F8: challenges answered promptly never trigger eviction, and must not pile up either.
+    @Test func challengesTakenPromptlyAreNotKeptForever() async {
+        let store = ChallengeStore(capacity: 4)
+        for n in 0..<1_000 {
+            let challenge = withUnsafeBytes(of: UInt32(n).bigEndian) { Array($0) }
+            await store.remember(challenge, for: .authentication(.init(challenge: challenge), user: nil))
+            #expect(await store.take(challenge) != nil)
+        }
+        #expect(await store.count == 0)
+        let retained = await store.retained
+        #expect(retained <= 2 * 4, "kept \(retained) entries for 1 000 answered challenges")
+    }
+
+    @Test func aChallengeIssuedAgainAfterItWasTakenKeepsItsNewPlace() async {
+        let store = ChallengeStore(capacity: 2)
+        await store.remember([1], for: .authentication(.init(challenge: [1]), user: nil))
+        #expect(await store.take([1]) != nil)
+        await store.remember([2], for: .authentication(.init(challenge: [2]), user: nil))
+        await store.remember([1], for: .authentication(.init(challenge: [1]), user: nil))
+        await store.remember([3], for: .authentication(.init(challenge: [3]), user: nil))
+        #expect(await store.take([2]) == nil, "[2] is the oldest pending one")
+        #expect(await store.take([1]) != nil)
+        #expect(await store.take([3]) != nil)
+    }
+
     @Test func aChallengeAnsweredAfterItsTimeoutIsRefused() async throws {
         let store = ChallengeStore()
         await store.remember([1], for: .authentication(.init(challenge: [1], timeout: 20), user: nil))

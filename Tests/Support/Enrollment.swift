@@ -3,11 +3,11 @@ import Crypto
 import Foundation
 import PasskeyClient
 
-extension DaemonFixture {
+extension PasskeydProcess {
     /// Makes a discoverable credential through PasskeyClient's CTAP2 session (CTAP 2.1 §6.1),
     /// with a PIN token when `pin` is given, or built-in UV when `uv`. Returns the credential ID.
     @discardableResult
-    func register(rp: String, user: String, displayName: String? = nil, pin: String? = nil, uv: Bool = false) async throws -> [UInt8] {
+    public func register(rp: String, user: String, displayName: String? = nil, pin: String? = nil, uv: Bool = false) async throws -> [UInt8] {
         try await withSession { session in
             let clientDataHash = Array(SHA256.hash(data: Array("register \(rp) \(user)".utf8)))
             var request = MakeCredentialRequest(
@@ -26,13 +26,5 @@ extension DaemonFixture {
             guard let id = authData.attestedCredentialData?.credentialID else { throw FixtureError("no attested credential data") }
             return id
         }
-    }
-
-    /// Every credential `passkeyctl list --json` shows, flattened, with its RP ID.
-    func listed(pin: String?) throws -> [[String: Any]] {
-        let run = try ctl(["list", "--json"], pin: pin)
-        guard run.status == 0 else { throw FixtureError("list failed (\(run.status)): \(run.stderr)\(run.stdout)") }
-        let groups = try run.json["relyingParties"] as? [[String: Any]] ?? []
-        return groups.flatMap { $0["credentials"] as? [[String: Any]] ?? [] }
     }
 }

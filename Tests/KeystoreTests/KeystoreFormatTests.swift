@@ -1,0 +1,86 @@
+import Authenticator
+import Crypto
+import Foundation
+import GRDB
+import Testing
+@testable import Keystore
+
+/// Stores made by the release before format v2 (Fixtures/keystore, made by that release's
+/// daemon: see generate.py there) still open, keep what they hold, and become v2.
+@Suite struct KeystoreFormatTests {
+    /// Copies a fixture into a fresh store folder with the modes the daemon gives it (git keeps no 0600).
+    private func copyFixture(_ name: String, to temp: TemporaryDirectory, filePath: String = #filePath) throws {
+        let fixture = URL(fileURLWithPath: filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/keystore/\(name)").path
+        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        for file in [Keystore.databaseFileName, Keystore.keyFileName] {
+            try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: temp.store + "/" + file)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temp.store + "/" + file)
+        }
+    }
+
+    /// The format the header's wrap was made for.
+    private func format(_ temp: TemporaryDirectory) throws -> KeystoreFormat? {
+        let header = try KeystoreInspection.header(of: temp.database)
+        let key = try KeyFile.load(temp.keyFile, database: temp.database)
+        return DataKey.unwrap(header.wrappedKey, under: key, storeID: header.storeID, protection: header.protection)?.format
+    }
+
+    private func deviceStateRows(_ temp: TemporaryDirectory) throws -> Int {
+        let raw = try DatabaseQueue(path: temp.database)
+        defer { try? raw.close() }
+        return try raw.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM device_state") ?? -1 }
+    }
+
+    @Test func aV1StoreWithAPINOpensKeepsEverythingAndBecomesV2() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try copyFixture("v1-pin", to: temp)
+        #expect(try format(temp) == .v1)
+
+        let store = try openStore(temp.store)
+        let credentials = try await store.allCredentials()
+        #expect(credentials.map(\.rp.id) == ["example.com"])
+        #expect(credentials.map(\.user.id) == [Array("fixture".utf8)])
+        let state = try #require(try await store.loadDeviceState())
+        // LEFT(SHA-256("12345678"), 16): CTAP 2.1 §6.5.5.5.
+        #expect(state.pinHash == Array(SHA256.hash(data: Array("12345678".utf8)).prefix(16)))
+        #expect(state.pinRetries == DeviceState.maxPINRetries)
+        try await store.close()
+        #expect(try format(temp) == .v2)
+
+        // Now v2: deleting the row is tampering.
+        let raw = try DatabaseQueue(path: temp.database)
+        try await raw.write { try $0.execute(sql: "DELETE FROM device_state") }
+        try raw.close()
+        #expect(throws: KeystoreError.deviceStateMissing(database: temp.database)) { _ = try openStore(temp.store) }
+    }
+
+    @Test func anUnusedV1StoreGetsAFactoryFreshDeviceState() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try copyFixture("v1-unused", to: temp)
+        #expect(try format(temp) == .v1)
+        #expect(try deviceStateRows(temp) == 0, "v1 wrote the row on first use")
+
+        let store = try openStore(temp.store)
+        let state = try #require(try await store.loadDeviceState())
+        #expect(state.pinHash == nil)
+        #expect(state.pinRetries == DeviceState.maxPINRetries)
+        #expect(try await store.count() == 0)
+        try await store.close()
+        #expect(try format(temp) == .v2)
+        #expect(try deviceStateRows(temp) == 1)
+    }
+
+    /// The upgrade is written into the main file (checkpointed), where the read-only inspection reads the header.
+    @Test func theUpgradedHeaderIsInTheMainFileWhileTheStoreIsOpen() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try copyFixture("v1-unused", to: temp)
+        let store = try openStore(temp.store)
+        #expect(try format(temp) == .v2)
+        try await store.close()
+    }
+}
