@@ -29,6 +29,9 @@ extension Authenticator {
         /// The monotonic clock behind every timeout; tests substitute their own.
         public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
+        /// The extensions offered (CTAP 2.1 §12): getInfo lists them, the commands process them.
+        public var extensions: ExtensionRegistry = .standard
+
         public init() {}
     }
 }

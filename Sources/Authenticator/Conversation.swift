@@ -43,8 +43,8 @@ struct PendingAssertions: Sendable {
     let rpIDHash: [UInt8]
     let clientDataHash: [UInt8]
     let flags: AuthenticatorData.Flags
-    /// The hmac-secret input, answered for each credential in turn.
-    let hmacSecret: HMACSecretInput?
+    /// The extensions' parsed inputs, answered for each credential in turn.
+    let extensions: [PreparedAssertionExtension]
     /// The timer restarts with every assertion returned.
     var lastAnswerAt: ContinuousClock.Instant
 }

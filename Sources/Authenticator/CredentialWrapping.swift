@@ -18,8 +18,8 @@ enum CredentialWrapping {
 
     static let hmacSecretBit: UInt8 = 0x80
 
-    static func wrap(_ key: CredentialKey, credProtect: UInt8, hmacSecret: Bool, rpIDHash: [UInt8], wrappingKey: [UInt8]) throws(CTAPStatus) -> [UInt8] {
-        var plaintext: [UInt8] = [algorithmByte(key.algorithm), credProtect | (hmacSecret ? hmacSecretBit : 0)]
+    static func wrap(_ key: CredentialKey, extensions: CredentialExtensionState, rpIDHash: [UInt8], wrappingKey: [UInt8]) throws(CTAPStatus) -> [UInt8] {
+        var plaintext: [UInt8] = [algorithmByte(key.algorithm), policyByte(extensions)]
         plaintext.append(contentsOf: key.rawRepresentation)
         do {
             let box = try AES.GCM.seal(plaintext, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash)
@@ -30,7 +30,7 @@ enum CredentialWrapping {
     }
 
     /// The key inside `credentialID` if this device minted it for this RP, else nil.
-    static func unwrap(_ credentialID: [UInt8], rpIDHash: [UInt8], wrappingKey: [UInt8]) -> (key: CredentialKey, credProtect: UInt8, hmacSecret: Bool)? {
+    static func unwrap(_ credentialID: [UInt8], rpIDHash: [UInt8], wrappingKey: [UInt8]) -> (key: CredentialKey, extensions: CredentialExtensionState)? {
         guard credentialID.first == version,
               Set(keySizes.values.map { idLength(keySize: $0) }).contains(credentialID.count) else { return nil }
         let tagStart = credentialID.count - 16
@@ -40,10 +40,19 @@ enum CredentialWrapping {
                 tag: credentialID[tagStart...]),
               let plaintext = try? AES.GCM.open(box, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash),
               let algorithm = algorithm(from: plaintext[plaintext.startIndex]),
-              plaintext.count == 2 + (keySizes[plaintext[plaintext.startIndex]] ?? 0)
+              plaintext.count == 2 + (keySizes[plaintext[plaintext.startIndex]] ?? 0),
+              let extensions = extensionState(policy: plaintext[plaintext.startIndex + 1])
         else { return nil }
-        let bytes = Array(plaintext)
-        return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(bytes[2...])), bytes[1] & ~hmacSecretBit, bytes[1] & hmacSecretBit != 0)
+        return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(plaintext.dropFirst(2))), extensions)
+    }
+
+    private static func policyByte(_ state: CredentialExtensionState) -> UInt8 {
+        UInt8(state.credProtect.rawValue) | (state.hmacSecret ? hmacSecretBit : 0)
+    }
+
+    private static func extensionState(policy: UInt8) -> CredentialExtensionState? {
+        guard let level = CredentialProtection(rawValue: Int(policy & ~hmacSecretBit)) else { return nil }
+        return CredentialExtensionState(credProtect: level, hmacSecret: policy & hmacSecretBit != 0)
     }
 
     private static let algorithms: [UInt8: COSEAlgorithm] = [1: .es256, 2: .edDSA, 3: .es384, 4: .es512]

@@ -8,8 +8,7 @@ extension Authenticator {
         let key: CredentialKey
         /// The stored record; nil for a non-resident credential.
         let resident: CredentialSource?
-        let credProtect: UInt8
-        let hmacSecret: Bool
+        let extensions: CredentialExtensionState
     }
 
     /// authenticatorGetAssertion (CTAP 2.1 §6.2.2); step numbers refer to that section.
@@ -25,7 +24,8 @@ extension Authenticator {
         let requestsUV = request.options.uv == true && tokenProtocol == nil
         if requestsUV, !builtInUVConfigured { throw .invalidOption }
         let wantsPresence = request.options.up ?? true
-        let hmacSecret = try HMACSecretInput(request.extensions)
+        // The inputs of the extensions this device offers (CTAP 2.1 §12), parsed before any effect.
+        let extensions = try configuration.extensions.getAssertion(request.extensions)
 
         // Step 6.1: the token with its ga permission and RP ID; step 7: the built-in method,
         // which also establishes presence.
@@ -40,9 +40,7 @@ extension Authenticator {
         let discovering = request.allowList.isEmpty
         var candidates = try await locateCredentials(request, rpIDHash: rpIDHash)
         // CTAP 2.1 §12.1: credProtect hides credentials from requests without UV.
-        if !userVerified {
-            candidates.removeAll { $0.credProtect == 3 || (discovering && $0.credProtect == 2) }
-        }
+        candidates.removeAll { !$0.extensions.credProtect.permits(userVerified: userVerified, discovering: discovering) }
         guard let first = candidates.first else { throw .noCredentials }
 
         // Step 10: user presence unless the platform asked for a silent assertion.
@@ -60,8 +58,8 @@ extension Authenticator {
         let others = discovering ? candidates.dropFirst().compactMap(\.resident?.id) : []
         let pending = others.isEmpty ? nil : PendingAssertions(
             remaining: others, rpID: request.rpID, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
-            flags: flags, hmacSecret: hmacSecret, lastAnswerAt: configuration.now())
-        let response = try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, hmacSecret: hmacSecret,
+            flags: flags, extensions: extensions, lastAnswerAt: configuration.now())
+        let response = try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, extensions: extensions,
                                       numberOfCredentials: others.isEmpty ? nil : candidates.count)
         return (response, pending)
     }
@@ -77,7 +75,7 @@ extension Authenticator {
             guard let source = stored, source.rp.id == pending.rpID else { continue }
             pending.lastAnswerAt = configuration.now()
             return try await sign(Self.candidate(for: source), rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash,
-                                  flags: pending.flags, hmacSecret: pending.hmacSecret, numberOfCredentials: nil)
+                                  flags: pending.flags, extensions: pending.extensions, numberOfCredentials: nil)
         }
         throw .notAllowed
     }
@@ -91,8 +89,7 @@ extension Authenticator {
             var found: [AssertionCandidate] = []
             for descriptor in request.allowList where descriptor.type == "public-key" {
                 if let unwrapped = CredentialWrapping.unwrap(descriptor.id, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
-                    found.append(AssertionCandidate(id: descriptor.id, key: unwrapped.key, resident: nil,
-                                                    credProtect: unwrapped.credProtect, hmacSecret: unwrapped.hmacSecret))
+                    found.append(AssertionCandidate(id: descriptor.id, key: unwrapped.key, resident: nil, extensions: unwrapped.extensions))
                 } else if let source = try await store.credential(id: descriptor.id), source.rp.id == request.rpID {
                     found.append(Self.candidate(for: source))
                 }
@@ -108,19 +105,22 @@ extension Authenticator {
     private static func candidate(for source: CredentialSource) -> AssertionCandidate {
         AssertionCandidate(
             id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
-            resident: source, credProtect: source.credProtect, hmacSecret: source.hmacSecret == true)
+            resident: source, extensions: source.extensionState)
     }
 
     /// Advances the credential's signature counter, durably, and signs authData ‖ clientDataHash.
     private func sign(_ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8], flags: AuthenticatorData.Flags,
-                      hmacSecret: HMACSecretInput?, numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
-        var extensions: CBORValue?
-        if let hmacSecret, candidate.hmacSecret {
-            let output = try await hmacSecretOutput(hmacSecret, credentialID: candidate.id, userVerified: flags.contains(.userVerified))
-            extensions = ["hmac-secret": .byteString(output)]
+                      extensions: [PreparedAssertionExtension], numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
+        // Step 11: each extension's output for this credential.
+        var outputs: [(identifier: String, value: CBORValue)?] = []
+        if !extensions.isEmpty {
+            let context = ExtensionContext(
+                credentialID: candidate.id, credential: candidate.extensions, userVerified: flags.contains(.userVerified),
+                keyAgreements: pinUV.keyAgreements, wrappingKey: try await deviceState().wrappingKey)
+            for prepared in extensions { outputs.append(try await prepared.output(context)) }
         }
         let signCount = try await nextSignCount(for: candidate)
-        let authData = AuthenticatorData(rpIDHash: rpIDHash, flags: flags, signCount: signCount, extensions: extensions).bytes
+        let authData = AuthenticatorData(rpIDHash: rpIDHash, flags: flags, signCount: signCount, extensions: outputs.authenticatorDataExtensions).bytes
         let signature = try candidate.key.sign(authData + clientDataHash)
         // Response member `user` (CTAP 2.1 §6.2.2): names only when the user was verified.
         let user = candidate.resident.map { source in

@@ -14,7 +14,7 @@ extension Authenticator {
         do { stored = try await store.count() } catch { throw storeFailure(error) }
         return GetInfoResponse(
             versions: ["FIDO_2_0", "FIDO_2_1"],
-            extensions: ["credProtect", "hmac-secret"],
+            extensions: configuration.extensions.identifiers,
             aaguid: configuration.aaguid,
             options: options,
             maxMsgSize: configuration.maxMsgSize,

@@ -14,6 +14,8 @@ extension Authenticator {
             .compactMap({ COSEAlgorithm(rawValue: $0.alg) })
             .first(where: { self.configuration.algorithms.contains($0) })
         else { throw .unsupportedAlgorithm }
+        // The inputs of the extensions this device offers (CTAP 2.1 §12), parsed before any effect.
+        let extensions = try configuration.extensions.makeCredential(request.extensions)
         // Step 5: options. `up` must not be false here. A pinUvAuthParam takes precedence
         // over `uv`, which is then ignored; otherwise `uv` needs a built-in method.
         if request.options.up == false { throw .invalidOption }
@@ -38,9 +40,8 @@ extension Authenticator {
         let state = try await deviceState()
         // Step 12: a credential of ours in excludeList ends the request after presence.
         for descriptor in request.excludeList where descriptor.type == "public-key" {
-            guard let credProtect = try await credentialProtection(of: descriptor.id, rpID: request.rp.id, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey) else { continue }
-            // CTAP 2.1 §12.1: a userVerificationRequired credential is invisible without UV.
-            if credProtect == 3, !userVerified { continue }
+            guard let credProtect = try await credentialProtection(of: descriptor.id, rpID: request.rp.id, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey),
+                  credProtect.permits(userVerified: userVerified, discovering: false) else { continue }
             if !userPresent {
                 let outcome = await askPresence(UserActionRequest(purpose: .credentialExcluded, rpID: request.rp.id))
                 if outcome == .cancelled || Task.isCancelled { throw .keepaliveCancel }
@@ -54,30 +55,34 @@ extension Authenticator {
         }
         if tokenProtocol != nil { consumeTokenAfterPresence() }
 
-        // Steps 16–17: the key pair and its credential ID.
-        let credProtect = Self.credProtectInput(request.extensions)
-        // CTAP 2.1 §12.5: `hmac-secret: true` enables the extension for this credential.
-        let hmacSecret = request.extensions["hmac-secret"]?.boolValue == true
+        // Steps 16–17: the key pair, what extensions keep with it, and its credential ID.
+        var extensionState = CredentialExtensionState()
+        let creation = CredentialCreation(userVerified: userVerified, residentKey: residentKey)
+        for prepared in extensions { try prepared.record(&extensionState, creation) }
         let key = try CredentialKey.generate(algorithm)
         let credentialID: [UInt8]
         if residentKey {
             credentialID = Self.randomBytes(32)
             let source = CredentialSource(
                 id: credentialID, rp: request.rp, user: request.user, algorithm: algorithm,
-                privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), credProtect: credProtect ?? 1,
-                hmacSecret: hmacSecret ? true : nil)
+                privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), extensions: extensionState)
             try await saveResident(source)
         } else {
-            credentialID = try CredentialWrapping.wrap(key, credProtect: credProtect ?? 1, hmacSecret: hmacSecret, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
+            credentialID = try CredentialWrapping.wrap(key, extensions: extensionState, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
         }
 
         // Step 19: authenticator data with attested credential data and extension outputs.
+        let context = ExtensionContext(
+            credentialID: credentialID, credential: extensionState, userVerified: userVerified,
+            keyAgreements: pinUV.keyAgreements, wrappingKey: state.wrappingKey)
+        var outputs: [(identifier: String, value: CBORValue)?] = []
+        for prepared in extensions { outputs.append(try await prepared.output(context)) }
         var flags: AuthenticatorData.Flags = [.userPresent]
         if userVerified { flags.insert(.userVerified) }
         let authData = AuthenticatorData(
             rpIDHash: rpIDHash, flags: flags, signCount: 0,
             attestedCredentialData: AttestedCredentialData(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
-            extensions: Self.extensionOutputs(credProtect: credProtect, hmacSecret: hmacSecret))
+            extensions: outputs.authenticatorDataExtensions)
         let authDataBytes = authData.bytes
 
         // Step 20: packed self attestation, unless the platform prefers `none` (CTAP 2.2 §6.1.2).
@@ -89,20 +94,6 @@ extension Authenticator {
         }
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
         return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement))
-    }
-
-    /// Authenticator extension outputs of makeCredential, nil when there are none (no ED flag).
-    static func extensionOutputs(credProtect: UInt8?, hmacSecret: Bool) -> CBORValue? {
-        var outputs: [CBORValue: CBORValue] = [:]
-        if let credProtect { outputs["credProtect"] = CBORValue(credProtect) }
-        if hmacSecret { outputs["hmac-secret"] = true }
-        return outputs.isEmpty ? nil : .map(outputs)
-    }
-
-    /// The credProtect level the platform asked for (CTAP 2.1 §12.1), if valid.
-    static func credProtectInput(_ extensions: [String: CBORValue]) -> UInt8? {
-        guard let level = extensions["credProtect"]?.intValue, (1...3).contains(level) else { return nil }
-        return UInt8(level)
     }
 
     /// Stores a discoverable credential; the store itself refuses with `keyStoreFull`
@@ -118,13 +109,13 @@ extension Authenticator {
     }
 
     /// The credProtect level of a credential ID if it is one of ours for this RP.
-    func credentialProtection(of credentialID: [UInt8], rpID: String, rpIDHash: [UInt8], wrappingKey: [UInt8]) async throws(CTAPStatus) -> UInt8? {
+    func credentialProtection(of credentialID: [UInt8], rpID: String, rpIDHash: [UInt8], wrappingKey: [UInt8]) async throws(CTAPStatus) -> CredentialProtection? {
         if let unwrapped = CredentialWrapping.unwrap(credentialID, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
-            return unwrapped.credProtect
+            return unwrapped.extensions.credProtect
         }
         let resident: CredentialSource?
         do { resident = try await store.credential(id: credentialID) } catch { throw storeFailure(error) }
         guard let resident, resident.rp.id == rpID else { return nil }
-        return resident.credProtect
+        return resident.extensionState.credProtect
     }
 }

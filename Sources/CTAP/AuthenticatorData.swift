@@ -22,6 +22,12 @@ public struct AuthenticatorData: Sendable, Hashable {
     /// The authenticator extension outputs map, when the ED flag is set.
     public var extensions: CBORValue?
 
+    /// The extension outputs by identifier (WebAuthn L3 §6.1), empty without the ED flag.
+    public func extensionOutputs() throws(CTAPStatus) -> ExtensionMap {
+        guard let extensions else { return ExtensionMap() }
+        return try ExtensionMap(cbor: extensions)
+    }
+
     /// Builds authenticator data; the AT and ED flags follow from what is present.
     public init(rpIDHash: [UInt8], flags: Flags, signCount: UInt32,
                 attestedCredentialData: AttestedCredentialData? = nil, extensions: CBORValue? = nil) {

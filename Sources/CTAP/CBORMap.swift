@@ -4,7 +4,8 @@ import CBOR
 /// the statuses CTAP 2.1 §8 assigns: a missing required key is
 /// `CTAP2_ERR_MISSING_PARAMETER`, a present key of the wrong type is
 /// `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`. Keys nobody asks for are ignored, as the spec
-/// requires of unknown keys.
+/// requires of unknown keys. For the shapes `CTAPStructure` does not fit: COSE keys,
+/// attestation statements, the makeCredential response.
 public struct CBORMap: Sendable {
     public let entries: [CBORValue: CBORValue]
 
@@ -38,17 +39,9 @@ public enum CBORRead {
     public static func text(_ v: CBORValue) -> String? { v.textValue }
     public static func int(_ v: CBORValue) -> Int? { v.intValue }
     public static func unsigned(_ v: CBORValue) -> UInt64? { v.unsignedValue }
-    /// A non-negative integer that fits in `Int` (counts, protocol numbers, retries).
-    public static func unsignedInt(_ v: CBORValue) -> Int? { v.unsignedValue.flatMap { Int(exactly: $0) } }
     public static func bool(_ v: CBORValue) -> Bool? { v.boolValue }
-    public static func map(_ v: CBORValue) -> CBORMap? { try? CBORMap(v) }
-    public static func array(_ v: CBORValue) -> [CBORValue]? { v.arrayValue }
     public static func any(_ v: CBORValue) -> CBORValue? { v }
 
-    /// An array of text strings (transports, versions, formats).
-    public static func textArray(_ v: CBORValue) throws(CTAPStatus) -> [String]? { try array(of: element(\.textValue))(v) }
-    /// An array of integers.
-    public static func intArray(_ v: CBORValue) throws(CTAPStatus) -> [Int]? { try array(of: element(\.intValue))(v) }
     /// An array of byte strings.
     public static func bytesArray(_ v: CBORValue) throws(CTAPStatus) -> [[UInt8]]? { try array(of: element(\.bytesValue))(v) }
 

@@ -15,7 +15,7 @@ public enum COSEAlgorithm: Int, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// A public key in COSE_Key form (RFC 9052 §7, RFC 9053 §7 and §2.1 for the curves).
-public enum COSEKey: Sendable, Hashable {
+public enum COSEKey: CBORMember, Sendable, Hashable {
     /// kty EC2 (2), crv P-256 (1), with the algorithm it is for.
     case p256(x: [UInt8], y: [UInt8], algorithm: COSEAlgorithm)
     /// kty EC2, crv P-384 (2), alg ES384; coordinates of 48 bytes.

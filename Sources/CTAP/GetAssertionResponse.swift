@@ -1,7 +1,11 @@
 import CBOR
 
 /// authenticatorGetAssertion / authenticatorGetNextAssertion response (CTAP 2.1 §6.2.2).
-public struct GetAssertionResponse: Sendable, Hashable {
+public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
+    enum CodingKeys: Int, CodingKey {
+        case credential = 0x01, authenticatorData, signature, user, numberOfCredentials, userSelected
+    }
+
     public var credential: PublicKeyCredentialDescriptor
     public var authenticatorData: [UInt8]
     public var signature: [UInt8]
@@ -19,26 +23,5 @@ public struct GetAssertionResponse: Sendable, Hashable {
         self.user = user
         self.numberOfCredentials = numberOfCredentials
         self.userSelected = userSelected
-    }
-
-    public var cbor: CBORValue {
-        .intKeyed([
-            (0x01, credential.cbor),
-            (0x02, .byteString(authenticatorData)),
-            (0x03, .byteString(signature)),
-            (0x04, user?.cbor),
-            (0x05, numberOfCredentials.map { CBORValue($0) }),
-            (0x06, userSelected.map { .boolean($0) }),
-        ])
-    }
-
-    public init(cbor: CBORValue) throws(CTAPStatus) {
-        let map = try CBORMap(cbor)
-        credential = try map.required(0x01, PublicKeyCredentialDescriptor.init(cbor:))
-        authenticatorData = try map.required(0x02, CBORRead.bytes)
-        signature = try map.required(0x03, CBORRead.bytes)
-        user = try map.optional(0x04, PublicKeyCredentialUserEntity.init(cbor:))
-        numberOfCredentials = try map.optional(0x05, CBORRead.int)
-        userSelected = try map.optional(0x06, CBORRead.bool)
     }
 }

@@ -1,7 +1,7 @@
 import CBOR
 
 /// PublicKeyCredentialRpEntity (WebAuthn §5.4.2; CTAP 2.1 §6.1 `rp`).
-public struct PublicKeyCredentialRpEntity: Sendable, Hashable, Codable {
+public struct PublicKeyCredentialRpEntity: CTAPStructure, Sendable, Hashable {
     public var id: String
     public var name: String?
 
@@ -9,22 +9,10 @@ public struct PublicKeyCredentialRpEntity: Sendable, Hashable, Codable {
         self.id = id
         self.name = name
     }
-
-    public var cbor: CBORValue {
-        var m: [CBORValue: CBORValue] = ["id": .textString(id)]
-        if let name { m["name"] = .textString(name) }
-        return .map(m)
-    }
-
-    public init(cbor: CBORValue) throws(CTAPStatus) {
-        let map = try CBORMap(cbor)
-        id = try map.required("id", CBORRead.text)
-        name = try map.optional("name", CBORRead.text)
-    }
 }
 
 /// PublicKeyCredentialUserEntity (WebAuthn §5.4.3; CTAP 2.1 §6.1 `user`).
-public struct PublicKeyCredentialUserEntity: Sendable, Hashable, Codable {
+public struct PublicKeyCredentialUserEntity: CTAPStructure, Sendable, Hashable {
     /// The user handle: at most 64 opaque bytes.
     public var id: [UInt8]
     public var name: String?
@@ -36,24 +24,14 @@ public struct PublicKeyCredentialUserEntity: Sendable, Hashable, Codable {
         self.displayName = displayName
     }
 
-    public var cbor: CBORValue {
-        var m: [CBORValue: CBORValue] = ["id": .byteString(id)]
-        if let name { m["name"] = .textString(name) }
-        if let displayName { m["displayName"] = .textString(displayName) }
-        return .map(m)
-    }
-
-    public init(cbor: CBORValue) throws(CTAPStatus) {
-        let map = try CBORMap(cbor)
-        id = try map.required("id", CBORRead.bytes)
+    /// WebAuthn §5.4.3: a user handle is at most 64 bytes; a longer one is `CTAP1_ERR_INVALID_PARAMETER`.
+    public func validate() throws(CTAPStatus) {
         guard id.count <= 64 else { throw .invalidParameter }
-        name = try map.optional("name", CBORRead.text)
-        displayName = try map.optional("displayName", CBORRead.text)
     }
 }
 
 /// PublicKeyCredentialDescriptor (WebAuthn §5.8.3), as in allow and exclude lists.
-public struct PublicKeyCredentialDescriptor: Sendable, Hashable {
+public struct PublicKeyCredentialDescriptor: CTAPStructure, Sendable, Hashable {
     public var type: String
     public var id: [UInt8]
     public var transports: [String]?
@@ -63,23 +41,10 @@ public struct PublicKeyCredentialDescriptor: Sendable, Hashable {
         self.type = type
         self.transports = transports
     }
-
-    public var cbor: CBORValue {
-        var m: [CBORValue: CBORValue] = ["type": .textString(type), "id": .byteString(id)]
-        if let transports { m["transports"] = .array(transports.map { .textString($0) }) }
-        return .map(m)
-    }
-
-    public init(cbor: CBORValue) throws(CTAPStatus) {
-        let map = try CBORMap(cbor)
-        type = try map.required("type", CBORRead.text)
-        id = try map.required("id", CBORRead.bytes)
-        transports = try map.optional("transports", CBORRead.textArray)
-    }
 }
 
 /// PublicKeyCredentialParameters (WebAuthn §5.3): a credential type and algorithm.
-public struct PublicKeyCredentialParameters: Sendable, Hashable {
+public struct PublicKeyCredentialParameters: CTAPStructure, Sendable, Hashable {
     public var type: String
     /// Kept as a raw integer: unknown algorithms must be skipped, not rejected.
     public var alg: Int
@@ -87,13 +52,5 @@ public struct PublicKeyCredentialParameters: Sendable, Hashable {
     public init(alg: Int, type: String = "public-key") {
         self.type = type
         self.alg = alg
-    }
-
-    public var cbor: CBORValue { ["type": .textString(type), "alg": CBORValue(alg)] }
-
-    public init(cbor: CBORValue) throws(CTAPStatus) {
-        let map = try CBORMap(cbor)
-        type = try map.required("type", CBORRead.text)
-        alg = try map.required("alg", CBORRead.int)
     }
 }

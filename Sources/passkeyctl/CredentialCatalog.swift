@@ -71,7 +71,7 @@ extension CredentialCatalog.Entry {
             // CTAP credential management reports no creation time (CTAP 2.1 §6.8.4).
             ("createdAt", .null),
             ("protection", .optional(Names.protectionIdentifier(credential.credProtect))),
-            ("credProtect", .optional(credential.credProtect?.rawValue)),
+            (CredProtect.identifier, .optional(credential.credProtect?.rawValue)),
         ])
     }
 }

@@ -41,13 +41,14 @@ struct Harness {
 
     /// `store` reopens a device over an existing store, as a daemon restart does.
     init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = nil, capacity: Int = 100,
-         store: InMemoryCredentialStore? = nil, logger: Logger? = nil) {
+         store: InMemoryCredentialStore? = nil, logger: Logger? = nil, extensions: ExtensionRegistry = .standard) {
         self.store = store ?? InMemoryCredentialStore(capacity: capacity)
         self.presence = ScriptedPresence(presence)
         self.verifier = verifier
         var configuration = Authenticator.Configuration()
         let clock = self.clock
         configuration.now = { clock.now() }
+        configuration.extensions = extensions
         authenticator = Authenticator(
             store: self.store, presence: self.presence, verifier: verifier, configuration: configuration,
             logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -106,7 +107,7 @@ enum Fixture {
 
     static func makeCredential(
         rp: PublicKeyCredentialRpEntity = rp, user: PublicKeyCredentialUserEntity = user(1), algs: [Int] = [-7],
-        rk: Bool? = true, uv: Bool? = nil, up: Bool? = nil, exclude: [[UInt8]] = [], extensions: [String: CBORValue] = [:]
+        rk: Bool? = true, uv: Bool? = nil, up: Bool? = nil, exclude: [[UInt8]] = [], extensions: ExtensionMap = [:]
     ) -> MakeCredentialRequest {
         MakeCredentialRequest(
             clientDataHash: clientDataHash, rp: rp, user: user,

@@ -6,20 +6,17 @@ import CBOR
 /// pinUvAuthParam authenticates `subCommand || subCommandParams` as the platform
 /// encoded them, so a request parsed from the wire keeps those exact bytes in
 /// `authenticatedMessage`; a request built in code uses the canonical encoding.
-public struct CredentialManagementRequest: Sendable, Hashable {
-    enum Key {
-        static let subCommand: CBORValue = 0x01
-        static let subCommandParams: CBORValue = 0x02
-        static let pinUvAuthProtocol: CBORValue = 0x03
-        static let pinUvAuthParam: CBORValue = 0x04
+public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
+    enum CodingKeys: Int, CodingKey {
+        case subCommand = 0x01, subCommandParams, pinUvAuthProtocol, pinUvAuthParam
     }
 
     public var subCommand: CredentialManagementSubcommand
     public var subCommandParams: CredentialManagementParameters?
-    public var pinUvAuthProtocol: Int?
+    @Unsigned public var pinUvAuthProtocol: Int?
     public var pinUvAuthParam: [UInt8]?
     /// The `subCommandParams` bytes as received; nil for a request built in code.
-    private var receivedParamsBytes: [UInt8]?
+    private var receivedParamsBytes: [UInt8]? = nil
 
     public init(
         subCommand: CredentialManagementSubcommand,
@@ -44,30 +41,6 @@ public struct CredentialManagementRequest: Sendable, Hashable {
         CredentialManagementRequest(subCommand: subCommand, subCommandParams: params).authenticatedMessage
     }
 
-    public var cbor: CBORValue {
-        .intKeyed([
-            (0x01, CBORValue(subCommand.rawValue)),
-            (0x02, subCommandParams?.cbor),
-            (0x03, pinUvAuthProtocol.map { CBORValue($0) }),
-            (0x04, pinUvAuthParam.map { .byteString($0) }),
-        ])
-    }
-
-    /// Parses a decoded request map. An unknown subcommand is `CTAP2_ERR_INVALID_SUBCOMMAND`.
-    public init(cbor: CBORValue) throws(CTAPStatus) {
-        let map = try CBORMap(cbor)
-        let raw = try map.required(Key.subCommand, CBORRead.unsigned)
-        guard let subCommand = UInt8(exactly: raw).flatMap(CredentialManagementSubcommand.init(rawValue:)) else {
-            throw .invalidSubcommand
-        }
-        self.subCommand = subCommand
-        subCommandParams = try map.optional(Key.subCommandParams, CBORRead.any).map { (v: CBORValue) throws(CTAPStatus) in
-            try CredentialManagementParameters(cbor: v)
-        }
-        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.unsignedInt)
-        pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
-    }
-
     /// Parses the command's parameter bytes, keeping the raw `subCommandParams` item for
     /// `authenticatedMessage`: the decoder accepts non-shortest encodings, so re-encoding
     /// could differ from what the platform MACed.
@@ -76,7 +49,7 @@ public struct CredentialManagementRequest: Sendable, Hashable {
         do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
         try self.init(cbor: value)
         if subCommandParams != nil {
-            guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[Key.subCommandParams] else { throw .invalidCBOR }
+            guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[CBORValue(CodingKeys.subCommandParams.rawValue)] else { throw .invalidCBOR }
             receivedParamsBytes = raw
         }
     }

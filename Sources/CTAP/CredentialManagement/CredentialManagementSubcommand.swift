@@ -1,5 +1,5 @@
 /// authenticatorCredentialManagement subcommands (CTAP 2.1 §6.8).
-public enum CredentialManagementSubcommand: UInt8, Sendable, Hashable, CaseIterable {
+public enum CredentialManagementSubcommand: UInt8, CTAPSubcommand, Sendable, Hashable, CaseIterable {
     case getCredsMetadata = 0x01
     case enumerateRPsBegin = 0x02
     case enumerateRPsGetNextRP = 0x03

@@ -5,21 +5,16 @@ import CBOR
 /// Parsing checks that each subcommand carries the fields its steps require
 /// (§6.5.5.2–§6.5.5.7): a missing one is `CTAP2_ERR_MISSING_PARAMETER`. Whether the
 /// protocol is supported and whether the values are right is the authenticator's call.
-public struct ClientPINRequest: Sendable, Hashable {
-    enum Key {
-        static let pinUvAuthProtocol: CBORValue = 0x01
-        static let subCommand: CBORValue = 0x02
-        static let keyAgreement: CBORValue = 0x03
-        static let pinUvAuthParam: CBORValue = 0x04
-        static let newPinEnc: CBORValue = 0x05
-        static let pinHashEnc: CBORValue = 0x06
-        static let permissions: CBORValue = 0x09
-        static let rpId: CBORValue = 0x0A
+public struct ClientPINRequest: CTAPStructure, Sendable, Hashable {
+    enum CodingKeys: Int, CodingKey {
+        case pinUvAuthProtocol = 0x01, subCommand, keyAgreement, pinUvAuthParam, newPinEnc, pinHashEnc
+        case permissions = 0x09, rpId
     }
 
-    /// The protocol the platform chose; absent only for the retries subcommands.
-    public var pinUvAuthProtocol: Int?
+    /// Read first: an unknown subcommand is `CTAP2_ERR_INVALID_SUBCOMMAND` whatever else is wrong.
     public var subCommand: ClientPINSubcommand
+    /// The protocol the platform chose; absent only for the retries subcommands.
+    @Unsigned public var pinUvAuthProtocol: Int?
     /// The platform's key agreement key, from encapsulate.
     public var keyAgreement: COSEKey?
     public var pinUvAuthParam: [UInt8]?
@@ -48,41 +43,9 @@ public struct ClientPINRequest: Sendable, Hashable {
         self.rpId = rpId
     }
 
-    public var cbor: CBORValue {
-        .intKeyed([
-            (0x01, pinUvAuthProtocol.map { CBORValue($0) }),
-            (0x02, CBORValue(subCommand.rawValue)),
-            (0x03, keyAgreement?.cbor),
-            (0x04, pinUvAuthParam.map { .byteString($0) }),
-            (0x05, newPinEnc.map { .byteString($0) }),
-            (0x06, pinHashEnc.map { .byteString($0) }),
-            (0x09, permissions.map { .unsigned($0.rawValue) }),
-            (0x0A, rpId.map { .textString($0) }),
-        ])
-    }
-
-    /// Parses the request map. An unknown subcommand is `CTAP2_ERR_INVALID_SUBCOMMAND`;
-    /// a malformed `keyAgreement` fails as `COSEKey(cbor:)` does.
-    public init(cbor: CBORValue) throws(CTAPStatus) {
-        let map = try CBORMap(cbor)
-        let rawSubCommand = try map.required(Key.subCommand, CBORRead.unsigned)
-        guard let subCommand = UInt8(exactly: rawSubCommand).flatMap(ClientPINSubcommand.init(rawValue:)) else {
-            throw .invalidSubcommand
-        }
-        self.subCommand = subCommand
-        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.unsignedInt)
-        keyAgreement = try map.optional(Key.keyAgreement, CBORRead.any).map { (v: CBORValue) throws(CTAPStatus) in try COSEKey(cbor: v) }
-        pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
-        newPinEnc = try map.optional(Key.newPinEnc, CBORRead.bytes)
-        pinHashEnc = try map.optional(Key.pinHashEnc, CBORRead.bytes)
-        permissions = try map.optional(Key.permissions, CBORRead.unsigned).map(PinUvAuthTokenPermissions.init(rawValue:))
-        rpId = try map.optional(Key.rpId, CBORRead.text)
-        try checkRequiredFields()
-    }
-
     /// The first steps of each subcommand: "If any of the following are missing,
     /// return CTAP2_ERR_MISSING_PARAMETER" (§6.5.5.2–§6.5.5.7).
-    private func checkRequiredFields() throws(CTAPStatus) {
+    public func validate() throws(CTAPStatus) {
         let present: [Bool]
         switch subCommand {
         case .getPINRetries, .getUVRetries:
@@ -102,6 +65,4 @@ public struct ClientPINRequest: Sendable, Hashable {
         }
         guard !present.contains(false) else { throw .missingParameter }
     }
-
-    /// A major-type-0 integer that fits in `Int`.
 }

@@ -1,5 +1,5 @@
 /// authenticatorClientPIN subcommands (CTAP 2.1 §6.5.5).
-public enum ClientPINSubcommand: UInt8, Sendable, Hashable, CaseIterable {
+public enum ClientPINSubcommand: UInt8, CTAPSubcommand, Sendable, Hashable, CaseIterable {
     case getPINRetries = 0x01
     case getKeyAgreement = 0x02
     case setPIN = 0x03

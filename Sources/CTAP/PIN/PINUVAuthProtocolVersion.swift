@@ -1,3 +1,5 @@
+import CBOR
+
 /// The PIN/UV auth protocol numbers CTAP 2.1 defines (§6.5.7, §6.5.8), as sent in
 /// `pinUvAuthProtocol` and listed in getInfo's `pinUvAuthProtocols`.
 public enum PINUVAuthProtocolVersion: Int, Sendable, Hashable, CaseIterable {
@@ -11,4 +13,14 @@ public enum PINUVAuthProtocolVersion: Int, Sendable, Hashable, CaseIterable {
         case .two: return PINUVAuthProtocolTwo()
         }
     }
+}
+
+extension PINUVAuthProtocolVersion: CBORMember {
+    /// An integer; one this specification does not define is `CTAP1_ERR_INVALID_PARAMETER`.
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        guard let version = PINUVAuthProtocolVersion(rawValue: try Int(cbor: cbor)) else { throw .invalidParameter }
+        self = version
+    }
+
+    public var cbor: CBORValue { CBORValue(rawValue) }
 }

@@ -1,8 +1,10 @@
+import CBOR
+
 /// What a pinUvAuthToken may be used for (CTAP 2.1 §6.5.5.7, "pinUvAuthToken permissions").
 ///
 /// The raw value is kept whole so an authenticator can see bits it does not know
 /// and refuse them, rather than have them silently dropped here.
-public struct PinUvAuthTokenPermissions: OptionSet, Sendable, Hashable {
+public struct PinUvAuthTokenPermissions: OptionSet, CBORMember, Sendable, Hashable {
     public let rawValue: UInt64
 
     public init(rawValue: UInt64) { self.rawValue = rawValue }
@@ -27,4 +29,10 @@ public struct PinUvAuthTokenPermissions: OptionSet, Sendable, Hashable {
     public static let be = bioEnrollment
     public static let lbw = largeBlobWrite
     public static let acfg = authenticatorConfiguration
+}
+
+extension PinUvAuthTokenPermissions {
+    /// An unsigned integer, every bit kept.
+    public init(cbor: CBORValue) throws(CTAPStatus) { self.init(rawValue: try UInt64(cbor: cbor)) }
+    public var cbor: CBORValue { .unsigned(rawValue) }
 }

@@ -150,7 +150,7 @@ struct Ceremony: Sendable {
         var request = GetAssertionRequest(
             rpID: rpID, clientDataHash: clientDataHash, allowList: allowList,
             options: RequestOptions(up: up ? nil : false, uv: verification.usesBuiltIn ? true : nil))
-        if let prf { request.extensions["hmac-secret"] = prf.input }
+        if let prf { request.extensions.setGetAssertionInput(HMACSecret.self, prf.input) }
         if case .token(let token) = verification {
             request.pinUvAuthParam = token.authenticate(clientDataHash)
             request.pinUvAuthProtocol = token.protocolVersion
@@ -176,7 +176,7 @@ struct Ceremony: Sendable {
             throw .notSupported("prf evalByCredential needs allowCredentials.")
         }
         let values = credentialID.flatMap { prf.evalByCredential?[Base64URL.encode($0)] } ?? prf.eval
-        guard let values, info.extensions.contains("hmac-secret") else { return nil }
+        guard let values, info.extensions.contains(HMACSecret.identifier) else { return nil }
         return try await call { () async throws(CTAP2Error) in try await PRFEvaluation.prepare(values, session: session, info: info) }
     }
 

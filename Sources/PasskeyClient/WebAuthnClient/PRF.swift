@@ -7,7 +7,7 @@ import WebAuthn
 /// each value becomes salt = SHA-256("WebAuthn PRF" ‖ 0x00 ‖ value), sent encrypted under a
 /// fresh shared secret; the authenticator's outputs come back encrypted under the same one.
 struct PRFEvaluation: Sendable {
-    let input: CBORValue
+    let input: HMACSecretInput
     let secret: SymmetricKey
     let pinProtocol: any PINUVAuthProtocol
     let hasSecond: Bool
@@ -25,18 +25,15 @@ struct PRFEvaluation: Sendable {
         let pinProtocol = pins.pinProtocol
         let saltEnc: [UInt8]
         do { saltEnc = try pinProtocol.encrypt(key: secret, plaintext: salts) } catch { throw .status(error) }
-        let input: CBORValue = [
-            1: platformKey.cbor, 2: .byteString(saltEnc),
-            3: .byteString(pinProtocol.authenticate(key: secret, message: saltEnc)),
-            4: CBORValue(pinProtocol.version.rawValue),
-        ]
+        let input = HMACSecretInput(
+            keyAgreement: platformKey, saltEnc: saltEnc,
+            saltAuth: pinProtocol.authenticate(key: secret, message: saltEnc), version: pinProtocol.version)
         return PRFEvaluation(input: input, secret: secret, pinProtocol: pinProtocol, hasSecond: values.second != nil)
     }
 
     /// The PRF results carried in an assertion's authenticator data, if any.
     func results(in authenticatorData: [UInt8]) -> AuthenticationExtensionsPRFValuesJSON? {
-        guard let data = try? AuthenticatorData(bytes: authenticatorData),
-              let encrypted = data.extensions?.mapValue?["hmac-secret"]?.bytesValue,
+        guard let encrypted = try? AuthenticatorData(bytes: authenticatorData).extensionOutputs().getAssertionOutput(HMACSecret.self),
               let outputs = try? pinProtocol.decrypt(key: secret, ciphertext: encrypted),
               outputs.count == (hasSecond ? 64 : 32)
         else { return nil }

@@ -44,8 +44,8 @@ extension WebAuthnClient {
                 options: RequestOptions(rk: residentKey ? true : nil, uv: verification.usesBuiltIn ? true : nil),
                 attestationFormatsPreference: options.attestation == .none ? nil : (options.attestationFormats.isEmpty ? nil : options.attestationFormats))
             // prf (WebAuthn L3 §10.1.4) at creation enables hmac-secret on the credential.
-            let wantsPRF = options.extensions?.prf != nil && info.extensions.contains("hmac-secret")
-            if wantsPRF { request.extensions["hmac-secret"] = true }
+            let wantsPRF = options.extensions?.prf != nil && info.extensions.contains(HMACSecret.identifier)
+            if wantsPRF { request.extensions.setMakeCredentialInput(HMACSecret.self, true) }
             if case .token(let token) = verification {
                 request.pinUvAuthParam = token.authenticate(clientDataHash)
                 request.pinUvAuthProtocol = token.protocolVersion
@@ -59,7 +59,7 @@ extension WebAuthnClient {
             var outputs = AuthenticationExtensionsClientOutputsJSON()
             if options.extensions?.credProps == true { outputs.credProps = .init(rk: residentKey) }
             if options.extensions?.prf != nil {
-                let enabled = (try? AuthenticatorData(bytes: response.attestation.authenticatorData))?.extensions?.mapValue?["hmac-secret"]
+                let enabled = try? AuthenticatorData(bytes: response.attestation.authenticatorData).extensionOutputs().makeCredentialOutput(HMACSecret.self)
                 outputs.prf = AuthenticationExtensionsPRFOutputsJSON(enabled: wantsPRF && enabled == true)
             }
             do throws(CTAPStatus) {

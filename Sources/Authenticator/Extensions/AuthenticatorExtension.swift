@@ -1,0 +1,53 @@
+import CBOR
+import CTAP
+
+/// One extension as this device processes it (CTAP 2.1 §12): its wire type from `CTAP` and
+/// the hooks makeCredential and getAssertion call. A hook an extension does not need keeps
+/// its default, which does nothing.
+protocol AuthenticatorExtension: Sendable {
+    associatedtype Wire: CTAPExtension
+
+    /// makeCredential, before the credential exists (CTAP 2.1 §6.1.2 step 16): records what
+    /// the credential keeps for its life.
+    func record(_ input: Wire.MakeCredentialInput, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus)
+
+    /// makeCredential, once the credential exists (step 19): the output for authData, nil for none.
+    func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.MakeCredentialOutput?
+
+    /// getAssertion, for each credential that answers (CTAP 2.1 §6.2.2 step 11): the output
+    /// for authData, nil for none.
+    func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.GetAssertionOutput?
+}
+
+extension AuthenticatorExtension {
+    func record(_ input: Wire.MakeCredentialInput, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {}
+    func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.MakeCredentialOutput? { nil }
+    func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.GetAssertionOutput? { nil }
+}
+
+/// What extensions record on a credential at creation and read back at each use.
+struct CredentialExtensionState: Sendable, Hashable {
+    /// CTAP 2.1 §12.1; level 1 unless the platform asked for another.
+    var credProtect: CredentialProtection = .userVerificationOptional
+    /// CTAP 2.1 §12.5: whether the credential has CredRandom values.
+    var hmacSecret = false
+}
+
+/// The makeCredential request as an extension's `record` hook sees it.
+struct CredentialCreation: Sendable {
+    let userVerified: Bool
+    let residentKey: Bool
+}
+
+/// What an output hook may use: the credential, the UV state, and the device secrets an
+/// extension derives from or agrees keys with.
+struct ExtensionContext: Sendable {
+    let credentialID: [UInt8]
+    let credential: CredentialExtensionState
+    let userVerified: Bool
+    /// The device's key agreement keys by PIN/UV protocol (CTAP 2.1 §6.5.6), for extensions
+    /// that share a secret with the platform (hmac-secret).
+    let keyAgreements: [PINUVAuthProtocolVersion: PINUVAuthenticatorKeyAgreement]
+    /// The device's wrapping key, root of per-credential derived secrets; gone at reset.
+    let wrappingKey: [UInt8]
+}

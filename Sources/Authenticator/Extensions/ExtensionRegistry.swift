@@ -1,0 +1,78 @@
+import CBOR
+import CTAP
+
+/// The extensions a device offers (CTAP 2.1 §12), as a value: getInfo lists their identifiers
+/// (§6.4 `extensions`), and makeCredential and getAssertion process exactly these, ignoring
+/// any other identifier a request carries.
+public struct ExtensionRegistry: Sendable {
+    let extensions: [any AuthenticatorExtension]
+
+    /// Everything passkeyd implements.
+    public static let standard = ExtensionRegistry(extensions: [
+        CredProtectExtension(),
+        HMACSecretExtension(),
+    ])
+
+    /// getInfo's `extensions` member.
+    public var identifiers: [String] { extensions.map { $0.identifier } }
+
+    /// The part of this registry a device profile offers, by identifier, in this registry's order.
+    public func selecting(_ identifiers: Set<String>) -> ExtensionRegistry {
+        ExtensionRegistry(extensions: extensions.filter { identifiers.contains($0.identifier) })
+    }
+
+    /// Parses the inputs of the offered extensions present in a makeCredential request,
+    /// before anything else happens, so a malformed input fails the request with its status.
+    func makeCredential(_ inputs: ExtensionMap) throws(CTAPStatus) -> [PreparedCreationExtension] {
+        var prepared: [PreparedCreationExtension] = []
+        for handler in extensions { if let one = try handler.prepareCreation(inputs) { prepared.append(one) } }
+        return prepared
+    }
+
+    /// The same for a getAssertion request.
+    func getAssertion(_ inputs: ExtensionMap) throws(CTAPStatus) -> [PreparedAssertionExtension] {
+        var prepared: [PreparedAssertionExtension] = []
+        for handler in extensions { if let one = try handler.prepareAssertion(inputs) { prepared.append(one) } }
+        return prepared
+    }
+}
+
+/// One extension's parsed makeCredential input, bound to its hooks.
+struct PreparedCreationExtension: Sendable {
+    let record: @Sendable (inout CredentialExtensionState, CredentialCreation) throws(CTAPStatus) -> Void
+    let output: @Sendable (ExtensionContext) async throws(CTAPStatus) -> (identifier: String, value: CBORValue)?
+}
+
+/// One extension's parsed getAssertion input, bound to its hook.
+struct PreparedAssertionExtension: Sendable {
+    let output: @Sendable (ExtensionContext) async throws(CTAPStatus) -> (identifier: String, value: CBORValue)?
+}
+
+extension AuthenticatorExtension {
+    var identifier: String { Wire.identifier }
+
+    func prepareCreation(_ inputs: ExtensionMap) throws(CTAPStatus) -> PreparedCreationExtension? {
+        guard let input = try inputs.makeCredentialInput(Wire.self) else { return nil }
+        return PreparedCreationExtension(
+            record: { (credential, creation) throws(CTAPStatus) in try self.record(input, on: &credential, creation) },
+            output: { context async throws(CTAPStatus) in
+                try await self.makeCredentialOutput(input, context).map { (Wire.identifier, $0.cbor) }
+            })
+    }
+
+    func prepareAssertion(_ inputs: ExtensionMap) throws(CTAPStatus) -> PreparedAssertionExtension? {
+        guard let input = try inputs.getAssertionInput(Wire.self) else { return nil }
+        return PreparedAssertionExtension(output: { context async throws(CTAPStatus) in
+            try await self.getAssertionOutput(input, context).map { (Wire.identifier, $0.cbor) }
+        })
+    }
+}
+
+extension Sequence where Element == (identifier: String, value: CBORValue)? {
+    /// authData's extensions map from the hooks' outputs; nil when there are none (no ED flag).
+    var authenticatorDataExtensions: CBORValue? {
+        var map = ExtensionMap()
+        for case let (identifier, value)? in self { map.set(identifier, value) }
+        return map.isEmpty ? nil : map.cbor
+    }
+}
