@@ -89,3 +89,30 @@ let package = Package(
         .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR", crypto[0]]),
     ]
 )
+
+// `make fuzz` (docs/fuzzing.md): libFuzzer targets, declared only when PASSKEYD_FUZZ=1 so no
+// ordinary build sees them. Only this package's own modules are instrumented (coverage and
+// AddressSanitizer); dependencies build as in any release build, which keeps the clean build
+// CI pays for short. SwiftPM names an executable target's entry point `<Target>_main` and
+// links it as `main`; each fuzz target defines that function to start libFuzzer's driver.
+if Context.environment["PASSKEYD_FUZZ"] == "1" {
+    let sanitize: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    let instrumented: Set<String> = ["CBOR", "CTAP", "CTAPHID", "Authenticator", "Keystore"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + sanitize
+    }
+    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: name, dependencies: ["FuzzSupport", "LibFuzzerDriver"] + dependencies, path: "Fuzz/Targets/\(name)",
+            swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])], linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])])
+    }
+    package.targets += [
+        .target(name: "FuzzSupport", path: "Fuzz/Targets/FuzzSupport", swiftSettings: sanitize),
+        .target(name: "LibFuzzerDriver", path: "Fuzz/Targets/LibFuzzerDriver"),
+        fuzzTarget("FuzzCBORDecoder", ["CBOR"]),
+        fuzzTarget("FuzzCTAPRequests", ["CTAP", "CBOR"]),
+        fuzzTarget("FuzzCTAPHIDReassembler", ["CTAPHID"]),
+        fuzzTarget("FuzzAuthenticator", ["Authenticator", "CTAP", "CBOR", crypto[0]]),
+        fuzzTarget("FuzzKeystore", ["Keystore", "Authenticator", "CTAP"]),
+    ]
+}

@@ -53,7 +53,7 @@ public actor Keystore: CredentialStore {
         try await failures {
             let rpHash = sealer.lookup.rp(rpID)
             let rows = try await read { db in
-                try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash])
+                try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash], path: self.path)
             }
             // `open` checks the row's RP hash against the record, so no other RP's record comes back.
             return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
@@ -64,7 +64,7 @@ public actor Keystore: CredentialStore {
         try await failures {
             let idHash = sealer.lookup.credential(id)
             let rows = try await read { db in
-                try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash])
+                try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash], path: self.path)
             }
             return try rows.first.map { row throws(KeystoreError) in try sealer.open(row) }
         }
@@ -73,7 +73,7 @@ public actor Keystore: CredentialStore {
     public func allCredentials() async throws(CredentialStoreError) -> [CredentialSource] {
         try await failures {
             let rows = try await read { db in
-                try Self.fetchRows(db, sql: "SELECT * FROM credential ORDER BY seq DESC", arguments: [])
+                try Self.fetchRows(db, sql: "SELECT * FROM credential ORDER BY seq DESC", arguments: [], path: self.path)
             }
             return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
         }
@@ -188,7 +188,7 @@ public actor Keystore: CredentialStore {
         let sealer = sealer
         try await write { db in
             guard let row = try Self.fetchRows(
-                db, sql: Self.credentialByIDQuery, arguments: [idHash]).first
+                db, sql: Self.credentialByIDQuery, arguments: [idHash], path: self.path).first
             else { return }
             var credential = try sealer.open(row)
             change(&credential)
@@ -221,11 +221,14 @@ public actor Keystore: CredentialStore {
             arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
     }
 
-    private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments) throws -> [CredentialRow] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map {
-            CredentialRow(
-                credentialIDHash: $0["credentialIDHash"], rpIDHash: $0["rpIDHash"],
-                userHandleHash: $0["userHandleHash"], sealed: $0["sealed"])
+    /// A damaged file can hold NULL where a row's blobs belong (NOT NULL binds writers only);
+    /// such a row fails like a forged tag instead of trapping in a non-optional read.
+    private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments, path: String) throws -> [CredentialRow] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row throws(KeystoreError) in
+            guard let credentialIDHash = row["credentialIDHash"] as Data?, let rpIDHash = row["rpIDHash"] as Data?,
+                  let userHandleHash = row["userHandleHash"] as Data?, let sealed = row["sealed"] as Data?
+            else { throw .recordAuthenticationFailed(path: path) }
+            return CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed)
         }
     }
 

@@ -86,6 +86,43 @@ import Testing
         try await store.close()
     }
 
+    /// Found by FuzzKeystore (docs/fuzzing.md): one flipped byte in a record header made a blob
+    /// NULL, and reading the row trapped. NOT NULL binds writers only, so a damaged file can do it.
+    @Test func aRowWithANullBlobFailsAuthentication() async throws {
+        for column in ["credentialIDHash", "rpIDHash", "userHandleHash", "sealed"] {
+            let temp = TemporaryDirectory()
+            defer { temp.remove() }
+            var store = try openStore(temp.store)
+            let victim = makeCredential(rp: "example.com", userHandle: [1])
+            try await store.save(victim)
+            try await store.close()
+
+            let raw = try DatabaseQueue(path: temp.database)
+            try await raw.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA writable_schema = ON")
+                try db.execute(
+                    sql: "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE name = 'credential'",
+                    arguments: ["\(column) BLOB NOT NULL", "\(column) BLOB"])
+            }
+            try raw.close()
+            let nulling = try DatabaseQueue(path: temp.database)
+            try await nulling.write { db in try db.execute(sql: "UPDATE credential SET \(column) = NULL") }
+            try nulling.close()
+
+            store = try openStore(temp.store)
+            await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database), "NULL \(column)") {
+                _ = try await store.allCredentials()
+            }
+            // A NULL RP hash matches no RP's lookup; every other column is read for this RP.
+            if column != "rpIDHash" {
+                await #expect(throws: KeystoreError.recordAuthenticationFailed(path: temp.database), "NULL \(column)") {
+                    _ = try await store.credentials(rpID: "example.com")
+                }
+            }
+            try await store.close()
+        }
+    }
+
     @Test func aTamperedDeviceStateFailsAuthentication() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer targets (Fuzz/, docs/fuzzing.md) with AddressSanitizer and
+# runs each for FUZZ_RUNS inputs, one after another, from its seed corpus in Fuzz/Corpus/<target>.
+# Fails on any crash, leak, timeout or out-of-memory; the input that did it is kept under
+# .build-fuzz/artifacts/<target>/. New interesting inputs go to .build-fuzz/corpus/<target>,
+# never into the committed seeds. Ends with each target's runs, coverage and speed.
+#
+#   scripts/fuzz.sh [target ...]          every target when none is named
+#   FUZZ_RUNS=1000000                      inputs per target
+#   FUZZ_MAX_TIME=3600                     seconds per target at most (a safety net; runs short of it are reported)
+#   FUZZ_TIMEOUT=10                        seconds one input may take before it counts as a hang
+#   FUZZ_NICE=15                           scheduling priority of the build and the runs
+#   FUZZ_OUT=.build-fuzz                   where logs, found inputs and failing inputs go
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+# The Swift runtime's crash reporter reads memory ASan would flag; libFuzzer reports crashes itself.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
+SWIFT="${SWIFT:-swift}"
+FUZZ_RUNS="${FUZZ_RUNS:-1000000}"
+FUZZ_MAX_TIME="${FUZZ_MAX_TIME:-3600}"
+FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-10}"
+FUZZ_NICE="${FUZZ_NICE:-15}"
+SCRATCH=.build-fuzz
+OUT="${FUZZ_OUT:-$SCRATCH}"
+ALL_TARGETS=(FuzzCBORDecoder FuzzCTAPRequests FuzzCTAPHIDReassembler FuzzAuthenticator FuzzKeystore)
+# Targets whose harness awaits actors: the detached task's own memory is freed just after the
+# input returns, which libFuzzer's per-input leak check takes for a leak and then spends a
+# LeakSanitizer pass on (about 3 inputs a second). For these, LeakSanitizer runs once at exit
+# instead, over everything every input left behind, and still fails the run.
+LEAK_CHECK_AT_EXIT=" FuzzAuthenticator FuzzKeystore "
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${ALL_TARGETS[@]}")
+
+build_start=$SECONDS
+for target in "${targets[@]}"; do
+  PASSKEYD_FUZZ=1 nice -n "$FUZZ_NICE" "$SWIFT" build -c release --scratch-path "$SCRATCH" --product "$target" >&2
+done
+bin="$(PASSKEYD_FUZZ=1 "$SWIFT" build -c release --scratch-path "$SCRATCH" --show-bin-path)"
+echo "fuzz: built ${#targets[@]} target(s) in $((SECONDS - build_start)) s" >&2
+
+summary=()
+status=0
+for target in "${targets[@]}"; do
+  work="$OUT/corpus/$target"
+  artifacts="$OUT/artifacts/$target/"
+  log="$OUT/logs/$target.log"
+  mkdir -p "$work" "$artifacts" "$(dirname "$log")"
+  echo "fuzz: $target, $FUZZ_RUNS runs (log: $log)" >&2
+  detect_leaks=1
+  [[ "$LEAK_CHECK_AT_EXIT" == *" $target "* ]] && detect_leaks=0
+  start=$EPOCHREALTIME
+  set +e
+  nice -n "$FUZZ_NICE" "$bin/$target" \
+    -runs="$FUZZ_RUNS" -detect_leaks="$detect_leaks" -max_total_time="$FUZZ_MAX_TIME" -timeout="$FUZZ_TIMEOUT" -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$artifacts" \
+    "$work" "Fuzz/Corpus/$target" >"$log" 2>&1
+  code=$?
+  set -e
+  seconds="$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')"
+  runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
+  # libFuzzer's own average is whole runs per whole second, 0 for a run under a second.
+  speed="$(awk -v n="${runs:-0}" -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", n / (b - a) }')"
+  last="$(grep -E '^#[0-9]+' "$log" | grep -E 'cov: ' | tail -1)"
+  cov="$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")"
+  ft="$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")"
+  verdict=ok
+  if [ "$code" -ne 0 ]; then
+    verdict="FAILED (exit $code)"
+    status=1
+    grep -E '^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*Fatal error|artifact_prefix|Test unit written)' "$log" >&2 || tail -40 "$log" >&2
+  elif [ "${runs:-0}" -lt "$FUZZ_RUNS" ]; then
+    verdict="stopped by FUZZ_MAX_TIME=${FUZZ_MAX_TIME}s"
+  fi
+  summary+=("$(printf '%-24s runs %10s  cov %6s  ft %7s  exec/s %6s  %5s s  %s' \
+    "$target" "${runs:-?}" "${cov:-?}" "${ft:-?}" "${speed:-?}" "$seconds" "$verdict")")
+done
+
+printf '%s\n' "${summary[@]}"
+exit "$status"
