@@ -3,8 +3,6 @@ or floods broadcast INITs, is dropped once past the daemon's limits; every other
 connection is served throughout, and the daemon's memory is not the peer's to grow."""
 
 import os
-import socket
-import struct
 
 import pytest
 

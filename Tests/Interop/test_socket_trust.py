@@ -3,14 +3,15 @@ PasskeyClient user check the socket's folder and the uid serving it before the f
 and refuse with a sentence naming the path and the owner found."""
 
 import os
+import pathlib
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 
 import pytest
-import shutil
-import tempfile
 
 PASSKEYCTL = os.environ.get("PASSKEYCTL_BIN", os.path.join(os.path.dirname(__file__), "../../.build/debug/passkeyctl"))
 NOBODY = 65534
@@ -57,11 +58,11 @@ def impostor(folder, uid):
 
 
 @pytest.fixture
-def reachable(tmp_path):
+def reachable():
     """A folder uid nobody can reach (pytest's own folders are 0700 all the way down)."""
     base = tempfile.mkdtemp(prefix="passkeyd-trust-")
     os.chmod(base, 0o755)
-    yield __import__("pathlib").Path(base)
+    yield pathlib.Path(base)
     shutil.rmtree(base, ignore_errors=True)
 
 
@@ -88,8 +89,7 @@ def finish(pid, report):
 
 @pytest.mark.skipif(os.getuid() != 0, reason="serving a socket as another user needs root")
 def test_a_socket_served_by_another_user_gets_no_byte(reachable):
-    tmp_path = reachable
-    folder = tmp_path / "shared"
+    folder = reachable / "shared"
     folder.mkdir(mode=0o700)
     os.chown(folder, NOBODY, NOBODY)
     pid, path, report = impostor(str(folder), NOBODY)
@@ -104,9 +104,8 @@ def test_a_socket_served_by_another_user_gets_no_byte(reachable):
 
 @pytest.mark.skipif(os.getuid() != 0, reason="serving a socket as another user needs root")
 def test_our_own_folder_but_another_users_listener_is_refused(reachable):
-    tmp_path = reachable
     # The folder passes (ours, 0711 so the impostor can reach it); the kernel's SO_PEERCRED does not.
-    folder = tmp_path / "mine"
+    folder = reachable / "mine"
     folder.mkdir(mode=0o711)
     os.chmod(folder, 0o733)  # lets uid nobody create its socket here…
     pid, path, report = impostor(str(folder), NOBODY)
