@@ -16,11 +16,6 @@ extension Authenticator {
         return try await updateDeviceState { $0 }
     }
 
-    /// Replaces the whole device state.
-    func saveDeviceState(_ state: DeviceState) async throws(CTAPStatus) {
-        try await updateDeviceState { $0 = state }
-    }
-
     /// Reads, changes and writes the device state in one store transaction (a missing one
     /// starts factory-fresh), so a change made between a read and a write cannot be lost.
     @discardableResult

@@ -27,7 +27,8 @@ public protocol CredentialStore: Sendable {
     func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws(CredentialStoreError)
     /// Removes one credential; removing an absent one is not an error.
     func delete(credentialID: [UInt8]) async throws(CredentialStoreError)
-    /// Removes every credential and the device state (authenticatorReset).
+    /// Removes every credential and the device state, or replaces it with a factory-fresh
+    /// one in the same write (authenticatorReset); either way its wrapping key is gone.
     func deleteAll() async throws(CredentialStoreError)
 
     /// The device state; nil while the store has none (a store may create it on first use).

@@ -7,9 +7,10 @@ extension Authenticator {
     func reset() async throws(CTAPStatus) {
         guard configuration.now() - poweredUpAt <= configuration.resetWindow else { throw .notAllowed }
         try await collectPresence(UserActionRequest(purpose: .reset))
+        // The store replaces (or drops) the device state in the same write; the next use reads
+        // it, or starts a fresh one, with a new wrapping key either way.
         do { try await store.deleteAll() } catch { throw storeFailure(error) }
         cachedDeviceState = nil
-        try await saveDeviceState(DeviceState(wrappingKey: Self.randomBytes(32)))
         // The PIN went with the device state; its tokens and key agreement keys go too.
         pinUV = PINUVState()
         // Every caller's enumeration and assertion run named credentials that are gone.

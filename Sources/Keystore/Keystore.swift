@@ -93,12 +93,12 @@ public actor Keystore: CredentialStore {
             let row = try sealer.seal(credential)
             let capacity = capacity
             // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-            try await write(full: CTAPStatus.keyStoreFull) { db in
+            try await write(diskFullIsStoreFull: true) { db in
                 try db.execute(
                     sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?",
                     arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
                 let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0
-                guard stored < capacity else { throw CTAPStatus.keyStoreFull }
+                guard stored < capacity else { throw CredentialStoreError.full }
                 try Self.insert(row, db)
             }
         }
@@ -237,20 +237,21 @@ public actor Keystore: CredentialStore {
         do { return try await queue.read(body) } catch { throw Self.keystoreError(error, path: path) }
     }
 
-    /// One transaction, committed (and fsynced) before this returns.
-    /// `CTAPStatus` (a full store) passes through to the authenticator; so does `full`, when
-    /// given, for a full file system. Nothing is written once the file was deleted or replaced:
-    /// it would be acknowledged and then lost with the file.
-    private func write<T: Sendable>(full: CTAPStatus? = nil, _ body: @Sendable (Database) throws -> T) async throws -> T {
+    /// One transaction, committed (and fsynced) before this returns. What `body` throws of
+    /// the store's own vocabulary (`CredentialStoreError`, a change's `CTAPStatus`) passes
+    /// through; a full file system is `.full` where asked (a save). Nothing is written once
+    /// the file was deleted or replaced: it would be acknowledged and then lost with the file.
+    private func write<T: Sendable>(diskFullIsStoreFull: Bool = false, _ body: @Sendable (Database) throws -> T) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
         do { return try await queue.write(body) }
+        catch let error as CredentialStoreError { throw error }
         catch let status as CTAPStatus { throw status }
         catch {
             let failure = Self.keystoreError(error, path: path)
-            if failure == .diskFull(path: path), let full {
+            if failure == .diskFull(path: path), diskFullIsStoreFull {
                 Self.logger.error("\(failure)")
-                throw full
+                throw CredentialStoreError.full
             }
             throw failure
         }
@@ -261,7 +262,7 @@ public actor Keystore: CredentialStore {
     private func failures<T: Sendable>(_ body: () async throws -> T) async throws(CredentialStoreError) -> T {
         do { return try await body() } catch {
             switch error {
-            case CTAPStatus.keyStoreFull: throw .full
+            case let error as CredentialStoreError: throw error
             case let status as CTAPStatus: throw .refused(status)
             case let failure as KeystoreError: throw .failed(failure)
             default: throw .failed(Self.keystoreError(error, path: path))

@@ -194,9 +194,7 @@ import Testing
         let h = Harness()
         let platform = PlatformPIN(h, .two)
         #expect(try await platform.setPIN("1234") == .success)
-        var state = try await h.authenticator.deviceState()
-        state.forcePINChange = true
-        try await h.authenticator.saveDeviceState(state)
+        try await h.authenticator.updateDeviceState { $0.forcePINChange = true }
         #expect(try await platform.info().forcePINChange == true)
         #expect(try await platform.token(pin: "1234").0 == .pinPolicyViolation)
         #expect(try await platform.token(pin: "1234", permissions: .ga).0 == .pinPolicyViolation)
