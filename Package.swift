@@ -11,6 +11,11 @@ let nio: [Target.Dependency] = [
     .product(name: "NIOPosix", package: "swift-nio"),
 ]
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+// The U2F attestation certificate (docs/profiles.md says why not a hand-written DER writer).
+let certificates: [Target.Dependency] = [
+    .product(name: "X509", package: "swift-certificates"),
+    .product(name: "SwiftASN1", package: "swift-asn1"),
+]
 
 let package = Package(
     name: "passkeyd",
@@ -28,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
     ],
     targets: [
         // Strict, canonical CTAP2 CBOR. No dependencies.
@@ -37,7 +44,7 @@ let package = Package(
         // The transport vocabulary: CTAPHID framing, INIT, keepalive, vendor commands, the socket path rule.
         .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR"]),
         // The device's behaviour, as an actor over a pluggable credential store.
-        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging, crypto[0]]),
+        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging, crypto[0]] + certificates),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
             "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),

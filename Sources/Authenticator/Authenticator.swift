@@ -58,6 +58,9 @@ public actor Authenticator: CTAP2MessageHandler {
         }
     }
 
+    public nonisolated var protocols: CTAPProtocols { configuration.profile.protocols }
+    public nonisolated var profileName: String? { configuration.profile.name }
+
     public func release(_ caller: CTAPCaller) {
         conversations[caller] = nil
     }
@@ -88,7 +91,9 @@ public actor Authenticator: CTAP2MessageHandler {
 
     private func dispatch(_ message: [UInt8], from caller: CTAPCaller) async throws(CTAPStatus) -> CBORValue? {
         guard let byte = message.first else { throw .invalidLength }
-        guard let command = CTAPCommand(rawValue: byte) else { throw .invalidCommand }
+        // A U2F-only profile answers no CTAP2 command; an older one lacks the newer commands.
+        guard let command = CTAPCommand(rawValue: byte), configuration.profile.protocols.contains(.ctap2),
+              !configuration.rules.withheldCommands.contains(command) else { throw .invalidCommand }
         // CTAP 2.1 §6.3, §6.8: the caller's next command continues its conversation or ends it.
         let conversation = takeConversation(of: caller)
         let parameters = Array(message.dropFirst())
@@ -107,10 +112,16 @@ public actor Authenticator: CTAP2MessageHandler {
             conversations[caller] = pending.remaining.isEmpty ? nil : .assertions(pending)
             return response.cbor
         case .clientPIN:
-            return try await clientPIN(ClientPINRequest(cbor: Self.decode(parameters)))?.cbor
+            let value = try Self.decode(parameters)
+            // A subcommand this version lacks is unknown to it, whatever else the request misses.
+            if let subCommand = ClientPINRequest.subCommand(in: value), configuration.rules.withheldPINSubcommands.contains(subCommand) {
+                throw .invalidSubcommand
+            }
+            return try await clientPIN(ClientPINRequest(cbor: value))?.cbor
         case .credentialManagement, .credentialManagementPreview:
             var enumeration = conversation?.credentialEnumeration
-            let response = try await credentialManagement(CredentialManagementRequest(parameters: parameters), continuing: &enumeration)
+            let response = try await credentialManagement(
+                CredentialManagementRequest(parameters: parameters), preview: command == .credentialManagementPreview, continuing: &enumeration)
             conversations[caller] = enumeration.map(Conversation.credentialEnumeration)
             return response?.cbor
         case .reset:
@@ -139,11 +150,11 @@ public actor Authenticator: CTAP2MessageHandler {
         do { return try CBORDecoder.decode(parameters) } catch { throw .invalidCBOR }
     }
 
-    private func takeTurn() async {
+    func takeTurn() async {
         if !turns.tryEnter() { await withCheckedContinuation { turns.wait($0) } }
     }
 
-    private func endTurn() {
+    func endTurn() {
         turns.leave()
     }
 }

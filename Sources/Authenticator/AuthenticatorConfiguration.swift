@@ -31,7 +31,19 @@ extension Authenticator {
 
         /// The extensions offered (CTAP 2.1 §12): getInfo lists them, the commands process them.
         public var extensions: ExtensionRegistry = .standard
+        /// The kind of key it stands in for (docs/profiles.md): what it advertises and which
+        /// CTAP rule set its commands follow.
+        public var profile: DeviceProfile = .fido21
 
         public init() {}
+
+        /// A device of `profile`, offering the extensions that profile has.
+        public init(profile: DeviceProfile) {
+            self.profile = profile
+            extensions = ExtensionRegistry.standard.selecting(profile.extensions)
+        }
+
+        /// The CTAP rule set in force.
+        var rules: CTAPRules { profile.rules }
     }
 }

@@ -20,9 +20,9 @@ extension Authenticator {
         let tokenProtocol = try await pinUvAuthProtocol(for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
         // Step 5: options. `rk` has no meaning here; `up` defaults to true. A pinUvAuthParam
         // takes precedence over `uv`, which otherwise needs a built-in method.
-        if request.options.rk != nil { throw .unsupportedOption }
+        if request.options.rk != nil { throw configuration.rules.rkInGetAssertion }
         let requestsUV = request.options.uv == true && tokenProtocol == nil
-        if requestsUV, !builtInUVConfigured { throw .invalidOption }
+        if requestsUV, !builtInUVConfigured { throw configuration.rules.uvWithoutBuiltInUV }
         let wantsPresence = request.options.up ?? true
         // The inputs of the extensions this device offers (CTAP 2.1 §12), parsed before any effect.
         let extensions = try configuration.extensions.getAssertion(request.extensions)
@@ -98,7 +98,7 @@ extension Authenticator {
         return found
     }
 
-    private static func candidate(for source: CredentialSource) -> AssertionCandidate {
+    static func candidate(for source: CredentialSource) -> AssertionCandidate {
         AssertionCandidate(
             id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
             resident: source, extensions: source.extensionState)
@@ -131,7 +131,7 @@ extension Authenticator {
 
     /// Resident credentials count on their own; non-resident ones share the device counter.
     /// The record was read by this command, which holds the turn, so its count is current.
-    private func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
+    func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
         if let resident = candidate.resident {
             let next = resident.signCount &+ 1
             do { try await store.updateSignCount(credentialID: resident.id, to: next) } catch { throw storeFailure(error) }

@@ -20,14 +20,21 @@ extension Authenticator {
         // over `uv`, which is then ignored; otherwise `uv` needs a built-in method.
         if request.options.up == false { throw .invalidOption }
         let requestsUV = request.options.uv == true && tokenProtocol == nil
-        if requestsUV, !builtInUVConfigured { throw .invalidOption }
+        if requestsUV, !builtInUVConfigured { throw configuration.rules.uvWithoutBuiltInUV }
         let residentKey = request.options.rk ?? false
         // Step 6: enterprise attestation is not offered.
         if request.enterpriseAttestation != nil { throw .invalidParameter }
-        // Step 11: a protected device creates discoverable credentials only with user verification
-        // (makeCredUvNotRqd lets non-discoverable ones through).
-        if try await isProtectedByUV(), !requestsUV, tokenProtocol == nil, residentKey {
-            throw .puatRequired
+        if !requestsUV, tokenProtocol == nil {
+            switch configuration.rules.protectedMakeCredential {
+            case .uvNotRequiredForNonDiscoverable:
+                // Step 11: a protected device creates discoverable credentials only with user
+                // verification (makeCredUvNotRqd lets non-discoverable ones through).
+                if residentKey, try await isProtectedByUV() { throw .puatRequired }
+            case .pinRequired:
+                // CTAP 2.0 §5.1 step 6: once a PIN is set, every credential needs it
+                // (CTAP2_ERR_PIN_REQUIRED, the code 2.1 calls PUAT_REQUIRED).
+                if try await deviceState().pinHash != nil { throw .puatRequired }
+            }
         }
         // Step 11.1: the token with its mc permission and RP ID, else the built-in method;
         // step 14.1: the presence either already carries.

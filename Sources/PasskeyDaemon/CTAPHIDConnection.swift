@@ -136,15 +136,16 @@ actor CTAPHIDConnection {
             guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
             logger.info("wink")
             await reply(CTAPHIDMessage(channel: channel, command: .wink))
-        case .cbor:
-            guard !message.payload.isEmpty else { return await reply(.error(.invalidLength, channel: channel)) }
+        case .cbor where device.handler.protocols.contains(.ctap2), .msg where device.handler.protocols.contains(.ctap1):
+            // An empty APDU is still answered, with a status word (SW_WRONG_LENGTH), by the handler.
+            guard !message.payload.isEmpty || message.command == .msg else { return await reply(.error(.invalidLength, channel: channel)) }
             guard await device.beginTransaction(CTAPCaller(connection: id, channel: channel)) else {
                 return await reply(.error(.channelBusy, channel: channel))
             }
-            startTransaction(channel: channel, payload: message.payload)
+            startTransaction(channel: channel, command: message.command, payload: message.payload)
         default:
-            // MSG (no CTAP1, capability NMSG), LOCK (optional, not implemented),
-            // device-to-host commands and unknown bytes.
+            // CBOR or MSG where the profile offers no CTAP2 (NCBOR) or no CTAP1 (NMSG), LOCK
+            // (optional, not implemented), device-to-host commands and unknown bytes.
             await reply(.error(.invalidCommand, channel: channel))
         }
     }
@@ -169,15 +170,25 @@ actor CTAPHIDConnection {
             if let running, running.channel == channel {
                 silenced.insert(running.id)
                 running.task.cancel()
+                // The device is free once the INIT is answered: the host's next command
+                // must not meet ERR_CHANNEL_BUSY from the transaction it abandoned.
+                await running.task.value
             }
             // A resynchronised channel starts afresh: nothing it began continues.
             await device.handler.release(CTAPCaller(connection: id, channel: channel))
         } else {
-            return await reply(.error(.invalidChannel, channel: channel))
+            // A channel nobody holds is adopted, as hardware keys do for a host that kept
+            // its CID across a replug; another connection's stays refused.
+            switch await device.adoptChannel(channel, for: id) {
+            case .adopted: allocated = channel
+            case .taken: return await reply(.error(.invalidChannel, channel: channel))
+            case .overLimit: return drop("more than \(CTAPHIDServer.Limits.channelsPerConnection) channels")
+            }
         }
         let response = CTAPHIDInitResponse(
             nonce: message.payload, channel: allocated, majorVersion: DaemonInfo.majorVersion,
-            minorVersion: DaemonInfo.minorVersion, buildVersion: DaemonInfo.buildVersion, capabilities: CTAPHIDServer.capabilities)
+            minorVersion: DaemonInfo.minorVersion, buildVersion: DaemonInfo.buildVersion,
+            capabilities: CTAPHIDServer.capabilities(device.handler.protocols))
         await reply(CTAPHIDMessage(channel: channel, command: .`init`, payload: response.payload))
     }
 
@@ -204,7 +215,9 @@ actor CTAPHIDConnection {
 
     // MARK: The CTAP transaction
 
-    private func startTransaction(channel: UInt32, payload: [UInt8]) {
+    /// Runs a CBOR message (CTAP2) or an APDU (CTAP1, CTAPHID_MSG); the answer goes back
+    /// under the same command.
+    private func startTransaction(channel: UInt32, command: CTAPHIDCommand, payload: [UInt8]) {
         nextTransaction += 1
         let transactionID = nextTransaction
         progress = .processing
@@ -218,7 +231,11 @@ actor CTAPHIDConnection {
         }
         let task = Task { [weak self] in
             let response = await withTaskGroup(of: [UInt8]?.self) { group in
-                group.addTask { await handler.handle(payload, from: caller, progress: report) }
+                group.addTask {
+                    command == .msg
+                        ? await handler.handleAPDU(payload, from: caller, progress: report)
+                        : await handler.handle(payload, from: caller, progress: report)
+                }
                 // §11.2.9.2.1: a KEEPALIVE at least every 100 ms while the command runs.
                 group.addTask {
                     while true {
@@ -238,7 +255,7 @@ actor CTAPHIDConnection {
             }
             // Free the device before answering, so a peer that reads slowly holds nothing.
             await device.endTransaction(caller)
-            await self?.finishTransaction(transactionID, channel: channel, response: response)
+            await self?.finishTransaction(transactionID, channel: channel, command: command, response: response)
         }
         running = (channel, transactionID, task)
     }
@@ -254,10 +271,10 @@ actor CTAPHIDConnection {
         send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [progress.rawValue]).reports)
     }
 
-    private func finishTransaction(_ transactionID: UInt64, channel: UInt32, response: [UInt8]) async {
+    private func finishTransaction(_ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8]) async {
         if running?.id == transactionID { running = nil }
         guard silenced.remove(transactionID) == nil else { return }
-        await reply(CTAPHIDMessage(channel: channel, command: .cbor, payload: response))
+        await reply(CTAPHIDMessage(channel: channel, command: command, payload: response))
     }
 
     private func reply(_ message: CTAPHIDMessage) async {

@@ -47,8 +47,14 @@ public final class CTAPHIDServer: Sendable {
         static let channelsPerConnection = 64
     }
 
-    /// CBOR and no CTAP1 (NMSG); WINK is answered, so it is advertised.
-    static let capabilities: CTAPHIDCapabilities = [.cbor, .nmsg, .wink]
+    /// CBOR unless the handler offers no CTAP2 (NCBOR), NMSG unless it offers CTAP1/U2F;
+    /// WINK is answered, so it is advertised (CTAP 2.1 §11.2.9.1.3).
+    static func capabilities(_ protocols: CTAPProtocols) -> CTAPHIDCapabilities {
+        var capabilities: CTAPHIDCapabilities = [.wink]
+        if protocols.contains(.ctap2) { capabilities.insert(.cbor) }
+        if !protocols.contains(.ctap1) { capabilities.insert(.nmsg) }
+        return capabilities
+    }
 
     private typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Authenticator
 import CTAP
 import CTAPHID
 import Foundation
@@ -15,7 +16,7 @@ struct Passkeyd: AsyncParsableCommand {
         discussion: """
             Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
             PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
-            PASSKEYD_UV, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL. A flag wins over the environment.
+            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL. A flag wins over the environment.
             """,
         version: DaemonInfo.currentVersion)
 
@@ -29,6 +30,8 @@ struct Passkeyd: AsyncParsableCommand {
     var presence: String?
     @Option(help: "Built-in user verification: auto, prompt, deny or off.")
     var uv: String?
+    @Option(help: "The kind of key to be: u2f, fido2.0 or fido2.1 (default fido2.1; docs/profiles.md).")
+    var profile: String?
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
@@ -85,6 +88,7 @@ struct Passkeyd: AsyncParsableCommand {
         do {
             device = try await DeviceFactory.make(
                 dataDirectory: settings.dataDirectory, passphrase: passphrase, presence: presence, verifier: verifier,
+                profile: settings.profile,
                 logger: logger)
         } catch { throw fail(error.description) }
 
@@ -104,7 +108,7 @@ struct Passkeyd: AsyncParsableCommand {
             throw fail("cannot write pid file \(settings.pidFile ?? ""): \(error.localizedDescription)")
         }
         if let readiness { Detach.report("ready", on: readiness) }
-        logger.info("ready", metadata: ["socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)"])
+        logger.info("ready", metadata: ["socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)", "profile": "\(settings.profile)"])
 
         let signal = await termination.wait()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
@@ -122,6 +126,7 @@ struct Passkeyd: AsyncParsableCommand {
         var passphraseValue: String?
         var presence: PresenceMode
         var verification: VerificationMode
+        var profile: DeviceProfile
         var pidFile: String?
         var logLevel: Logger.Level
 
@@ -169,6 +174,11 @@ struct Passkeyd: AsyncParsableCommand {
         guard let verification = VerificationMode(rawValue: uvText) else {
             throw ValidationFailure(message: "--uv must be auto, prompt, deny or off, not '\(uvText)'")
         }
+        let profileText = profile ?? environment["PASSKEYD_PROFILE"] ?? DeviceProfile.fido21.name
+        guard let deviceProfile = DeviceProfile(named: profileText) else {
+            let names = DeviceProfile.all.map(\.name).joined(separator: ", ")
+            throw ValidationFailure(message: "--profile must be one of \(names), not '\(profileText)'")
+        }
         let levelText = logLevel ?? environment["PASSKEYD_LOG_LEVEL"] ?? Logger.Level.info.rawValue
         guard let level = Logger.Level(rawValue: levelText) else {
             throw ValidationFailure(message: "--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -178,7 +188,7 @@ struct Passkeyd: AsyncParsableCommand {
             dataDirectory: dataDir ?? environment["PASSKEYD_DATA_DIR"] ?? DefaultPaths.dataDirectory(environment: environment),
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
             passphraseValue: nil,
-            presence: presenceMode, verification: verification,
+            presence: presenceMode, verification: verification, profile: deviceProfile,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level)
     }
 }
