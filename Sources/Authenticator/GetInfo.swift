@@ -10,7 +10,7 @@ extension Authenticator {
         let profile = configuration.profile
         // Protocol two first where offered: the platform takes the first it supports.
         let pinUvAuthProtocols = configuration.rules.pinUvAuthProtocols.map(\.rawValue)
-        guard profile.rules.infoMembers == .ctap21 else {
+        guard configuration.rules.infoMembers == .ctap21 else {
             // CTAP 2.0 §5.4: members 0x01–0x06 only.
             return GetInfoResponse(
                 versions: profile.versions, extensions: configuration.extensions.identifiers, aaguid: configuration.aaguid,

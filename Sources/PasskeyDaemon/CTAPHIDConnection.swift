@@ -144,7 +144,7 @@ actor CTAPHIDConnection {
             }
             startTransaction(channel: channel, command: message.command, payload: message.payload)
         default:
-            // CBOR or MSG where the profile offers no CTAP2 (NCBOR) or no CTAP1 (NMSG), LOCK
+            // CBOR or MSG where the profile offers no CTAP2 (CBOR clear) or no CTAP1 (NMSG), LOCK
             // (optional, not implemented), device-to-host commands and unknown bytes.
             await reply(.error(.invalidCommand, channel: channel))
         }
