@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import struct
+import threading
+import time
 from hashlib import sha256
 
 import pytest
@@ -21,6 +23,7 @@ from fido2.server import Fido2Server
 from webauthn.helpers.structs import AttestationFormat
 
 from conftest import ApprovingInteraction
+from passkeyd_hid import presence, status
 
 #: SW_WRONG_LENGTH (python-fido2's APDU enum names only the statuses Ctap1 itself expects).
 WRONG_LENGTH = 0x6700
@@ -172,3 +175,35 @@ def test_fido2_client_falls_back_to_u2f(u2f_daemon):
         )
     finally:
         dev.close()
+
+
+def test_presence_prompt_is_waited_for_and_a_refusal_means_ask_again(daemon_factory):
+    prompting = daemon_factory("--presence", "prompt", "--uv", "off")
+    dev, other = prompting.device(), prompting.device()
+    try:
+        ctap1 = Ctap1(dev)
+        client_param = challenge()
+        results: list = []
+
+        def register():
+            try:
+                results.append(ctap1.register(client_param, APP_PARAM))
+            except ApduError as e:
+                results.append(e)
+
+        for approve in (False, True):
+            worker = threading.Thread(target=register)
+            worker.start()
+            # The MSG transaction waits on the prompt (keepalives meanwhile) until answered.
+            deadline = time.monotonic() + 10
+            while status(other)["pending"] != "presence":
+                assert time.monotonic() < deadline, "no presence prompt appeared"
+                time.sleep(0.02)
+            presence(other, approve)
+            worker.join(10)
+        refused, registered = results
+        assert isinstance(refused, ApduError) and refused.code == APDU.USE_NOT_SATISFIED
+        registered.verify(APP_PARAM, client_param)
+    finally:
+        dev.close()
+        other.close()
