@@ -31,8 +31,8 @@ public struct CTAPRules: Sendable, Hashable {
         /// Collected presence clears its flags and permissions (2.1 §6.1.2 step 14, §6.2.2 step 10).
         public var spentByPresence: Bool
 
-        /// 2.0 §5.5.7: the pinToken serves every makeCredential and getAssertion until the next
-        /// power cycle or getPINToken.
+        /// 2.0 §5.5.2, §5.5.7: the pinToken serves every makeCredential and getAssertion until
+        /// the next power cycle or getPINToken.
         public static let untilPowerCycle = TokenUse(expires: false, bindsToRP: false, spentByPresence: false)
         /// 2.1 §6.5.2.2.
         public static let permissionsAndTimers = TokenUse(expires: true, bindsToRP: true, spentByPresence: true)
@@ -65,7 +65,7 @@ public struct CTAPRules: Sendable, Hashable {
         infoMembers: .ctap20,
         // 2.0 §5: authenticatorMakeCredential … authenticatorReset; the rest came with 2.1.
         withheldCommands: [.bioEnrollment, .credentialManagement, .selection, .largeBlobs, .config, .credentialManagementPreview],
-        // 2.0 §5.5.3: subcommands 0x01–0x05.
+        // 2.0 §5.5: subcommands 0x01–0x05.
         withheldPINSubcommands: [.getPinUvAuthTokenUsingUvWithPermissions, .getUVRetries, .getPinUvAuthTokenUsingPinWithPermissions],
         pinUvAuthProtocols: [.one],
         missingPinProtocol: .pinAuthInvalid, unsupportedPinProtocol: .pinAuthInvalid,
