@@ -101,7 +101,9 @@ public actor Authenticator: CTAP2MessageHandler {
         case .getInfo:
             return try await getInfo().cbor
         case .makeCredential:
-            return try await makeCredential(MakeCredentialRequest(cbor: Self.decode(parameters))).cbor
+            let value = try Self.decode(parameters)
+            if configuration.rules.typeChecksEntityIcons, !MakeCredentialRequest.entityIconsAreText(in: value) { throw .cborUnexpectedType }
+            return try await makeCredential(MakeCredentialRequest(cbor: value)).cbor
         case .getAssertion:
             let (response, pending) = try await getAssertion(GetAssertionRequest(cbor: Self.decode(parameters)))
             conversations[caller] = pending.map(Conversation.assertions)

@@ -47,6 +47,20 @@ struct DeviceProfileTests {
         }
     }
 
+    @Test func a20DeviceTypeChecksEntityIcons() async throws {
+        for (profile, mistyped) in [(DeviceProfile.fido20, CTAPStatus.cborUnexpectedType), (.fido21, .success)] {
+            let h = Harness(profile: profile)
+            var value = try #require(Fixture.makeCredential(rk: false).cbor.mapValue)
+            var rp = try #require(value[2]?.mapValue)
+            rp["icon"] = 7
+            value[2] = .map(rp)
+            #expect(try await h.status(of: .makeCredential, .map(value)) == mistyped, "\(profile)")
+            rp["icon"] = "https://example.com/icon.png"
+            value[2] = .map(rp)
+            #expect(try await h.status(of: .makeCredential, .map(value)) == .success, "\(profile)")
+        }
+    }
+
     @Test func aPINProtectsEveryCredentialUnder20AndDiscoverableOnesUnder21() async throws {
         for (profile, nonDiscoverable) in [(DeviceProfile.fido20, CTAPStatus.puatRequired), (.fido21, .success)] {
             let h = Harness(profile: profile)

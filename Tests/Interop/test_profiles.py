@@ -99,6 +99,17 @@ def test_uv_option_without_built_in_uv(profile, ctap2):
     assert got == pick(profile, ERR.UNSUPPORTED_OPTION, ERR.INVALID_OPTION)
 
 
+def test_entity_icons(profile, ctap2):
+    # CTAP 2.0 §5.1: icon is a member of rp and user (a URL); 2.1 has none and ignores it.
+    for entity in ("rp", "user"):
+        args = {"rp": RP, "user": user()}
+        args[entity] = {**args[entity], "icon": 7}
+        got = status_of(lambda: ctap2.make_credential(cdh(), args["rp"], args["user"], ES256))
+        assert got == pick(profile, ERR.CBOR_UNEXPECTED_TYPE, 0), entity
+    rp = {**RP, "icon": "https://profiles.example.net/icon.png"}
+    assert status_of(lambda: ctap2.make_credential(cdh(), rp, user(), ES256)) == 0
+
+
 def test_pin_auth_with_a_missing_or_unknown_protocol(profile, ctap2):
     for protocol, fido21 in [(None, ERR.MISSING_PARAMETER), (3, ERR.INVALID_PARAMETER)]:
         got = status_of(lambda: ctap2.make_credential(cdh(), RP, user(), ES256, pin_uv_param=b"\x01" * 16,

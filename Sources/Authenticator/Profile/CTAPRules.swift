@@ -59,6 +59,9 @@ public struct CTAPRules: Sendable, Hashable {
     /// (`CTAP2_ERR_INVALID_OPTION`).
     public var uvWithoutBuiltInUV: CTAPStatus
     public var tokenUse: TokenUse
+    /// `rp.icon` / `user.icon` not a text string: 2.0 §5.1 (a member of the entities, a URL)
+    /// answers `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`; 2.1 has no such member and ignores it.
+    public var typeChecksEntityIcons: Bool
 
     /// CTAP 2.0, Proposed Standard, 2019-01-30.
     public static let ctap20 = CTAPRules(
@@ -71,7 +74,7 @@ public struct CTAPRules: Sendable, Hashable {
         missingPinProtocol: .pinAuthInvalid, unsupportedPinProtocol: .pinAuthInvalid,
         protectedMakeCredential: .pinRequired,
         rkInGetAssertion: .invalidOption, uvWithoutBuiltInUV: .unsupportedOption,
-        tokenUse: .untilPowerCycle)
+        tokenUse: .untilPowerCycle, typeChecksEntityIcons: true)
 
     /// CTAP 2.1, Proposed Standard, 2021-06-15.
     public static let ctap21 = CTAPRules(
@@ -81,5 +84,5 @@ public struct CTAPRules: Sendable, Hashable {
         missingPinProtocol: .missingParameter, unsupportedPinProtocol: .invalidParameter,
         protectedMakeCredential: .uvNotRequiredForNonDiscoverable,
         rkInGetAssertion: .unsupportedOption, uvWithoutBuiltInUV: .invalidOption,
-        tokenUse: .permissionsAndTimers)
+        tokenUse: .permissionsAndTimers, typeChecksEntityIcons: false)
 }
