@@ -140,6 +140,18 @@ struct U2FTests {
         #expect(await Self.authenticate(h, .checkOnly, keyHandle: eddsaID).0 == .wrongData)
     }
 
+    @Test func aDiscoverableES256CredentialSignsThroughU2FOnItsOwnCounter() async throws {
+        let h = Harness()
+        let made = try await h.makeCredential(Fixture.makeCredential(rk: true))
+        let attested = try #require(try AuthenticatorData(bytes: made.attestation.authenticatorData).attestedCredentialData)
+        let (status, data) = await Self.authenticate(h, .enforceUserPresence, keyHandle: attested.credentialID)
+        #expect(status == .noError)
+        #expect(data[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == 1)
+        #expect(try await h.store.credential(id: attested.credentialID)?.signCount == 1)
+        // Its RP is the application: another application's parameter does not find it.
+        #expect(await Self.authenticate(h, .checkOnly, keyHandle: attested.credentialID, application: [UInt8](repeating: 2, count: 32)).0 == .wrongData)
+    }
+
     @Test func malformedAPDUsGetTheirStatusWord() async {
         let h = Harness()
         for (bytes, expected): ([UInt8], StatusWord) in [
