@@ -218,7 +218,14 @@ actor CTAPHIDConnection {
         }
         let task = Task { [weak self] in
             let response = await withTaskGroup(of: [UInt8]?.self) { group in
-                group.addTask { await handler.handle(payload, from: caller, progress: report) }
+                group.addTask {
+                    let answer = await handler.handleBeforeDurable(payload, from: caller, progress: report)
+                    // Free the device before the store's flush: the next transaction, from any
+                    // channel, runs meanwhile and its registration shares a later flush (group
+                    // commit). This answer still waits for the flush covering everything before it.
+                    await device.endTransaction(caller)
+                    return await handler.durable() ? answer : [CTAPStatus.other.rawValue]
+                }
                 // §11.2.9.2.1: a KEEPALIVE at least every 100 ms while the command runs.
                 group.addTask {
                     while true {
@@ -236,8 +243,6 @@ actor CTAPHIDConnection {
                 }
                 return response
             }
-            // Free the device before answering, so a peer that reads slowly holds nothing.
-            await device.endTransaction(caller)
             await self?.finishTransaction(transactionID, channel: channel, response: response)
         }
         running = (channel, transactionID, task)
