@@ -145,6 +145,8 @@ struct PasskeyBench: AsyncParsableCommand {
         defer { daemon.stop() }
         let transports = (0..<max(clients, 1)).map { _ in UnixSocketTransport(path: daemon.socket) }
         let benchClients = transports.map(BenchClient.init(transport:))
+        note("append+fdatasync baseline beside the socket figures ...")
+        results.appendSyncBesideSocket = try await measureDurableWrite(.init(path: work + "/sync-append-socket", placement: .append))
         note("socket, 1 client ...")
         results.socketOne = try await measurePair(clients: benchClients, count: 1, users: users)
         note("socket, \(clients) clients ...")
