@@ -67,7 +67,7 @@ let package = Package(
         ]),
         // `make bench`: throughput and latency over the socket against in-process baselines.
         .executableTarget(name: "passkeybench", dependencies: [
-            "PasskeyClient", "Keystore", "Authenticator", "CTAP", argumentParser, logging, crypto[0],
+            "PasskeyClient", "Keystore", "Authenticator", "CTAP", "WebAuthn", argumentParser, logging, crypto[0],
         ]),
 
         // What every socket test starts: an in-process CTAPHIDServer or the real passkeyd on a

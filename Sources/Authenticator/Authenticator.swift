@@ -18,6 +18,8 @@ public actor Authenticator: CTAP2MessageHandler {
 
     /// Loaded on first use, then kept in step with the store.
     var cachedDeviceState: DeviceState?
+    /// Signature counts handed out below their durable marks (none survive a restart).
+    var counterLeases = SignatureCounterLeases()
     /// When the device was last "plugged in" (CTAP 2.1 §6.6: reset is allowed only shortly after).
     var poweredUpAt: ContinuousClock.Instant
     /// Each caller's unfinished getNextAssertion run or credential enumeration.
@@ -44,6 +46,14 @@ public actor Authenticator: CTAP2MessageHandler {
 
     public func handle(_ message: [UInt8], from caller: CTAPCaller,
                        progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+        let answer = await handleBeforeDurable(message, from: caller, progress: progress)
+        return await durable() ? answer : [CTAPStatus.other.rawValue]
+    }
+
+    /// The command runs in its turn; the store's flush of what it saved is left to
+    /// `durable()`, which the next command need not wait for.
+    public func handleBeforeDurable(_ message: [UInt8], from caller: CTAPCaller,
+                                    progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         await takeTurn()
         defer { endTurn() }
         let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<CBORValue?, CTAPStatus> in
@@ -60,6 +70,16 @@ public actor Authenticator: CTAP2MessageHandler {
 
     public nonisolated var protocols: CTAPProtocols { configuration.profile.protocols }
     public nonisolated var profileName: String? { configuration.profile.name }
+
+    public func durable() async -> Bool {
+        do throws(CredentialStoreError) {
+            try await store.durable()
+            return true
+        } catch {
+            _ = storeFailure(error)
+            return false
+        }
+    }
 
     public func release(_ caller: CTAPCaller) {
         conversations[caller] = nil

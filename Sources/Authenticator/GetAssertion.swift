@@ -104,7 +104,7 @@ extension Authenticator {
             resident: source, extensions: source.extensionState)
     }
 
-    /// Advances the credential's signature counter, durably, and signs authData ‖ clientDataHash.
+    /// Advances the credential's signature counter (durable up to its lease) and signs authData ‖ clientDataHash.
     private func sign(_ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8], flags: AuthenticatorData.Flags,
                       extensions: [PreparedAssertionExtension], numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
         // Step 11: each extension's output for this credential.
@@ -130,16 +130,23 @@ extension Authenticator {
     }
 
     /// Resident credentials count on their own; non-resident ones share the device counter.
-    /// The record was read by this command, which holds the turn, so its count is current.
+    /// Both are leased (`SignatureCounterLease`): a count within the durable mark costs no
+    /// write, and one past it stores the next mark before it signs.
+    /// The record was read by this command, which holds the turn, so its mark is current.
     func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
         if let resident = candidate.resident {
-            let next = resident.signCount &+ 1
-            do { try await store.updateSignCount(credentialID: resident.id, to: next) } catch { throw storeFailure(error) }
-            return next
+            let step = SignatureCounterLease.advance(counterLeases.resident[resident.id], storedMark: resident.signCount)
+            if let mark = step.newMark {
+                do { try await store.updateSignCount(credentialID: resident.id, to: mark) } catch { throw storeFailure(error) }
+            }
+            counterLeases.keep(step.lease, for: resident.id)
+            return step.count
         }
-        return try await updateDeviceState { state in
-            state.globalSignCount &+= 1
-            return state.globalSignCount
+        let step = SignatureCounterLease.advance(counterLeases.global, storedMark: try await deviceState().globalSignCount)
+        if let mark = step.newMark {
+            try await updateDeviceState { state in state.globalSignCount = max(state.globalSignCount, mark) }
         }
+        counterLeases.global = step.lease
+        return step.count
     }
 }

@@ -10,6 +10,14 @@ public protocol CTAP2MessageHandler: Sendable {
     /// so the transport can say it in its keepalives (CTAP 2.1 §11.2.9.2.1).
     func handle(_ message: [UInt8], from caller: CTAPCaller,
                 progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8]
+    /// Answers like `handle`, but may return before what the command stored is durable, so
+    /// the next command can run while the store flushes (group commit). The transport lets
+    /// the answer out only after `durable()` returns true, and answers CTAP1_ERR_OTHER otherwise.
+    func handleBeforeDurable(_ message: [UInt8], from caller: CTAPCaller,
+                             progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8]
+    /// Returns once every answer given so far rests on durable state; false if the store
+    /// could not make it durable.
+    func durable() async -> Bool
     /// The caller is gone (its connection closed, or its channel was resynchronised):
     /// whatever it had started across commands ends.
     func release(_ caller: CTAPCaller) async
@@ -37,4 +45,14 @@ extension CTAP2MessageHandler {
                            progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         StatusWord.instructionNotSupported.bytes
     }
+}
+
+extension CTAP2MessageHandler {
+    /// A handler whose answers are durable when `handle` returns.
+    public func handleBeforeDurable(_ message: [UInt8], from caller: CTAPCaller,
+                                    progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+        await handle(message, from: caller, progress: progress)
+    }
+
+    public func durable() async -> Bool { true }
 }

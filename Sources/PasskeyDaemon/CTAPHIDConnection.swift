@@ -232,9 +232,18 @@ actor CTAPHIDConnection {
         let task = Task { [weak self] in
             let response = await withTaskGroup(of: [UInt8]?.self) { group in
                 group.addTask {
-                    command == .msg
+                    let answer = command == .msg
                         ? await handler.handleAPDU(payload, from: caller, progress: report)
-                        : await handler.handle(payload, from: caller, progress: report)
+                        : await handler.handleBeforeDurable(payload, from: caller, progress: report)
+                    // Free the device before the store's flush: the next transaction, from any
+                    // channel, runs meanwhile and its registration shares a later flush (group
+                    // commit). This answer still waits for the flush covering everything before it.
+                    await device.endTransaction(caller)
+                    guard await handler.durable() else {
+                        // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
+                        return command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
+                    }
+                    return answer
                 }
                 // §11.2.9.2.1: a KEEPALIVE at least every 100 ms while the command runs.
                 group.addTask {
@@ -253,8 +262,6 @@ actor CTAPHIDConnection {
                 }
                 return response
             }
-            // Free the device before answering, so a peer that reads slowly holds nothing.
-            await device.endTransaction(caller)
             await self?.finishTransaction(transactionID, channel: channel, command: command, response: response)
         }
         running = (channel, transactionID, task)

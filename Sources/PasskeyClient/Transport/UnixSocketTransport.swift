@@ -60,6 +60,10 @@ public actor UnixSocketTransport: CTAPTransport {
         await beginTransaction()
         defer { endTransaction() }
         let deadline = ContinuousClock.now + silenceTimeout
+        // Busy retries back off from 0.2 ms to 5 ms: the device is often free again within a
+        // fraction of a millisecond (it takes the next transaction while the last one's
+        // answer waits for the store's flush), and a long first wait would idle it.
+        var backoff = Duration.microseconds(200)
         while true {
             let connection = try await connected()
             // The exchange runs unstructured so a cancelled caller still waits for the device to confirm.
@@ -76,7 +80,8 @@ public actor UnixSocketTransport: CTAPTransport {
             case .failure(.deviceError(CTAPHIDError.channelBusy.rawValue))
                 where !Task.isCancelled && ContinuousClock.now < deadline:
                 // Another handle's transaction holds the device (CTAP 2.1 §11.2.9): retry, as hosts do.
-                try? await Task.sleep(for: .milliseconds(5))
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .milliseconds(5))
             case .failure(let error):
                 // After a framing failure or a silent device the channel state is unknown: start afresh.
                 await close()
