@@ -20,6 +20,7 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+	$(MAKE) --no-print-directory -C integrations/c
 
 ## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.
 test: deps architecture

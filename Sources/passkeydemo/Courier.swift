@@ -71,11 +71,7 @@ actor Courier {
                 let response = try await client.create(options)
                 await agent.endTouchPrompt()
                 let token = try await server.finishRegistration(response, username: name)
-                failures = 0
-                log.record("account-created", ["user": name])
-                let session = CourierSessionFile.Session(username: name, token: token)
-                sessionFile.save(session)
-                await home(session, heading: "Account created: signed in as \(name)")
+                await signedIn(name, token: token, event: "account-created", heading: "Account created: signed in as \(name)")
                 return
             } catch CourierServer.Failure.usernameTaken(let taken) {
                 log.record("account-create-failed", ["user": taken, "reason": "username-taken"])
@@ -99,11 +95,7 @@ actor Courier {
                 await agent.endTouchPrompt()
                 guard case .passkey(let assertion) = result else { return }
                 let (username, token) = try await server.finishAuthentication(assertion)
-                failures = 0
-                log.record("signed-in", ["user": username])
-                let session = CourierSessionFile.Session(username: username, token: token)
-                sessionFile.save(session)
-                await home(session, heading: "Signed in as \(username)")
+                await signedIn(username, token: token, event: "signed-in", heading: "Signed in as \(username)")
                 return
             } catch let error as WebAuthnError where error.cause == .ctap(.noCredentials) {
                 log.record("sign-in-failed", ["reason": "no-passkey"])
@@ -114,6 +106,15 @@ actor Courier {
                 guard await offerRetry(after: error, doing: "sign-in", user: nil) else { return }
             }
         }
+    }
+
+    /// The server issued a session: the device keeps it, the failure count starts over, the account opens.
+    private func signedIn(_ username: String, token: String, event: String, heading: String) async {
+        failures = 0
+        log.record(event, ["user": username])
+        let session = CourierSessionFile.Session(username: username, token: token)
+        sessionFile.save(session)
+        await home(session, heading: heading)
     }
 
     /// Says what went wrong and offers a retry; true when the person wants one.

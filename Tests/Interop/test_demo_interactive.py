@@ -101,6 +101,14 @@ def give_username(t: Terminal, name: str, site: str) -> None:
     t.type(ENTER)
 
 
+def sign_out(t: Terminal, name: str, after: str) -> None:
+    """The success screen (`after`), then sign-out and its confirmation."""
+    t.read_until(after)
+    t.type(ENTER)
+    t.read_until(f"Signed out of {name}.")
+    t.type(ENTER)
+
+
 def quit_from_the_list(t: Terminal) -> None:
     t.read_until("q to quit")
     t.type("q")
@@ -123,19 +131,48 @@ def test_the_feature_list_registration_with_a_visible_touch_and_sign_out(daemon_
     give_username(t, "alice", "shop.passkeyd.test")
     t.read_until("Touch your authenticator… (Enter approves, Esc refuses)")
     t.type(ENTER)
-    t.read_until("✓ Signed in as alice, verified by the server")
-    t.type(ENTER)
-    t.read_until("Signed out of alice.")
-    t.type(ENTER)
+    sign_out(t, "alice", after="✓ Signed in as alice, verified by the server")
     # A number runs its item directly: the passkey-only sign-in finds alice's passkey.
     t.read_until("q to quit")
     t.type("2")
     t.read_until("Touch your authenticator")
     t.type(ENTER)
-    t.read_until("✓ Signed in as alice, verified by the server")
+    sign_out(t, "alice", after="✓ Signed in as alice, verified by the server")
+    quit_from_the_list(t)
+
+
+def test_the_other_scenarios_with_the_person_choosing(daemon_factory, terminal):
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    t = terminal(daemon)
+    t.read_until("q to quit")
+    t.type("1")
+    give_username(t, "alice", "shop.passkeyd.test")
+    sign_out(t, "alice", after="✓ Signed in as alice")
+    # Passkey or password: one picker with both; the saved password goes to the server.
+    t.read_until("q to quit")
+    t.type("3")
+    picker = t.read_until("Esc to cancel")
+    assert "1. alice" in picker and "2. carol@shop.passkeyd.test" in picker, picker
+    t.type(DOWN + ENTER)
+    sign_out(t, "carol@shop.passkeyd.test (with the saved password)",
+             after="✓ Signed in as carol@shop.passkeyd.test (with the saved password), verified by the server")
+    # AutoFill: the suggestions under the username field; Enter fills one in.
+    t.read_until("q to quit")
+    t.type("4")
+    assert "1. alice" in t.read_until("Enter to fill in, Esc to dismiss")
     t.type(ENTER)
-    t.read_until("Signed out of alice.")
-    t.type(ENTER)
+    sign_out(t, "alice", after="✓ Signed in as alice")
+    # Immediate: a passkey is right here, so it signs in like a modal request.
+    t.read_until("q to quit")
+    t.type("5")
+    sign_out(t, "alice", after="✓ Signed in as alice")
+    # AutoFill hybrid: dismissing the suggestions is the button; the modal request follows.
+    t.read_until("q to quit")
+    t.type("6")
+    t.read_until("Enter to fill in, Esc to dismiss")
+    t.type(ESC)
+    t.read_until("“Sign in with a passkey”: AutoFill is cancelled and the modal request runs.")
+    sign_out(t, "alice", after="✓ Signed in as alice")
     quit_from_the_list(t)
 
 
@@ -154,10 +191,7 @@ def test_courier_account_session_restore_and_sign_out(daemon_factory, terminal):
 
     # The next start restores the session after the server has checked its token.
     t = terminal(daemon)
-    t.read_until("✓ Welcome back, dana (session restored, checked by the server)")
-    t.type(ENTER)  # sign out
-    t.read_until("Signed out of dana.")
-    t.type(ENTER)
+    sign_out(t, "dana", after="✓ Welcome back, dana (session restored, checked by the server)")
     quit_from_the_list(t)
     assert not (terminal.state / "courier-session.json").exists()
 
@@ -172,10 +206,7 @@ def test_courier_account_session_restore_and_sign_out(daemon_factory, terminal):
     t = terminal(daemon)
     t.read_until("q to quit")
     t.type("8")
-    t.read_until("✓ Signed in as dana")
-    t.type(ENTER)
-    t.read_until("Signed out of dana.")
-    t.type(ENTER)
+    sign_out(t, "dana", after="✓ Signed in as dana")
     quit_from_the_list(t)
 
     log = (terminal.state / "courier.log").read_text()
@@ -222,10 +253,7 @@ def test_courier_without_a_passkey_suggests_creating_an_account(daemon_factory, 
     t.read_until("There is no passkey for Courier on this device. Create an account?")
     t.type(ENTER)
     give_username(t, "finn", "courier.passkeyd.test")
-    t.read_until("✓ Account created: signed in as finn")
-    t.type(ENTER)
-    t.read_until("Signed out of finn.")
-    t.type(ENTER)
+    sign_out(t, "finn", after="✓ Account created: signed in as finn")
     quit_from_the_list(t)
 
 
@@ -244,10 +272,7 @@ def test_courier_cancel_offers_a_retry(daemon_factory, terminal):
     t.type(ENTER)
     t.read_until("Touch your authenticator")
     t.type(ENTER)
-    t.read_until("✓ Account created: signed in as gus")
-    t.type(ENTER)
-    t.read_until("Signed out of gus.")
-    t.type(ENTER)
+    sign_out(t, "gus", after="✓ Account created: signed in as gus")
     quit_from_the_list(t)
     assert "account-create-failed reason=cancelled user=gus" in (terminal.state / "courier.log").read_text()
 
@@ -258,10 +283,7 @@ def test_courier_passkey_the_server_does_not_know(daemon_factory, terminal):
     t.read_until("q to quit")
     t.type("7")
     give_username(t, "hana", "courier.passkeyd.test")
-    t.read_until("signed in as hana")
-    t.type(ENTER)
-    t.read_until("Signed out of hana.")
-    t.type(ENTER)
+    sign_out(t, "hana", after="signed in as hana")
     quit_from_the_list(t)
     # The server loses the account (deleted); the authenticator still holds the passkey.
     (terminal.state / "courier-server.json").unlink()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -103,6 +104,19 @@ def test_systemd_user_units_name_the_installed_daemon(prefix):
     assert f"ExecStart={prefix}/bin/passkeyd\n" in (units / "passkeyd-standalone.service").read_text()
     socket_unit = (units / "passkeyd.socket").read_text()
     assert "ListenStream=%t/passkeyd/ctaphid.sock" in socket_unit and "DirectoryMode=0700" in socket_unit
+
+
+def test_systemd_accepts_the_units(prefix, tmp_path):
+    """systemd's own check: syntax, dependencies, and that ExecStart= is an executable."""
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed")
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    units = prefix / "share" / "systemd" / "user"
+    done = subprocess.run(["systemd-analyze", "verify", "--man=no", "--user",
+                           *(str(units / u) for u in ("passkeyd.socket", "passkeyd.service", "passkeyd-standalone.service"))],
+                          env=clean_env(XDG_RUNTIME_DIR=str(runtime)), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
 
 
 def test_the_libfido2_adapter_builds_from_its_pkg_config_file(prefix, tmp_path):
