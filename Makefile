@@ -18,8 +18,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## Everything `make install` copies, built as the user (so `sudo make install` only copies).
 release: deps
 	$(SWIFT) build -c release
+	$(MAKE) --no-print-directory man CONFIG=release
 	$(MAKE) --no-print-directory -C integrations/c
 
 ## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.

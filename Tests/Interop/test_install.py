@@ -27,9 +27,9 @@ def clean_env(**extra: str) -> dict:
     return env
 
 
-def make(*args: str) -> subprocess.CompletedProcess:
+def make(*args: str, **env: str) -> subprocess.CompletedProcess:
     done = subprocess.run(["make", "--no-print-directory", "-C", str(REPO), *args, "CONFIG=debug"],
-                          env=clean_env(), capture_output=True, text=True, timeout=1200)
+                          env=clean_env(**env), capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     return done
 
@@ -149,3 +149,12 @@ def test_destdir_stages_for_a_packager(tmp_path):
     assert (stage / "usr/local/bin/passkeyd").is_file()
     assert "ExecStart=/usr/local/bin/passkeyd\n" in (stage / "usr/local/share/systemd/user/passkeyd.service").read_text()
     assert "prefix=/usr/local\n" in (stage / "usr/local/lib/pkgconfig/passkeyd-libfido2.pc").read_text()
+
+
+def test_under_sudo_install_only_copies_what_the_user_built(tmp_path):
+    """`sudo make install` after `make release`: no build, no deps, nothing in the tree made by root."""
+    p = tmp_path / "p"
+    done = make("install", f"PREFIX={p}", SUDO_USER="someone")
+    assert "install: using the debug products someone built" in done.stdout
+    assert "swift build" not in done.stdout and "deps:" not in done.stdout
+    assert (p / "bin" / "passkeyctl").is_file() and (p / "share" / "man" / "man1" / "passkeyctl.1").is_file()
