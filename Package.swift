@@ -61,9 +61,11 @@ let package = Package(
             "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
         ]),
         .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "WebAuthn", argumentParser]),
-        // The six classic passkey sign-in scenarios, end to end against a verifying relying party.
+        // The six classic passkey sign-in scenarios, end to end against a verifying relying party;
+        // on a terminal, the seed apps' feature list and the courier app's account flows.
         .executableTarget(name: "passkeydemo", dependencies: [
             "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
+            "CBOR", crypto[0],
         ]),
         // `make bench`: throughput and latency over the socket against in-process baselines.
         .executableTarget(name: "passkeybench", dependencies: [
@@ -89,7 +91,7 @@ let package = Package(
             "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CTAPHID", logging,
         ]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
-        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "WebAuthn"]),
+        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "CTAPHID", "WebAuthn"]),
         // The passkeyd executable itself: flags, environment, refusals, --detach, signals.
         .testTarget(name: "PasskeydTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"]),

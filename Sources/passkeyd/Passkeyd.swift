@@ -52,6 +52,18 @@ struct Passkeyd: AsyncParsableCommand {
         let environmentPassphrase = Detach.inheritedPassphrase() ?? EnvironmentPassphrase.take()
         var settings = try settings()
         settings.passphraseValue = environmentPassphrase
+        let activation: SocketActivation.Inherited?
+        do { activation = try SocketActivation.take() } catch {
+            throw ValidationFailure(message: "passkeyd: \(error.description)")
+        }
+        if let activation {
+            guard !detach else {
+                throw ValidationFailure(message: "passkeyd: a socket-activated passkeyd runs in the foreground; remove --detach from the unit's ExecStart")
+            }
+            // The socket is where the manager bound it; --socket only names where to bind one.
+            settings.socket = activation.path
+            settings.listener = .inherited(descriptor: activation.descriptor)
+        }
         if detach, Detach.childDescriptor == nil {
             do {
                 let child = try Detach.spawnChild(logFile: logFile, passphrase: environmentPassphrase)
@@ -95,7 +107,7 @@ struct Passkeyd: AsyncParsableCommand {
         let server: CTAPHIDServer
         do {
             server = try await CTAPHIDServer.start(
-                configuration: .init(socketPath: settings.socket), handler: device.handler, broker: broker,
+                configuration: .init(socketPath: settings.socket, listener: settings.listener), handler: device.handler, broker: broker,
                 logger: Logger(label: "passkeyd.server"))
         } catch {
             await device.close()
@@ -108,7 +120,10 @@ struct Passkeyd: AsyncParsableCommand {
             throw fail("cannot write pid file \(settings.pidFile ?? ""): \(error.localizedDescription)")
         }
         if let readiness { Detach.report("ready", on: readiness) }
-        logger.info("ready", metadata: ["socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)", "profile": "\(settings.profile)"])
+        logger.info("ready", metadata: [
+            "socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)",
+            "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
+        ])
 
         let signal = await termination.wait()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
@@ -129,6 +144,8 @@ struct Passkeyd: AsyncParsableCommand {
         var profile: DeviceProfile
         var pidFile: String?
         var logLevel: Logger.Level
+        /// `.inherited` under socket activation, filled in by `run()`.
+        var listener: ListeningSocket = .bind
 
         func passphrase() throws(ValidationFailure) -> String? {
             if let passphraseFile {
@@ -185,7 +202,7 @@ struct Passkeyd: AsyncParsableCommand {
         }
         return Settings(
             socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
-            dataDirectory: dataDir ?? environment["PASSKEYD_DATA_DIR"] ?? DefaultPaths.dataDirectory(environment: environment),
+            dataDirectory: dataDir ?? PasskeydDataFolder.choose(environment: environment).path,
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
             passphraseValue: nil,
             presence: presenceMode, verification: verification, profile: deviceProfile,
