@@ -91,6 +91,18 @@ import Testing
         #expect(await h.presence.requests.isEmpty, "the user was never asked")
     }
 
+    @Test func denyOverridesThePresenceATokenCarries() async throws {
+        let h = Harness(presence: [.approved], verifier: .always(.verified))
+        _ = try await h.makeCredential(Fixture.makeCredential(uv: true))
+        let platform = PlatformPIN(h, .two)
+        let (status, token) = try await platform.tokenUsingUV(permissions: .ga, rpID: Fixture.rp.id)
+        try #require(status == .success)
+        try await arm(h, "deny")
+        let request = platform.getAssertion(try #require(token))
+        #expect(try await h.status(of: .getAssertion, request.cbor) == .operationDenied,
+                "the token's touch does not count: presence is asked and refused, as a platform's user would see it")
+    }
+
     @Test func denyRefusesBuiltInVerificationWithoutCostingARetry() async throws {
         let h = Harness(verifier: .always(.verified))
         try await arm(h, "deny")
