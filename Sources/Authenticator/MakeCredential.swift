@@ -70,9 +70,10 @@ extension Authenticator {
         let credentialID: [UInt8]
         if residentKey {
             credentialID = Self.randomBytes(32)
-            let source = CredentialSource(
+            var source = CredentialSource(
                 id: credentialID, rp: request.rp, user: request.user, algorithm: algorithm,
                 privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), extensions: extensionState)
+            source.backup = configuration.backup
             try await saveResident(source)
         } else {
             credentialID = try CredentialWrapping.wrap(key, extensions: extensionState, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
@@ -86,8 +87,11 @@ extension Authenticator {
         for prepared in extensions { outputs.append(try await prepared.output(context)) }
         var flags: AuthenticatorData.Flags = [.userPresent]
         if userVerified { flags.insert(.userVerified) }
+        flags.formUnion(configuration.backup.authenticatorDataFlags)
+        // A test's faults change what is reported and signed, never what is stored.
+        let faults = Self.faults
         let authData = AuthenticatorData(
-            rpIDHash: rpIDHash, flags: flags, signCount: 0,
+            rpIDHash: rpIDHash, flags: faults.reported(flags), signCount: 0,
             attestedCredentialData: AttestedCredentialData(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
             extensions: outputs.authenticatorDataExtensions)
         let authDataBytes = authData.bytes
@@ -97,7 +101,7 @@ extension Authenticator {
         if request.attestationFormatsPreference?.first == "none" {
             statement = .none
         } else {
-            statement = .packed(alg: algorithm.rawValue, sig: try key.sign(authDataBytes + request.clientDataHash), x5c: nil)
+            statement = .packed(alg: algorithm.rawValue, sig: faults.reported(signature: try key.sign(authDataBytes + request.clientDataHash)), x5c: nil)
         }
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
         return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement))

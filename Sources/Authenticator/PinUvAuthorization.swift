@@ -31,7 +31,8 @@ extension Authenticator {
                     purpose: UserActionRequest, wantsPresence: Bool) async throws(CTAPStatus) -> (verified: Bool, present: Bool) {
         if let version, let param {
             try verifyPinUvAuthParam(param, protocol: version, clientDataHash: clientDataHash, permission: permission, rpID: rpID)
-            return (true, wantsPresence && tokenUserPresent())
+            // Under a `deny` fault the token's presence does not count: presence is asked, and refused.
+            return (true, wantsPresence && tokenUserPresent() && !Self.faults.deniesPresence)
         }
         if requestsUV {
             try await performBuiltInUV(purpose)

@@ -10,11 +10,16 @@ actor CTAPHIDConnection {
     /// Queues reports for the connection's writer. Not async on purpose: a
     /// cancelled transaction must still get its KEEPALIVE_CANCEL answer out.
     typealias Send = @Sendable ([UInt8]) -> Void
+    /// Writes reports and waits until the socket takes them: for a watch stream.
+    typealias Stream = @Sendable ([UInt8]) async -> Void
 
     private let id: CTAPHIDDevice.ConnectionID
     private let device: CTAPHIDDevice
     private let timing: CTAPHIDServer.Timing
     private let send: Send
+    private let stream: Stream
+    /// Forwards device events to a watching channel (vendor command WATCH).
+    private var watching: Task<Void, Never>?
     /// Closes this connection, saying why: for a peer past the limits.
     private let drop: @Sendable (String) -> Void
     private let logger: Logger
@@ -33,8 +38,9 @@ actor CTAPHIDConnection {
     private var isClosed = false
 
     init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, logger: Logger,
-         drop: @escaping @Sendable (String) -> Void, send: @escaping Send) {
+         drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream, send: @escaping Send) {
         self.drop = drop
+        self.stream = stream
         self.id = id
         self.device = device
         self.timing = timing
@@ -60,6 +66,7 @@ actor CTAPHIDConnection {
     func close() async {
         isClosed = true
         timer?.cancel()
+        watching?.cancel()
         reassembler.abandon()
         if let running {
             running.task.cancel()
@@ -210,6 +217,31 @@ actor CTAPHIDConnection {
             await reply(CTAPHIDMessage(channel: channel, command: message.command))
         case .status:
             await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: await device.status()))
+        case .fault:
+            let request: FaultCommand
+            do { request = try FaultCommand(bytes: message.payload) } catch {
+                return await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [error.rawValue]))
+            }
+            let armed: [FaultRule]
+            switch request {
+            case .set(let rule): armed = await device.controls.arm(rule)
+            case .list: armed = await device.controls.armed
+            case .clear:
+                await device.controls.clear()
+                armed = []
+            }
+            await reply(CTAPHIDMessage(channel: channel, command: message.command,
+                                       payload: [CTAPStatus.success.rawValue] + FaultCommand.encodeReply(armed)))
+        case .watch:
+            guard watching == nil else { return await reply(.error(.invalidCommand, channel: channel)) }
+            let events = await device.controls.watch()
+            await reply(CTAPHIDMessage(channel: channel, command: message.command))
+            let stream = stream
+            watching = Task {
+                for await event in events {
+                    await stream(CTAPHIDMessage(channel: channel, command: message.command, payload: event.cbor.encoded).reports)
+                }
+            }
         }
     }
 
@@ -262,9 +294,19 @@ actor CTAPHIDConnection {
                 }
                 return response
             }
+            // A `drop` fault: the device vanished mid-transaction, as an unplug does.
+            if await device.controls.takeDrop(caller) {
+                await self?.unplug()
+                return
+            }
             await self?.finishTransaction(transactionID, channel: channel, command: command, response: response)
         }
         running = (channel, transactionID, task)
+    }
+
+    private func unplug() {
+        running = nil
+        drop("a drop fault unplugged the device")
     }
 
     private func report(_ status: KeepaliveStatus, transaction: UInt64) {

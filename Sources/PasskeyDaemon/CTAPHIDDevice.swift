@@ -12,6 +12,8 @@ actor CTAPHIDDevice {
 
     let handler: any CTAP2MessageHandler
     let broker: PromptBroker
+    /// Faults and watchers (vendor commands FAULT and WATCH).
+    let controls: TestControls
     let info: DaemonInfo
 
     private var owners: [UInt32: ConnectionID] = [:]
@@ -20,9 +22,10 @@ actor CTAPHIDDevice {
     /// Who holds the one CTAP transaction (§11.2.9: everyone else gets ERR_CHANNEL_BUSY).
     private var transaction: CTAPCaller?
 
-    init(handler: any CTAP2MessageHandler, broker: PromptBroker, info: DaemonInfo) {
+    init(handler: any CTAP2MessageHandler, broker: PromptBroker, controls: TestControls, info: DaemonInfo) {
         self.handler = handler
         self.broker = broker
+        self.controls = controls
         self.info = info
     }
 

@@ -85,7 +85,7 @@ public final class CTAPHIDServer: Sendable {
     /// check as one passkeyd binds itself; it is not created, since the manager made it.
     public static func start(
         configuration: Configuration, handler: any CTAP2MessageHandler, broker: PromptBroker,
-        logger: Logger = Logger(label: "passkeyd.server")
+        controls: TestControls = TestControls(), logger: Logger = Logger(label: "passkeyd.server")
     ) async throws(DaemonError) -> CTAPHIDServer {
         let path = configuration.socketPath
         let file = SocketFile(path: path)
@@ -105,7 +105,7 @@ public final class CTAPHIDServer: Sendable {
         }
         chmod(path, 0o600)
 
-        let device = CTAPHIDDevice(handler: handler, broker: broker, info: DaemonInfo(socketPath: path))
+        let device = CTAPHIDDevice(handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
         let timing = configuration.timing
         let acceptTask = Task {
             await withDiscardingTaskGroup { group in
@@ -185,7 +185,10 @@ public final class CTAPHIDServer: Sendable {
                 logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
                 channel.channel.close(promise: nil)
             }
-            let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger, drop: drop) { reports in
+            // A watch stream writes with the socket's backpressure instead: its events wait in
+            // the watcher's own bounded buffer, which drops and counts (TestControls).
+            let stream: CTAPHIDConnection.Stream = { reports in try? await outbound.write(ByteBuffer(bytes: reports)) }
+            let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger, drop: drop, stream: stream) { reports in
                 if case .dropped = mailbox.yield(reports) { drop("\(Limits.queuedReplies) replies queued and unread") }
             }
             async let written: Void = {

@@ -18,7 +18,7 @@ struct Passkeyctl: AsyncParsableCommand {
         subcommands: [
             InfoCommand.self, ListCommand.self, DeleteCommand.self, RenameCommand.self, PINCommand.self,
             ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self, DoctorCommand.self,
-            WebAuthnCommand.self,
+            WebAuthnCommand.self, FaultCommands.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, CredentialCommands.self,
         ])
 
     @OptionGroup var global: GlobalOptions
