@@ -312,9 +312,9 @@ def test_x5c_attestation_verifies_against_the_keystores_root(daemon_factory):
     dev = vendor.device()
     try:
         account = Account(dev, "attested")
-        options, state = account.server.register_begin(
-            {"id": os.urandom(16), "name": "x5c@example.net", "displayName": "x5c"},
-            resident_key_requirement="required", attestation="direct")
+        direct = Fido2Server({"id": account.rp_id, "name": "attested"}, attestation="direct")
+        options, state = direct.register_begin(
+            {"id": os.urandom(16), "name": "x5c@example.net", "displayName": "x5c"}, resident_key_requirement="required")
         result = account.client.make_credential(options.public_key)
     finally:
         dev.close()
@@ -354,8 +354,8 @@ def test_attestation_none_sends_no_statement(daemon_factory):
     dev = quiet.device()
     try:
         account = Account(dev, "noattestation")
-        options, _ = account.server.register_begin(
-            {"id": os.urandom(16), "name": "n@example.net", "displayName": "n"}, attestation="direct")
+        direct = Fido2Server({"id": account.rp_id, "name": "none"}, attestation="direct")
+        options, _ = direct.register_begin({"id": os.urandom(16), "name": "n@example.net", "displayName": "n"})
         assert account.client.make_credential(options.public_key).response.attestation_object.fmt == "none"
     finally:
         dev.close()
