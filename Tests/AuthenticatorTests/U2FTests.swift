@@ -147,7 +147,11 @@ struct U2FTests {
         let (status, data) = await Self.authenticate(h, .enforceUserPresence, keyHandle: attested.credentialID)
         #expect(status == .noError)
         #expect(data[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == 1)
-        #expect(try await h.store.credential(id: attested.credentialID)?.signCount == 1)
+        // Its own counter: what the store keeps is at least the count U2F used (a leased mark,
+        // SignatureCounterLease), and the next CTAP2 assertion counts on from it.
+        #expect(try #require(try await h.store.credential(id: attested.credentialID)?.signCount) >= 1)
+        let next = try await h.getAssertion(Fixture.getAssertion(allow: [attested.credentialID]))
+        #expect(try AuthenticatorData(bytes: next.authenticatorData).signCount == 2)
         // Its RP is the application: another application's parameter does not find it.
         #expect(await Self.authenticate(h, .checkOnly, keyHandle: attested.credentialID, application: [UInt8](repeating: 2, count: 32)).0 == .wrongData)
     }
