@@ -113,6 +113,14 @@ public actor Authenticator: CTAP2MessageHandler {
             let response = try await credentialManagement(CredentialManagementRequest(parameters: parameters), continuing: &enumeration)
             conversations[caller] = enumeration.map(Conversation.credentialEnumeration)
             return response?.cbor
+        case .largeBlobs:
+            var write = conversation?.largeBlobWrite
+            let response = try await largeBlobs(LargeBlobsRequest(cbor: Self.decode(parameters)), continuing: &write)
+            conversations[caller] = write.map(Conversation.largeBlobWrite)
+            return response?.cbor
+        case .config:
+            try await authenticatorConfig(AuthenticatorConfigRequest(parameters: parameters))
+            return nil
         case .reset:
             try await reset()
             return nil

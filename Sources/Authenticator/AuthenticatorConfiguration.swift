@@ -26,6 +26,11 @@ extension Authenticator {
         var pinUvAuthTokenLimits = PinUvAuthTokenState.Limits()
         /// How long credential management enumeration state lives after its last answer.
         public var enumerationStateLifetime: Duration = .seconds(30)
+        /// maxSerializedLargeBlobArray (CTAP 2.1 §6.4, §6.10): the largest serialized large-blob
+        /// array stored, hash included; at least 1024.
+        public var maxSerializedLargeBlobArray: Int = 4096
+        /// How long a large-blob write in fragments waits for its next fragment (CTAP 2.1 §6.10.2).
+        public var largeBlobWriteLifetime: Duration = .seconds(30)
         /// The monotonic clock behind every timeout; tests substitute their own.
         public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 

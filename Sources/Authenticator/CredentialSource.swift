@@ -19,13 +19,21 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     /// Whether the hmac-secret extension was enabled at creation (CTAP 2.1 §12.5). Optional so
     /// records written before it existed still decode.
     public var hmacSecret: Bool?
+    /// The largeBlobKey (CTAP 2.1 §12.3), when the credential was created with one. Optional
+    /// so records written before it existed still decode.
+    public var largeBlobKey: [UInt8]?
+    /// The credBlob (CTAP 2.1 §12.2), when one was stored at creation; optional like the above.
+    public var credBlob: [UInt8]?
 
     public init(
         id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,
         algorithm: COSEAlgorithm, privateKey: [UInt8], signCount: UInt32 = 0,
-        createdAt: Date = Date(), credProtect: UInt8 = 1, hmacSecret: Bool? = nil
+        createdAt: Date = Date(), credProtect: UInt8 = 1, hmacSecret: Bool? = nil, largeBlobKey: [UInt8]? = nil,
+        credBlob: [UInt8]? = nil
     ) {
+        self.credBlob = credBlob
         self.hmacSecret = hmacSecret
+        self.largeBlobKey = largeBlobKey
         self.id = id
         self.rp = rp
         self.user = user
@@ -42,7 +50,8 @@ extension CredentialSource {
     init(id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: COSEAlgorithm,
          privateKey: [UInt8], signCount: UInt32, createdAt: Date, extensions: CredentialExtensionState) {
         self.init(id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount, createdAt: createdAt,
-                  credProtect: UInt8(extensions.credProtect.rawValue), hmacSecret: extensions.hmacSecret ? true : nil)
+                  credProtect: UInt8(extensions.credProtect.rawValue), hmacSecret: extensions.hmacSecret ? true : nil,
+                  largeBlobKey: extensions.largeBlobKey, credBlob: extensions.credBlob)
     }
 
     /// The extension state the record keeps; its fields stay as they were first stored, so
@@ -50,6 +59,6 @@ extension CredentialSource {
     var extensionState: CredentialExtensionState {
         CredentialExtensionState(
             credProtect: CredentialProtection(rawValue: Int(credProtect)) ?? .userVerificationOptional,
-            hmacSecret: hmacSecret == true)
+            hmacSecret: hmacSecret == true, largeBlobKey: largeBlobKey, credBlob: credBlob)
     }
 }

@@ -19,8 +19,9 @@ extension Authenticator {
         // Step 5: options. `up` must not be false here. A pinUvAuthParam takes precedence
         // over `uv`, which is then ignored; otherwise `uv` needs a built-in method.
         if request.options.up == false { throw .invalidOption }
-        let requestsUV = request.options.uv == true && tokenProtocol == nil
+        var requestsUV = request.options.uv == true && tokenProtocol == nil
         if requestsUV, !builtInUVConfigured { throw .invalidOption }
+        requestsUV = try await applyingAlwaysUv(requestsUV: requestsUV, tokenProtocol: tokenProtocol)
         let residentKey = request.options.rk ?? false
         // Step 6: enterprise attestation is not offered.
         if request.enterpriseAttestation != nil { throw .invalidParameter }
@@ -74,7 +75,8 @@ extension Authenticator {
         // Step 19: authenticator data with attested credential data and extension outputs.
         let context = ExtensionContext(
             credentialID: credentialID, credential: extensionState, userVerified: userVerified,
-            keyAgreements: pinUV.keyAgreements, wrappingKey: state.wrappingKey)
+            keyAgreements: pinUV.keyAgreements, wrappingKey: state.wrappingKey,
+            minPINLengthForRP: state.minPinLengthRPIDs?.contains(request.rp.id) == true ? state.minPINLength : nil)
         var outputs: [(identifier: String, value: CBORValue)?] = []
         for prepared in extensions { outputs.append(try await prepared.output(context)) }
         var flags: AuthenticatorData.Flags = [.userPresent]
@@ -93,7 +95,8 @@ extension Authenticator {
             statement = .packed(alg: algorithm.rawValue, sig: try key.sign(authDataBytes + request.clientDataHash), x5c: nil)
         }
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
-        return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement))
+        return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement),
+                                      largeBlobKey: extensionState.largeBlobKey)
     }
 
     /// Stores a discoverable credential; the store itself refuses with `keyStoreFull`

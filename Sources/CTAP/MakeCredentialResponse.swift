@@ -5,10 +5,13 @@ public struct MakeCredentialResponse: Sendable, Hashable {
     public var format: String { attestation.statement.format }
     public var attestation: AttestationObject
     public var enterpriseAttestation: Bool?
+    /// The credential's largeBlobKey, when the largeBlobKey extension asked for one (CTAP 2.1 §12.3).
+    public var largeBlobKey: [UInt8]?
 
-    public init(attestation: AttestationObject, enterpriseAttestation: Bool? = nil) {
+    public init(attestation: AttestationObject, enterpriseAttestation: Bool? = nil, largeBlobKey: [UInt8]? = nil) {
         self.attestation = attestation
         self.enterpriseAttestation = enterpriseAttestation
+        self.largeBlobKey = largeBlobKey
     }
 
     public var cbor: CBORValue {
@@ -17,6 +20,7 @@ public struct MakeCredentialResponse: Sendable, Hashable {
             (0x02, .byteString(attestation.authenticatorData)),
             (0x03, attestation.statement.cbor),
             (0x04, enterpriseAttestation.map { .boolean($0) }),
+            (0x05, largeBlobKey.map { .byteString($0) }),
         ])
     }
 
@@ -27,5 +31,6 @@ public struct MakeCredentialResponse: Sendable, Hashable {
         let statement = try AttestationStatement(format: format, cbor: try map.required(0x03, CBORRead.any))
         attestation = AttestationObject(authenticatorData: authData, statement: statement)
         enterpriseAttestation = try map.optional(0x04, CBORRead.bool)
+        largeBlobKey = try map.optional(0x05, CBORRead.bytes)
     }
 }

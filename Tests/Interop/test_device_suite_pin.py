@@ -51,5 +51,6 @@ def test_sdist_clientpin_and_credman_pass():
     print(f"device suite PIN/credman: {per_module}")
     # Every ClientPin test runs under both protocols (3 tests x 2).
     assert per_module["tests/device/test_clientpin.py"] == 6, out
-    # list_and_delete for ES256, EdDSA, ES384 and ES512, and update, each under both protocols.
-    assert per_module["tests/device/test_credman.py"] == 10, out
+    # list_and_delete for ES256, EdDSA, ES384 and ES512, update, and missing_permissions
+    # (which borrows the lbw permission), each under both protocols.
+    assert per_module["tests/device/test_credman.py"] == 12, out

@@ -31,6 +31,10 @@ struct CredentialExtensionState: Sendable, Hashable {
     var credProtect: CredentialProtection = .userVerificationOptional
     /// CTAP 2.1 §12.5: whether the credential has CredRandom values.
     var hmacSecret = false
+    /// CTAP 2.1 §12.3: the credential's key into the large-blob array; discoverable credentials only.
+    var largeBlobKey: [UInt8]? = nil
+    /// CTAP 2.1 §12.2: the credBlob stored at creation; discoverable credentials only.
+    var credBlob: [UInt8]? = nil
 }
 
 /// The makeCredential request as an extension's `record` hook sees it.
@@ -50,4 +54,6 @@ struct ExtensionContext: Sendable {
     let keyAgreements: [PINUVAuthProtocolVersion: PINUVAuthenticatorKeyAgreement]
     /// The device's wrapping key, root of per-credential derived secrets; gone at reset.
     let wrappingKey: [UInt8]
+    /// makeCredential: the minimum PIN length when the RP may learn it (CTAP 2.1 §12.4), else nil.
+    var minPINLengthForRP: Int? = nil
 }

@@ -11,6 +11,9 @@ public struct ExtensionRegistry: Sendable {
     public static let standard = ExtensionRegistry(extensions: [
         CredProtectExtension(),
         HMACSecretExtension(),
+        LargeBlobKeyExtension(),
+        CredBlobExtension(),
+        MinPinLengthExtension(),
     ])
 
     /// getInfo's `extensions` member.
@@ -19,6 +22,13 @@ public struct ExtensionRegistry: Sendable {
     /// The part of this registry a device profile offers, by identifier, in this registry's order.
     public func selecting(_ identifiers: Set<String>) -> ExtensionRegistry {
         ExtensionRegistry(extensions: extensions.filter { identifiers.contains($0.identifier) })
+    }
+
+    /// Whether the registry offers `E` and the request's getAssertion input for it is `true`:
+    /// for an extension whose output is a response member rather than authData (largeBlobKey).
+    func asks<E: CTAPExtension>(_: E.Type, in inputs: ExtensionMap) throws(CTAPStatus) -> Bool where E.GetAssertionInput == Bool {
+        guard identifiers.contains(E.identifier) else { return false }
+        return try inputs.getAssertionInput(E.self) == true
     }
 
     /// Parses the inputs of the offered extensions present in a makeCredential request,
