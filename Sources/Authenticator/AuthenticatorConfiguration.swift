@@ -15,9 +15,11 @@ extension Authenticator {
         /// The largest CTAP2 message accepted: the CTAPHID limit (CTAP 2.1 §11.2.4).
         public var maxMsgSize: Int = 7609
         public var maxCredentialCountInList: Int = 64
-        public var maxCredentialIDLength: Int = 128
-        /// Algorithms in order of preference; getInfo lists them in this order (ES256 first).
-        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512]
+        /// The longest credential ID minted: an RS256/PS256 one, whose key travels inside it.
+        public var maxCredentialIDLength: Int = CredentialWrapping.maxIDLength
+        /// Algorithms in order of preference; getInfo lists them in this order (docs/algorithms.md):
+        /// ES256 first, then EdDSA, the larger curves, ML-DSA, RSA last (its keys are slow to make).
+        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512, .mldsa65, .mldsa87, .ps256, .rs256]
         /// How long getNextAssertion state lives after the last assertion (CTAP 2.1 §6.3).
         public var assertionStateLifetime: Duration = .seconds(30)
         /// How long after power-up authenticatorReset is allowed (CTAP 2.1 §6.6).

@@ -12,7 +12,7 @@ import Testing
         let info = try GetInfoResponse(cbor: try #require(body))
         #expect(info.versions == ["FIDO_2_0", "FIDO_2_1"])
         #expect(info.aaguid == Authenticator.Configuration.passkeydAAGUID)
-        #expect(info.algorithms.map(\.alg) == [-7, -8, -35, -36], "ES256 first")
+        #expect(info.algorithms.map(\.alg) == [-7, -8, -35, -36, -49, -50, -37, -257], "ES256 first")
         #expect(info.options["rk"] == true)
         #expect(info.options["up"] == true)
         #expect(info.options["plat"] == false)
