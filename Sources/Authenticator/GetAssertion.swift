@@ -64,7 +64,8 @@ extension Authenticator {
             remaining: others, rpID: request.rpID, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
             flags: flags, extensions: extensions, returnsLargeBlobKey: returnsLargeBlobKey, lastAnswerAt: configuration.now())
         let response = try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, extensions: extensions,
-                                      returnsLargeBlobKey: returnsLargeBlobKey, numberOfCredentials: others.isEmpty ? nil : candidates.count)
+                                      returnsLargeBlobKey: returnsLargeBlobKey, discovering: discovering,
+                                      numberOfCredentials: others.isEmpty ? nil : candidates.count)
         return (response, pending)
     }
 
@@ -80,7 +81,7 @@ extension Authenticator {
             pending.lastAnswerAt = configuration.now()
             return try await sign(Self.candidate(for: source), rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash,
                                   flags: pending.flags, extensions: pending.extensions, returnsLargeBlobKey: pending.returnsLargeBlobKey,
-                                  numberOfCredentials: nil)
+                                  discovering: true, numberOfCredentials: nil)
         }
         throw .notAllowed
     }
@@ -111,14 +112,15 @@ extension Authenticator {
 
     /// Advances the credential's signature counter, durably, and signs authData ‖ clientDataHash.
     private func sign(_ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8], flags: AuthenticatorData.Flags,
-                      extensions: [PreparedAssertionExtension], returnsLargeBlobKey: Bool,
+                      extensions: [PreparedAssertionExtension], returnsLargeBlobKey: Bool, discovering: Bool,
                       numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
         // Step 11: each extension's output for this credential.
         var outputs: [(identifier: String, value: CBORValue)?] = []
         if !extensions.isEmpty {
             let context = ExtensionContext(
                 credentialID: candidate.id, credential: candidate.extensions, userVerified: flags.contains(.userVerified),
-                keyAgreements: pinUV.keyAgreements, wrappingKey: try await deviceState().wrappingKey)
+                keyAgreements: pinUV.keyAgreements, wrappingKey: try await deviceState().wrappingKey,
+                rpIDHash: rpIDHash, userPresent: flags.contains(.userPresent), discovering: discovering)
             for prepared in extensions { outputs.append(try await prepared.output(context)) }
         }
         let signCount = try await nextSignCount(for: candidate)

@@ -76,15 +76,16 @@ extension Authenticator {
         let context = ExtensionContext(
             credentialID: credentialID, credential: extensionState, userVerified: userVerified,
             keyAgreements: pinUV.keyAgreements, wrappingKey: state.wrappingKey,
-            minPINLengthForRP: state.minPinLengthRPIDs?.contains(request.rp.id) == true ? state.minPINLength : nil)
-        var outputs: [(identifier: String, value: CBORValue)?] = []
+            minPINLengthForRP: state.minPinLengthRPIDs?.contains(request.rp.id) == true ? state.minPINLength : nil,
+            rpIDHash: rpIDHash, aaguid: configuration.aaguid)
+        var outputs: [CreationOutputs] = []
         for prepared in extensions { outputs.append(try await prepared.output(context)) }
         var flags: AuthenticatorData.Flags = [.userPresent]
         if userVerified { flags.insert(.userVerified) }
         let authData = AuthenticatorData(
             rpIDHash: rpIDHash, flags: flags, signCount: 0,
             attestedCredentialData: AttestedCredentialData(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
-            extensions: outputs.authenticatorDataExtensions)
+            extensions: outputs.map(\.signed).authenticatorDataExtensions)
         let authDataBytes = authData.bytes
 
         // Step 20: packed self attestation, unless the platform prefers `none` (CTAP 2.2 §6.1.2).
@@ -96,7 +97,8 @@ extension Authenticator {
         }
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
         return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement),
-                                      largeBlobKey: extensionState.largeBlobKey)
+                                      largeBlobKey: extensionState.largeBlobKey,
+                                      unsignedExtensionOutputs: outputs.compactMap(\.unsigned).extensionMap)
     }
 
     /// Stores a discoverable credential; the store itself refuses with `keyStoreFull`

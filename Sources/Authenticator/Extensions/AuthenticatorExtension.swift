@@ -14,6 +14,12 @@ protocol AuthenticatorExtension: Sendable {
     /// makeCredential, once the credential exists (step 19): the output for authData, nil for none.
     func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.MakeCredentialOutput?
 
+    /// makeCredential's outputs together: the one for authData and one for the response's
+    /// unsignedExtensionOutputs (CTAP 2.2 §6.1.2), for an extension whose two come from one
+    /// piece of work. By default `makeCredentialOutput` and no unsigned output.
+    func makeCredentialOutputs(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> (signed: Wire.MakeCredentialOutput?, unsigned: CBORValue?)
+
     /// getAssertion, for each credential that answers (CTAP 2.1 §6.2.2 step 11): the output
     /// for authData, nil for none.
     func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.GetAssertionOutput?
@@ -22,6 +28,10 @@ protocol AuthenticatorExtension: Sendable {
 extension AuthenticatorExtension {
     func record(_ input: Wire.MakeCredentialInput, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {}
     func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.MakeCredentialOutput? { nil }
+    func makeCredentialOutputs(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> (signed: Wire.MakeCredentialOutput?, unsigned: CBORValue?) {
+        (try await makeCredentialOutput(input, context), nil)
+    }
     func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.GetAssertionOutput? { nil }
 }
 
@@ -56,4 +66,11 @@ struct ExtensionContext: Sendable {
     let wrappingKey: [UInt8]
     /// makeCredential: the minimum PIN length when the RP may learn it (CTAP 2.1 §12.4), else nil.
     var minPINLengthForRP: Int? = nil
+    /// The RP ID hash and the device's AAGUID, for an extension that attests a key of its own (previewSign).
+    var rpIDHash: [UInt8] = []
+    var aaguid: [UInt8] = []
+    /// getAssertion: whether the user was present, and whether the authenticator discovered the
+    /// credential (no allow list) rather than being named it.
+    var userPresent = true
+    var discovering = false
 }
