@@ -11,6 +11,7 @@ public struct ExtensionRegistry: Sendable {
     public static let standard = ExtensionRegistry(extensions: [
         CredProtectExtension(),
         HMACSecretExtension(),
+        HMACSecretMCExtension(),
         LargeBlobKeyExtension(),
         CredBlobExtension(),
         MinPinLengthExtension(),
