@@ -24,13 +24,16 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     public var largeBlobKey: [UInt8]?
     /// The credBlob (CTAP 2.1 §12.2), when one was stored at creation; optional like the above.
     public var credBlob: [UInt8]?
+    /// Made for third-party payments (CTAP 2.2 §12.9); optional like the above.
+    public var thirdPartyPayment: Bool?
 
     public init(
         id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,
         algorithm: COSEAlgorithm, privateKey: [UInt8], signCount: UInt32 = 0,
         createdAt: Date = Date(), credProtect: UInt8 = 1, hmacSecret: Bool? = nil, largeBlobKey: [UInt8]? = nil,
-        credBlob: [UInt8]? = nil
+        credBlob: [UInt8]? = nil, thirdPartyPayment: Bool? = nil
     ) {
+        self.thirdPartyPayment = thirdPartyPayment
         self.credBlob = credBlob
         self.hmacSecret = hmacSecret
         self.largeBlobKey = largeBlobKey
@@ -51,7 +54,8 @@ extension CredentialSource {
          privateKey: [UInt8], signCount: UInt32, createdAt: Date, extensions: CredentialExtensionState) {
         self.init(id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount, createdAt: createdAt,
                   credProtect: UInt8(extensions.credProtect.rawValue), hmacSecret: extensions.hmacSecret ? true : nil,
-                  largeBlobKey: extensions.largeBlobKey, credBlob: extensions.credBlob)
+                  largeBlobKey: extensions.largeBlobKey, credBlob: extensions.credBlob,
+                  thirdPartyPayment: extensions.thirdPartyPayment ? true : nil)
     }
 
     /// The extension state the record keeps; its fields stay as they were first stored, so
@@ -59,6 +63,7 @@ extension CredentialSource {
     var extensionState: CredentialExtensionState {
         CredentialExtensionState(
             credProtect: CredentialProtection(rawValue: Int(credProtect)) ?? .userVerificationOptional,
-            hmacSecret: hmacSecret == true, largeBlobKey: largeBlobKey, credBlob: credBlob)
+            hmacSecret: hmacSecret == true, largeBlobKey: largeBlobKey, credBlob: credBlob,
+            thirdPartyPayment: thirdPartyPayment == true)
     }
 }

@@ -9,7 +9,8 @@ import Crypto
 /// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ policy (1) ‖ key] ‖ tag (16),
 /// the key being 32 bytes (ES256, ESP256, EdDSA, and the ML-DSA seeds), 48 (ES384), 66 (ES512)
 /// or 512 (RS256, PS256: modulus and private exponent);
-/// where policy is the credProtect level, with 0x80 set when hmac-secret is enabled.
+/// where policy is the credProtect level, with 0x80 set when hmac-secret is enabled and 0x40 when
+/// the credential is for third-party payments (CTAP 2.2 §12.9; clear in IDs made before it).
 enum CredentialWrapping {
     static let version: UInt8 = 1
     /// The ID length for a 32-byte key (ES256, EdDSA).
@@ -20,6 +21,7 @@ enum CredentialWrapping {
     static let maxIDLength = idLength(keySize: 512)
 
     static let hmacSecretBit: UInt8 = 0x80
+    static let thirdPartyPaymentBit: UInt8 = 0x40
 
     static func wrap(_ key: CredentialKey, extensions: CredentialExtensionState, rpIDHash: [UInt8], wrappingKey: [UInt8]) throws(CTAPStatus) -> [UInt8] {
         var plaintext: [UInt8] = [algorithmByte(key.algorithm), policyByte(extensions)]
@@ -50,12 +52,13 @@ enum CredentialWrapping {
     }
 
     private static func policyByte(_ state: CredentialExtensionState) -> UInt8 {
-        UInt8(state.credProtect.rawValue) | (state.hmacSecret ? hmacSecretBit : 0)
+        UInt8(state.credProtect.rawValue) | (state.hmacSecret ? hmacSecretBit : 0) | (state.thirdPartyPayment ? thirdPartyPaymentBit : 0)
     }
 
     private static func extensionState(policy: UInt8) -> CredentialExtensionState? {
-        guard let level = CredentialProtection(rawValue: Int(policy & ~hmacSecretBit)) else { return nil }
-        return CredentialExtensionState(credProtect: level, hmacSecret: policy & hmacSecretBit != 0)
+        guard let level = CredentialProtection(rawValue: Int(policy & ~(hmacSecretBit | thirdPartyPaymentBit))) else { return nil }
+        return CredentialExtensionState(credProtect: level, hmacSecret: policy & hmacSecretBit != 0,
+                                        thirdPartyPayment: policy & thirdPartyPaymentBit != 0)
     }
 
     private static let algorithms: [UInt8: COSEAlgorithm] = [

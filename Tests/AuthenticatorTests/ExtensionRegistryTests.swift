@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func getInfoListsTheRegistry() async throws {
-        #expect(try await info(Harness()).extensions == ["credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "credBlob", "minPinLength", "previewSign"])
+        #expect(try await info(Harness()).extensions == ["credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "credBlob", "minPinLength", "previewSign", "thirdPartyPayment"])
         let h = Harness(extensions: ExtensionRegistry.standard.selecting(["credProtect"]))
         #expect(try await info(h).extensions == ["credProtect"])
     }

@@ -45,6 +45,8 @@ struct CredentialExtensionState: Sendable, Hashable {
     var largeBlobKey: [UInt8]? = nil
     /// CTAP 2.1 §12.2: the credBlob stored at creation; discoverable credentials only.
     var credBlob: [UInt8]? = nil
+    /// CTAP 2.2 §12.9: made for third-party payments.
+    var thirdPartyPayment = false
 }
 
 /// The makeCredential request as an extension's `record` hook sees it.

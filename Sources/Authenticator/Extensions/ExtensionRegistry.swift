@@ -16,6 +16,7 @@ public struct ExtensionRegistry: Sendable {
         CredBlobExtension(),
         MinPinLengthExtension(),
         PreviewSignExtension(),
+        ThirdPartyPaymentExtension(),
     ])
 
     /// getInfo's `extensions` member.
