@@ -15,8 +15,8 @@ public struct AuthenticatorConfigRequest: CTAPStructure, Sendable, Hashable {
     public var subCommandParams: SetMinPINLengthParameters?
     @Unsigned public var pinUvAuthProtocol: Int?
     public var pinUvAuthParam: [UInt8]?
-    /// The `subCommandParams` bytes as received; nil for a request built in code.
-    private var receivedParamsBytes: [UInt8]? = nil
+    /// The `subCommandParams` bytes as received.
+    private var receivedParams = ReceivedEncoding()
 
     public init(subCommand: AuthenticatorConfigSubcommand, subCommandParams: SetMinPINLengthParameters? = nil,
                 pinUvAuthProtocol: Int? = nil, pinUvAuthParam: [UInt8]? = nil) {
@@ -29,31 +29,14 @@ public struct AuthenticatorConfigRequest: CTAPStructure, Sendable, Hashable {
     /// The message pinUvAuthParam is computed over (§6.11.1): 32×0xff ‖ 0x0d ‖ subCommand ‖ subCommandParams.
     public var authenticatedMessage: [UInt8] {
         [UInt8](repeating: 0xFF, count: 32) + [CTAPCommand.config.rawValue, subCommand.rawValue]
-            + (receivedParamsBytes ?? subCommandParams?.cbor.encoded ?? [])
+            + (receivedParams.bytes ?? subCommandParams?.cbor.encoded ?? [])
     }
 
     /// Parses the command's parameter bytes, keeping the raw `subCommandParams` item for
     /// `authenticatedMessage` (a re-encoding could differ from what the platform MACed).
     public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
-        let value: CBORValue
-        do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
+        let (value, params) = try ReceivedEncoding.decode(bytes, keeping: CodingKeys.subCommandParams.rawValue)
         try self.init(cbor: value)
-        if subCommandParams != nil {
-            guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[CBORValue(CodingKeys.subCommandParams.rawValue)] else { throw .invalidCBOR }
-            receivedParamsBytes = raw
-        }
-    }
-
-    /// Requests are equal when they say the same thing, however their parameters were encoded.
-    public static func == (a: Self, b: Self) -> Bool {
-        a.subCommand == b.subCommand && a.subCommandParams == b.subCommandParams
-            && a.pinUvAuthProtocol == b.pinUvAuthProtocol && a.pinUvAuthParam == b.pinUvAuthParam
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(subCommand)
-        hasher.combine(subCommandParams)
-        hasher.combine(pinUvAuthProtocol)
-        hasher.combine(pinUvAuthParam)
+        receivedParams = params
     }
 }
