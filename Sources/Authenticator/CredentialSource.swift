@@ -26,6 +26,12 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     public var credBlob: [UInt8]?
     /// Made for third-party payments (CTAP 2.2 §12.9); optional like the above.
     public var thirdPartyPayment: Bool?
+    /// BE and BS (WebAuthn L3 §6.1.3); nil in records written before they existed, which are
+    /// single-device credentials.
+    public var backup: BackupFlags?
+    /// False for a credential whose counter stays 0 (imported under the Credential Exchange
+    /// Format's rule); nil, in records written before it existed, means true.
+    public var countsSignatures: Bool?
 
     public init(
         id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,

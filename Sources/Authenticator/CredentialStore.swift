@@ -1,8 +1,9 @@
 import CTAP
 
 /// Where resident credentials and device state live. The authenticator owns the
-/// rules; a store only keeps records, durably once a call returns. Every failure is a
-/// `CredentialStoreError`, which says what the host is told.
+/// rules; a store only keeps records, durably once a call returns (a `save`: once a
+/// `durable()` after it returns). Every failure is a `CredentialStoreError`, which says
+/// what the host is told.
 public protocol CredentialStore: Sendable {
     /// Resident credentials whose RP ID is `rpID`, newest first.
     func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource]
@@ -19,7 +20,11 @@ public protocol CredentialStore: Sendable {
     /// credential with the same RP ID and user handle (CTAP 2.1 §6.1.2 step 17:
     /// the new one replaces it). A store already holding `capacity` credentials throws
     /// `.full`, unless the save replaces one of the same RP ID and user handle.
+    /// Visible to every later call at once; durable once `durable()` returns after it, so a
+    /// store may flush several registrations together (group commit).
     func save(_ credential: CredentialSource) async throws(CredentialStoreError)
+    /// Returns once everything stored before the call is durable.
+    func durable() async throws(CredentialStoreError)
     /// Records a new signature counter value for a credential.
     func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws(CredentialStoreError)
     /// Replaces the name and display name of a credential's user (credential management's
@@ -40,4 +45,9 @@ public protocol CredentialStore: Sendable {
     func updateDeviceState<T: Sendable>(
         _ change: @escaping @Sendable (inout DeviceState?) throws(CTAPStatus) -> T
     ) async throws(CredentialStoreError) -> T
+}
+
+extension CredentialStore {
+    /// A store whose every call is durable when it returns has nothing left to flush.
+    public func durable() async throws(CredentialStoreError) {}
 }

@@ -33,6 +33,9 @@ public struct DeviceState: Sendable, Codable, Equatable {
     public var alwaysUv: Bool?
     /// The RP IDs the minPinLength extension reports to (CTAP 2.1 §6.11.4, §12.4).
     public var minPinLengthRPIDs: [String]?
+    /// The U2F attestation key and its self-signed certificate, made on the first U2F_REGISTER.
+    /// Optional so device states written before U2F existed still decode.
+    public var u2fAttestation: U2FAttestationIdentity?
 
     public static let maxPINRetries = 8
     public static let maxUVRetries = 8

@@ -11,6 +11,8 @@ extension Authenticator {
         // it, or starts a fresh one, with a new wrapping key either way.
         do { try await store.deleteAll() } catch { throw storeFailure(error) }
         cachedDeviceState = nil
+        // The counters start again from the fresh state's marks.
+        counterLeases = SignatureCounterLeases()
         // The PIN went with the device state; its tokens and key agreement keys go too.
         pinUV = PINUVState()
         // Every caller's enumeration and assertion run named credentials that are gone.

@@ -8,9 +8,10 @@ import GRDB
 /// directory of mode 0700, every record sealed with AES-256-GCM under a data key,
 /// rows found through keyed hashes. See docs/keystore.md for the format.
 ///
-/// Durability: the connection runs `synchronous = FULL`, so a commit has been
-/// fsynced to the WAL when a call returns, and the CTAP response that follows it
-/// cannot announce a credential that a crash or power loss would take back.
+/// Durability: every call but `save` returns once its transaction is flushed to disk, so
+/// the CTAP response that follows cannot announce what a crash or power loss would take
+/// back. A `save` returns once committed; it is durable once a later `durable()` returns,
+/// which lets registrations from several connections share one flush (`GroupCommit`).
 public actor Keystore: CredentialStore {
     public static let databaseFileName = "keystore.sqlite"
     public static let keyFileName = "keystore.key"
@@ -27,6 +28,9 @@ public actor Keystore: CredentialStore {
     private let sealer: RecordSealer
     /// The database file opened: a write first checks that `path` still names it.
     private let file: FileIdentity
+    /// What `durable()` flushes.
+    private let wal: WALFile
+    private var groupCommit = GroupCommit()
 
     init(queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
@@ -36,6 +40,7 @@ public actor Keystore: CredentialStore {
         self.path = path
         self.capacity = capacity
         self.file = file
+        wal = try WALFile(databasePath: path)
     }
 
     /// Closes the database: the WAL is checkpointed into the main file, then the directory
@@ -88,18 +93,31 @@ public actor Keystore: CredentialStore {
     /// Stores a credential, replacing in the same transaction any with the same RP ID
     /// and user handle (CTAP 2.1 §6.1.2 step 17) or the same credential ID.
     /// Throws `.full` when the store already holds `capacity` others, or the disk has no room.
+    /// Committed, visible to every later call, and durable once `durable()` returns after it.
     public func save(_ credential: CredentialSource) async throws(CredentialStoreError) {
         try await failures {
             let row = try sealer.seal(credential)
             let capacity = capacity
             // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-            try await write(diskFullIsStoreFull: true) { db in
-                try db.execute(
-                    sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?",
-                    arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
-                let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0
-                guard stored < capacity else { throw CredentialStoreError.full }
+            try await write(diskFullIsStoreFull: true, flush: false) { db in
+                try db.cachedStatement(sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?")
+                    .execute(arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
+                guard try Self.countBelow(capacity, db) else { throw CredentialStoreError.full }
                 try Self.insert(row, db)
+            }
+        }
+    }
+
+    /// Stores new credentials in one transaction: a bulk import (the benchmark seeds its large
+    /// stores with it). Nothing is replaced: a credential whose ID, or RP ID and user handle,
+    /// is already stored fails the whole import, as does one past `capacity`.
+    public func importCredentials(_ credentials: [CredentialSource]) async throws(CredentialStoreError) {
+        try await failures {
+            let rows = try credentials.map { credential in try sealer.seal(credential) }
+            let capacity = capacity
+            try await write(diskFullIsStoreFull: true) { db in
+                for row in rows { try Self.insert(row, db) }
+                guard try Self.countBelow(capacity + 1, db) else { throw CredentialStoreError.full }
             }
         }
     }
@@ -173,6 +191,24 @@ public actor Keystore: CredentialStore {
         }
     }
 
+    /// Returns once every transaction committed before the call is on disk; several
+    /// callers share one flush (`GroupCommit`).
+    public func durable() async throws(CredentialStoreError) {
+        try await failures {
+            guard !groupCommit.isDurable else { return }
+            try await withCheckedThrowingContinuation { continuation in
+                if groupCommit.wait(continuation) { flush() }
+            }
+        }
+    }
+
+    private func flush() {
+        Task {
+            let outcome = await wal.flush()
+            if groupCommit.flushEnded(outcome) { flush() }
+        }
+    }
+
     // MARK: Internals
 
     /// Answered from the index `credential_by_rp_seq`: no scan, no decryption of other RPs' rows.
@@ -197,6 +233,14 @@ public actor Keystore: CredentialStore {
         }
     }
 
+    /// Whether fewer than `limit` credentials are stored. Rows have distinct positive `seq`
+    /// values, so there are at most `max(seq)` of them: that bound is one step down the
+    /// table's b-tree, and only a store near its limit pays for counting (a walk over an index).
+    static func countBelow(_ limit: Int, _ db: Database) throws -> Bool {
+        if try Int.fetchOne(db, sql: "SELECT max(seq) FROM credential") ?? 0 < limit { return true }
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 < limit
+    }
+
     /// A device as it leaves the factory: no PIN, full retries, a new wrapping key (CTAP 2.1 §6.6).
     static func factoryFreshDeviceState() -> DeviceState {
         DeviceState(wrappingKey: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
@@ -216,15 +260,15 @@ public actor Keystore: CredentialStore {
     }
 
     static func insert(_ row: CredentialRow, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO credential (credentialIDHash, rpIDHash, userHandleHash, sealed) VALUES (?, ?, ?, ?)",
-            arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
+        try db.cachedStatement(sql: "INSERT INTO credential (credentialIDHash, rpIDHash, userHandleHash, sealed) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
     }
 
     /// A damaged file can hold NULL where a row's blobs belong (NOT NULL binds writers only);
     /// such a row fails like a forged tag instead of trapping in a non-optional read.
     private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments, path: String) throws -> [CredentialRow] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row throws(KeystoreError) in
+        // Cached: the lookups of every assertion are not parsed again each time.
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row throws(KeystoreError) in
             guard let credentialIDHash = row["credentialIDHash"] as Data?, let rpIDHash = row["rpIDHash"] as Data?,
                   let userHandleHash = row["userHandleHash"] as Data?, let sealed = row["sealed"] as Data?
             else { throw .recordAuthenticationFailed(path: path) }
@@ -237,14 +281,22 @@ public actor Keystore: CredentialStore {
         do { return try await queue.read(body) } catch { throw Self.keystoreError(error, path: path) }
     }
 
-    /// One transaction, committed (and fsynced) before this returns. What `body` throws of
+    /// One transaction, committed before this returns, and flushed to disk too unless
+    /// `flush` is false (then a later `durable()` covers it). What `body` throws of
     /// the store's own vocabulary (`CredentialStoreError`, a change's `CTAPStatus`) passes
     /// through; a full file system is `.full` where asked (a save). Nothing is written once
     /// the file was deleted or replaced: it would be acknowledged and then lost with the file.
-    private func write<T: Sendable>(diskFullIsStoreFull: Bool = false, _ body: @Sendable (Database) throws -> T) async throws -> T {
+    private func write<T: Sendable>(
+        diskFullIsStoreFull: Bool = false, flush: Bool = true, _ body: @Sendable (Database) throws -> T
+    ) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
-        do { return try await queue.write(body) }
+        do {
+            let result = try await queue.write(body)
+            groupCommit.recordCommit()
+            if flush { try await durable() }
+            return result
+        }
         catch let error as CredentialStoreError { throw error }
         catch let status as CTAPStatus { throw status }
         catch {

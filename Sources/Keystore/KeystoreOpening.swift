@@ -158,9 +158,11 @@ extension Keystore {
             queue: try writableQueue(layout.database), lock: lock, sealer: sealer, path: layout.database, capacity: capacity)
     }
 
-    /// The connection used once the key is verified: WAL, `synchronous = FULL` (each
-    /// commit fsyncs the WAL, so a returned call survives power loss, not only a crash),
-    /// `secure_delete` (freed pages are zeroed); then a newer schema is refused and pending migrations run.
+    /// The connection used once the key is verified: WAL, `synchronous = NORMAL` (a commit
+    /// is not flushed by SQLite; the keystore flushes the WAL itself, once for a group of
+    /// commits, before a call that needs it durable returns: `GroupCommit`; checkpoints
+    /// still flush the WAL before and the database after), `secure_delete` (freed pages
+    /// are zeroed); then a newer schema is refused and pending migrations run.
     private static func writableQueue(_ path: String) throws(KeystoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = "passkeyd.keystore"
@@ -168,7 +170,7 @@ extension Keystore {
             guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
                 throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the database cannot use write-ahead logging")
             }
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         do {

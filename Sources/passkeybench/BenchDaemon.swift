@@ -6,12 +6,15 @@ import PasskeyClient
 final class BenchDaemon: Sendable {
     let socket: String
     let log: String
+    /// From the launch to the first getInfo answered on the socket (keystore open, socket bound).
+    let readyAfter: Duration
     private let process: Process
 
-    private init(socket: String, log: String, process: Process) {
+    private init(socket: String, log: String, process: Process, readyAfter: Duration) {
         self.socket = socket
         self.log = log
         self.process = process
+        self.readyAfter = readyAfter
     }
 
     /// Starts the daemon on `dataDirectory` and returns once it answers getInfo on its socket.
@@ -29,16 +32,17 @@ final class BenchDaemon: Sendable {
         let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = logHandle
         process.standardError = logHandle
+        let clock = ContinuousClock()
+        let launched = clock.now
         try process.run()
-        let daemon = BenchDaemon(socket: socket, log: log, process: process)
-        try await daemon.waitUntilReady()
-        return daemon
+        try await waitUntilReady(process, socket: socket, log: log)
+        return BenchDaemon(socket: socket, log: log, process: process, readyAfter: clock.now - launched)
     }
 
-    /// Polls with getInfo: readiness means the keystore is open and the socket accepts.
-    private func waitUntilReady() async throws {
+    /// Polls with getInfo every 5 ms: readiness means the keystore is open and the socket accepts.
+    private static func waitUntilReady(_ process: Process, socket: String, log: String) async throws {
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
+        let deadline = clock.now + .seconds(60)
         while clock.now < deadline {
             guard process.isRunning else { throw BenchError.daemonExited(status: process.terminationStatus, log: log) }
             if FileManager.default.fileExists(atPath: socket) {
@@ -47,10 +51,19 @@ final class BenchDaemon: Sendable {
                 await transport.close()
                 if ready { return }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(5))
         }
-        stop()
+        process.terminate()
+        process.waitUntilExit()
         throw BenchError.daemonDidNotStart(socket: socket, log: log)
+    }
+
+    /// The daemon's resident set (VmRSS in /proc), in KiB; nil if it cannot be read.
+    func residentKiB() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 
     /// SIGTERM, then waits: the daemon closes (checkpoints) its keystore on the way out.

@@ -8,6 +8,7 @@ enum BenchError: Error, CustomStringConvertible {
     case cacheUnusable(directory: String, reason: String)
     case unexpectedLookup(population: Int, found: Int)
     case io(path: String, errno: Int32)
+    case noPublicSuffixList
 
     var description: String {
         switch self {
@@ -21,6 +22,8 @@ enum BenchError: Error, CustomStringConvertible {
             return "the seeded keystore in \(directory) is unusable (\(reason)); delete it and run again"
         case .unexpectedLookup(let population, let found):
             return "the lookup among \(population) credentials found \(found) credentials, expected 1"
+        case .noPublicSuffixList:
+            return "the public suffix list is missing (install Debian's publicsuffix package): the WebAuthn figures need it"
         case .io(let path, let errno):
             return "\(path): \(String(cString: strerror(errno)))"
         }

@@ -5,6 +5,7 @@ import Foundation
 import Keystore
 import Logging
 import PasskeyClient
+import WebAuthn
 
 /// `make bench`: passkeyd's throughput and latency over its socket, against baselines
 /// measured in the same run, printed as a table with the ratios between them.
@@ -21,7 +22,7 @@ struct PasskeyBench: AsyncParsableCommand {
     @Option(help: "Concurrent clients for the contended socket figures.")
     var clients: Int = 4
     @Option(help: "Resident-credential populations for the discoverable lookup, comma-separated.")
-    var populations: String = "10,10000,100000"
+    var populations: String = "10,100000,1000000"
     @Option(help: "The passkeyd executable (default: the one next to passkeybench).")
     var passkeyd: String?
     @Option(name: .customLong("cache-dir"), help: "Where seeded keystores are kept between runs.")
@@ -61,6 +62,8 @@ struct PasskeyBench: AsyncParsableCommand {
         try await runBaselines(into: &results, work: work, users: users)
         try await runSocket(into: &results, work: work, users: users)
         try await runLookups(into: &results, work: work)
+        note("Chrome's virtual authenticator ...")
+        results.chrome = ChromeVirtualAuthenticator.measure(limits: limits, work: work)
         note("durable-write baseline again ...")
         results.overwriteSyncAtEnd = try await measureDurableWrite(.init(path: work + "/sync-overwrite-end", placement: .overwrite))
         print(results.report(clients: clients))
@@ -142,10 +145,19 @@ struct PasskeyBench: AsyncParsableCommand {
         defer { daemon.stop() }
         let transports = (0..<max(clients, 1)).map { _ in UnixSocketTransport(path: daemon.socket) }
         let benchClients = transports.map(BenchClient.init(transport:))
+        note("append+fdatasync baseline beside the socket figures ...")
+        results.appendSyncBesideSocket = try await measureDurableWrite(.init(path: work + "/sync-append-socket", placement: .append))
         note("socket, 1 client ...")
         results.socketOne = try await measurePair(clients: benchClients, count: 1, users: users)
         note("socket, \(clients) clients ...")
         results.socketMany = try await measurePair(clients: benchClients, count: clients, users: users)
+        note("WebAuthn ceremonies through PasskeyClient ...")
+        guard let suffixes = PublicSuffixList.system() else { throw BenchError.noPublicSuffixList }
+        let ceremonies = WebAuthnCeremonies(transport: transports[0], suffixes: suffixes)
+        let create = try await Sampler.measure(limits: limits) { _ in try await ceremonies.create(user: await users.next()) }
+        try await ceremonies.create(user: 0)
+        let get = try await Sampler.measure(limits: limits) { _ in try await ceremonies.get() }
+        results.webAuthn = BenchResults.Pair(getAssertion: get, makeCredential: create)
         for transport in transports { await transport.close() }
     }
 
@@ -178,7 +190,8 @@ struct PasskeyBench: AsyncParsableCommand {
             let client = BenchClient(transport: transport)
             let assertion = try await Sampler.measure(limits: limits) { _ in try await client.getAssertion(request) }
             await transport.close()
-            results.lookups.append(.init(population: population, lookup: lookup, socketGetAssertion: assertion))
+            results.lookups.append(.init(population: population, lookup: lookup, socketGetAssertion: assertion,
+                                         ready: daemon.readyAfter, residentKiB: daemon.residentKiB()))
         }
     }
 }

@@ -7,11 +7,10 @@ import Keystore
 /// A keystore holding `population` resident credentials, exactly one of them for
 /// `BenchRequests.signInRP`, the rest spread over 1 000 other RPs.
 ///
-/// `Keystore` has no public bulk insert, and each `save` is its own fsynced
-/// transaction that also counts the rows, so filling 100 000 one by one costs
-/// minutes. A store is therefore seeded once, on tmpfs where there is one (fsync is
-/// free there), copied into `cacheDirectory`, and copied again into each run's
-/// working directory so the daemon's writes never touch the cached copy.
+/// A store is seeded once with `Keystore.importCredentials` (10 000 credentials per
+/// transaction; the filler credentials share one private key, since none of them ever
+/// signs), on tmpfs where there is one, copied into `cacheDirectory`, and copied again
+/// into each run's working directory so the daemon's writes never touch the cached copy.
 struct SeededKeystore {
     let population: Int
     let cacheDirectory: String
@@ -20,7 +19,8 @@ struct SeededKeystore {
     static let stampName = "seeded"
     static let fillerRPCount = 1_000
     var directory: String { cacheDirectory + "/keystore-\(population)" }
-    var stamp: String { "passkeybench seed v1 population=\(population)\n" }
+    var stamp: String { "passkeybench seed v2 population=\(population)\n" }
+    static let batchSize = 10_000
 
     /// A working copy of the seeded store, seeding it first when the cache lacks it.
     func workingCopy(in workDirectory: String, progress: (String) -> Void) async throws -> String {
@@ -47,11 +47,16 @@ struct SeededKeystore {
         let began = clock.now
         let store = try Keystore.open(directory: scratch, capacity: max(population, Keystore.defaultCapacity))
         try await store.save(Self.credential(rp: BenchRequests.signInRP, user: 0))
-        for index in 1..<population {
-            let rp = PublicKeyCredentialRpEntity(id: "rp\(index % Self.fillerRPCount).filler.example")
-            try await store.save(Self.credential(rp: rp, user: UInt64(index)))
-            if index % 10_000 == 0 {
-                progress("seeding \(population): \(index) credentials after \(Int((clock.now - began).seconds)) s")
+        try await store.durable()
+        let fillerKey = Array(P256.Signing.PrivateKey().rawRepresentation)
+        for start in stride(from: 1, to: population, by: Self.batchSize) {
+            let batch = (start..<min(start + Self.batchSize, population)).map { index in
+                Self.credential(rp: PublicKeyCredentialRpEntity(id: "rp\(index % Self.fillerRPCount).filler.example"),
+                                user: UInt64(index), privateKey: fillerKey)
+            }
+            try await store.importCredentials(batch)
+            if (start - 1 + batch.count) % 100_000 == 0 {
+                progress("seeding \(population): \(start - 1 + batch.count) credentials after \(Int((clock.now - began).seconds)) s")
             }
         }
         try await store.close()
@@ -65,12 +70,13 @@ struct SeededKeystore {
         try stamp.write(toFile: directory + "/" + Self.stampName, atomically: true, encoding: .utf8)
     }
 
-    static func credential(rp: PublicKeyCredentialRpEntity, user: UInt64) -> CredentialSource {
+    static func credential(rp: PublicKeyCredentialRpEntity, user: UInt64,
+                           privateKey: [UInt8] = Array(P256.Signing.PrivateKey().rawRepresentation)) -> CredentialSource {
         let handle = withUnsafeBytes(of: user.bigEndian) { Array($0) }
         return CredentialSource(
             id: Array(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }), rp: rp,
             user: PublicKeyCredentialUserEntity(id: handle, name: "user\(user)", displayName: "User \(user)"),
-            algorithm: .es256, privateKey: Array(P256.Signing.PrivateKey().rawRepresentation))
+            algorithm: .es256, privateKey: privateKey)
     }
 
     /// Keystore directories are 0700 (docs/keystore.md).

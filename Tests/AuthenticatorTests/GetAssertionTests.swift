@@ -88,7 +88,57 @@ import Testing
         #expect(try await count(accounts[0].id) == 1)
         #expect(try await count(accounts[0].id) == 2)
         #expect(try await count(accounts[1].id) == 1)
-        #expect(await h.store.credential(id: accounts[0].id)?.signCount == 2)
+        // The store holds a mark at or above every count given (SignatureCounterLease) …
+        #expect(try #require(await h.store.credential(id: accounts[0].id)?.signCount) >= 2)
+        // … so the same device after a restart (or a crash) counts on above it.
+        let restarted = Harness(store: h.store)
+        let response = try await restarted.getAssertion(Fixture.getAssertion(allow: [accounts[0].id]))
+        #expect(try AuthenticatorData(bytes: response.authenticatorData).signCount > 2)
+    }
+
+    @Test func countsWithinALeaseWriteNothingAndARestartNeverGoesBack() async throws {
+        let h = Harness()
+        let account = try #require(try await register(1, on: h).first)
+        let nonResident = try await h.makeCredential(Fixture.makeCredential(rk: false))
+        let wrapped = try #require(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData).credentialID
+        func count(_ id: [UInt8], on h: Harness) async throws -> UInt32 {
+            let response = try await h.getAssertion(Fixture.getAssertion(allow: [id]))
+            return try AuthenticatorData(bytes: response.authenticatorData).signCount
+        }
+        let first = try await count(account.id, on: h)
+        let mark = try #require(await h.store.credential(id: account.id)?.signCount)
+        let globalFirst = try await count(wrapped, on: h)
+        let globalMark = try #require(await h.store.loadDeviceState()?.globalSignCount)
+        var last = (resident: first, global: globalFirst)
+        // A whole lease's worth of assertions: one count per assertion, each above the last,
+        // and the stored marks move only when a count passes them.
+        for _ in 0..<Int(SignatureCounterLease.size) {
+            let resident = try await count(account.id, on: h), global = try await count(wrapped, on: h)
+            #expect(resident == last.resident + 1 && global == last.global + 1)
+            last = (resident, global)
+            let stored = try #require(await h.store.credential(id: account.id)?.signCount)
+            let storedGlobal = try #require(await h.store.loadDeviceState()?.globalSignCount)
+            #expect(stored >= resident && storedGlobal >= global)
+            #expect(resident > mark || stored == mark, "no write within the lease")
+            #expect(global > globalMark || storedGlobal == globalMark, "no write within the lease")
+        }
+        #expect(last.resident > mark && last.global > globalMark, "the run outgrew its first lease")
+        let restarted = Harness(store: h.store)
+        #expect(try await count(account.id, on: restarted) > last.resident)
+        #expect(try await count(wrapped, on: restarted) > last.global)
+    }
+
+    @Test func leaseSteps() {
+        let first = SignatureCounterLease.advance(nil, storedMark: 41)
+        #expect(first.count == 42 && first.newMark == 41 + SignatureCounterLease.size)
+        let second = SignatureCounterLease.advance(first.lease, storedMark: 41)
+        #expect(second.count == 43 && second.newMark == nil)
+        var lease = second.lease
+        while lease.issued < lease.mark { lease = SignatureCounterLease.advance(lease, storedMark: 0).lease }
+        let past = SignatureCounterLease.advance(lease, storedMark: 0)
+        #expect(past.count == lease.mark + 1 && past.newMark == lease.mark + SignatureCounterLease.size)
+        let top = SignatureCounterLease.advance(nil, storedMark: UInt32.max - 3)
+        #expect(top.count == UInt32.max - 2 && top.newMark == UInt32.max)
     }
 
     @Test func nonResidentCredentialAssertsThroughTheAllowList() async throws {

@@ -11,8 +11,8 @@ import Testing
 ///
 /// The parent test runs this test binary again, filtered to `burstWriterChild`, with
 /// `PASSKEYD_KEYSTORE_BURST_DIR` set. The child saves credentials as fast as it can and
-/// appends each index to `acks` once `save` has returned — the moment the daemon
-/// would send its CTAP response. The parent SIGKILLs it mid-burst, then checks.
+/// appends each index to `acks` once `save` and the `durable()` after it have returned —
+/// the moment the daemon would send its CTAP response. The parent SIGKILLs it mid-burst, then checks.
 @Suite struct KeystoreCrashTests {
     static let burstDirectoryVariable = "PASSKEYD_KEYSTORE_BURST_DIR"
     static let acknowledgementsBeforeKill = 150
@@ -37,6 +37,8 @@ import Testing
         try #require(acks >= 0)
         for index in 0..<1_000_000 {
             try await store.save(Self.burstCredential(index))
+            // The daemon answers a registration only once the flush covering its save is done.
+            try await store.durable()
             let line = Array("\(index)\n".utf8)
             // One write(2) per line: what reached the file was acknowledged.
             #expect(line.withUnsafeBytes { write(acks, $0.baseAddress, $0.count) } == line.count)

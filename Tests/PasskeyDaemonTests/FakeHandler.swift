@@ -69,6 +69,28 @@ actor FakeHandler: CTAP2MessageHandler {
         powerCycles += 1
     }
 
+    /// While held, `durable()` waits for `settleDurability(_:)`, like a store whose flush is slow.
+    private var durabilityHeld = false
+    private var durabilityOutcome = true
+    private var durabilityWaiters: [CheckedContinuation<Void, Never>] = []
+
+    func holdDurability() {
+        durabilityHeld = true
+    }
+
+    /// Ends the slow flush: every held and later `durable()` answers `outcome`.
+    func settleDurability(_ outcome: Bool) {
+        durabilityHeld = false
+        durabilityOutcome = outcome
+        durabilityWaiters.forEach { $0.resume() }
+        durabilityWaiters = []
+    }
+
+    func durable() async -> Bool {
+        if durabilityHeld { await withCheckedContinuation { durabilityWaiters.append($0) } }
+        return durabilityOutcome
+    }
+
     /// Returns once `count` messages have been handled.
     func waitForCompleted(_ count: Int) async {
         while completed < count {

@@ -31,6 +31,42 @@ import Testing
         }
     }
 
+    /// Group commit: an answer leaves only once what it rests on is durable, and the device
+    /// takes the next transaction meanwhile, so a second registration can share the flush.
+    @Test func anAnswerWaitsForDurabilityWhileTheDeviceTakesTheNextTransaction() async throws {
+        try await withDaemon { daemon in
+            await daemon.handler.holdDurability()
+            try await HIDTestClient.with(path: daemon.path) { first in
+                let channelA = try await first.initialize()
+                try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x04]))
+                await daemon.handler.waitForCompleted(1)
+                try await HIDTestClient.with(path: daemon.path) { second in
+                    let channelB = try await second.initialize()
+                    try await second.send(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                    // Not CHANNEL_BUSY: the device was free; while the answer waits, keepalives say so.
+                    let waiting = try await second.readMessage(channel: channelB)
+                    #expect(waiting.command == .keepalive)
+                    #expect(await daemon.handler.completed == 2)
+                    try await first.awaitKeepalive(.processing, channel: channelA)
+                    await daemon.handler.settleDurability(true)
+                    #expect(try await first.readReply(channel: channelA).payload == [0x00, 0xA0])
+                    #expect(try await second.readReply(channel: channelB).payload == [0x00, 0xA0])
+                }
+            }
+        }
+    }
+
+    @Test func anAnswerWhoseStateCouldNotBeMadeDurableIsAnError() async throws {
+        try await withDaemon { daemon in
+            await daemon.handler.settleDurability(false)
+            try await HIDTestClient.with(path: daemon.path) { client in
+                let channel = try await client.initialize()
+                let reply = try await client.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
+                #expect(reply.payload == [CTAPStatus.other.rawValue])
+            }
+        }
+    }
+
     @Test func garbageTruncatedAndStalledTrafficDoNotDisturbAnotherConnection() async throws {
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { good in
