@@ -13,7 +13,7 @@ extension Authenticator {
         if protected || state.alwaysUv == true {
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
             guard request.pinUvAuthProtocol != nil else { throw .missingParameter }
-            _ = try authorize(param, protocol: try Self.pinUvAuthProtocol(request.pinUvAuthProtocol),
+            _ = try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
                               message: request.authenticatedMessage, permission: .acfg)
         }
         switch request.subCommand {

@@ -71,7 +71,7 @@ extension Authenticator {
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
             guard request.pinUvAuthProtocol != nil else { throw .missingParameter }
             let message = LargeBlobsRequest.authenticatedMessage(offset: offset, fragmentHash: Self.sha256(fragment))
-            _ = try authorize(param, protocol: try Self.pinUvAuthProtocol(request.pinUvAuthProtocol), message: message, permission: .lbw)
+            _ = try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol), message: message, permission: .lbw)
         }
         // Step 4.6.
         guard offset + fragment.count <= current.expectedLength else { throw .invalidParameter }
