@@ -44,7 +44,7 @@ let package = Package(
         // The transport vocabulary: CTAPHID framing, INIT, keepalive, vendor commands, the socket path rule.
         .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR"]),
         // The device's behaviour, as an actor over a pluggable credential store.
-        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging, crypto[0]] + certificates),
+        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging] + crypto + certificates),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
             "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),
@@ -56,7 +56,7 @@ let package = Package(
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
         .target(name: "WebAuthn", dependencies: ["CTAP", crypto[0]]),
         // What a relying party's server does: challenges and verification.
-        .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR", crypto[0]]),
+        .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
         .executableTarget(name: "passkeyd", dependencies: [
             "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
         ]),
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
-        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", logging, crypto[0]] + certificates),
+        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", logging] + crypto + certificates),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: [
@@ -95,7 +95,7 @@ let package = Package(
         // The passkeyd executable itself: flags, environment, refusals, --detach, signals.
         .testTarget(name: "PasskeydTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"]),
-        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR", crypto[0]]),
+        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR"] + crypto),
     ]
 )
 

@@ -30,16 +30,21 @@ def keep(daemon: Daemon, name: str) -> None:
     daemon.remove()
 
 
-unused = Daemon("--presence", "auto", "--uv", "off").start()
-assert unused.stop() == 0
-keep(unused, "v1-unused")
+def main() -> None:
+    unused = Daemon("--presence", "auto", "--uv", "off").start()
+    assert unused.stop() == 0
+    keep(unused, "v1-unused")
 
-pin = Daemon("--presence", "auto", "--uv", "off").start()
-dev = pin.device()
-ctap = Ctap2(dev)
-ctap.make_credential(os.urandom(32), {"id": "example.com", "name": "Example"}, {"id": b"fixture", "name": "fixture"},
-                     [{"type": "public-key", "alg": -7}], options={"rk": True})
-ClientPin(ctap).set_pin("12345678")
-dev.close()
-assert pin.stop() == 0
-keep(pin, "v1-pin")
+    pin = Daemon("--presence", "auto", "--uv", "off").start()
+    dev = pin.device()
+    ctap = Ctap2(dev)
+    ctap.make_credential(os.urandom(32), {"id": "example.com", "name": "Example"}, {"id": b"fixture", "name": "fixture"},
+                         [{"type": "public-key", "alg": -7}], options={"rk": True})
+    ClientPin(ctap).set_pin("12345678")
+    dev.close()
+    assert pin.stop() == 0
+    keep(pin, "v1-pin")
+
+
+if __name__ == "__main__":
+    main()

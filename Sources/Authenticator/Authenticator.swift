@@ -171,6 +171,14 @@ public actor Authenticator: CTAP2MessageHandler {
             conversations[caller] = enumeration.map(Conversation.credentialEnumeration)
             if let event = DeviceEvent(changedBy: request) { await controls.record(event) }
             return response?.cbor
+        case .largeBlobs:
+            var write = conversation?.largeBlobWrite
+            let response = try await largeBlobs(LargeBlobsRequest(cbor: Self.decode(parameters)), continuing: &write)
+            conversations[caller] = write.map(Conversation.largeBlobWrite)
+            return response?.cbor
+        case .config:
+            try await authenticatorConfig(AuthenticatorConfigRequest(parameters: parameters))
+            return nil
         case .reset:
             try await reset()
             await controls.record(DeviceEvent(kind: .reset))

@@ -15,9 +15,11 @@ extension Authenticator {
         /// The largest CTAP2 message accepted: the CTAPHID limit (CTAP 2.1 §11.2.4).
         public var maxMsgSize: Int = 7609
         public var maxCredentialCountInList: Int = 64
-        public var maxCredentialIDLength: Int = 128
-        /// Algorithms in order of preference; getInfo lists them in this order (ES256 first).
-        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512]
+        /// The longest credential ID minted: an RS256/PS256 one, whose key travels inside it.
+        public var maxCredentialIDLength: Int = CredentialWrapping.maxIDLength
+        /// Algorithms in order of preference; getInfo lists them in this order (docs/algorithms.md):
+        /// ES256 first, then EdDSA, the larger curves, ML-DSA, RSA last (its keys are slow to make).
+        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512, .mldsa65, .mldsa87, .ps256, .rs256]
         /// How long getNextAssertion state lives after the last assertion (CTAP 2.1 §6.3).
         public var assertionStateLifetime: Duration = .seconds(30)
         /// How long after power-up authenticatorReset is allowed (CTAP 2.1 §6.6).
@@ -26,6 +28,11 @@ extension Authenticator {
         var pinUvAuthTokenLimits = PinUvAuthTokenState.Limits()
         /// How long credential management enumeration state lives after its last answer.
         public var enumerationStateLifetime: Duration = .seconds(30)
+        /// maxSerializedLargeBlobArray (CTAP 2.1 §6.4, §6.10): the largest serialized large-blob
+        /// array stored, hash included; at least 1024.
+        public var maxSerializedLargeBlobArray: Int = 4096
+        /// How long a large-blob write in fragments waits for its next fragment (CTAP 2.1 §6.10.2).
+        public var largeBlobWriteLifetime: Duration = .seconds(30)
         /// The monotonic clock behind every timeout; tests substitute their own.
         public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 

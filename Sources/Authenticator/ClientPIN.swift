@@ -28,10 +28,10 @@ extension Authenticator {
         }
     }
 
-    /// The permissions this authenticator grants. be, lbw and acfg name commands it
-    /// does not offer; bits the spec does not define are ignored (§6.5.5.7.2 step 13).
-    static let grantablePermissions: PinUvAuthTokenPermissions = [.mc, .ga, .cm]
-    static let refusedPermissions: PinUvAuthTokenPermissions = [.be, .lbw, .acfg]
+    /// The permissions this authenticator grants. be names a command it does not offer;
+    /// bits the spec does not define are ignored (§6.5.5.7.2 step 13).
+    static let grantablePermissions: PinUvAuthTokenPermissions = [.mc, .ga, .cm, .lbw, .acfg]
+    static let refusedPermissions: PinUvAuthTokenPermissions = [.be]
     /// What a legacy getPinToken token may do: CTAP 2.0's makeCredential and getAssertion (§6.5.5.7.1).
     static let legacyPermissions: PinUvAuthTokenPermissions = [.mc, .ga]
 
@@ -82,6 +82,7 @@ extension Authenticator {
         let newHash = PINHash.of(newPin.bytes)
         try await updateDeviceState { state in
             state.pinHash = newHash
+            state.pinCodePoints = newPin.codePoints
             state.pinRetries = DeviceState.maxPINRetries
         }
         logger.notice("PIN set")
@@ -108,6 +109,7 @@ extension Authenticator {
             // A PIN whose change is forced cannot be "changed" to itself.
             if state.forcePINChange, let current = state.pinHash, ConstantTime.equals(current, newHash) { throw .pinPolicyViolation }
             state.pinHash = newHash
+            state.pinCodePoints = newPin.codePoints
             state.forcePINChange = false
         }
         // Step 10: resetPinUvAuthToken(): every token handed out under the old PIN is void.
@@ -173,8 +175,9 @@ extension Authenticator {
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
         guard let pinHashEnc = request.pinHashEnc else { throw .missingParameter }
         try await verifyCurrentPIN(pinHashEnc, version: version, secret: secret)
-        // Step 10: a PIN that must change buys no token.
-        if try await deviceState().forcePINChange { throw .pinPolicyViolation }
+        // Step 10: a PIN that must change buys no token: CTAP2_ERR_PIN_INVALID, as hardware keys
+        // answer and python-fido2's device suite (test_config.py) expects.
+        if try await deviceState().forcePINChange { throw .pinInvalid }
         // Steps 11–14: resetPinUvAuthToken(), beginUsingPinUvAuthToken(userIsPresent: false),
         // permissions and the permissions RP ID. The old token is gone.
         let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: rpID,

@@ -1,13 +1,15 @@
 import CTAP
 
 /// State that spans commands, bound to the caller that started it (CTAP 2.1 §6.3,
-/// §6.8.3, §6.8.5). The next command from that caller either continues it or ends it;
+/// §6.8.3, §6.8.5, §6.10.2). The next command from that caller either continues it or ends it;
 /// a command from anyone else does neither.
 enum Conversation: Sendable {
     /// authenticatorGetNextAssertion's remaining credentials.
     case assertions(PendingAssertions)
     /// Credential management's GetNext subcommands' remaining answers.
     case credentialEnumeration(CredentialEnumeration)
+    /// authenticatorLargeBlobs' array written so far (CTAP 2.1 §6.10.2 step 4).
+    case largeBlobWrite(LargeBlobWrite)
 
     var assertions: PendingAssertions? {
         if case .assertions(let pending) = self { pending } else { nil }
@@ -17,11 +19,16 @@ enum Conversation: Sendable {
         if case .credentialEnumeration(let enumeration) = self { enumeration } else { nil }
     }
 
+    var largeBlobWrite: LargeBlobWrite? {
+        if case .largeBlobWrite(let write) = self { write } else { nil }
+    }
+
     /// When the caller last heard from it; each kind lapses after its own lifetime.
     var lastAnswerAt: ContinuousClock.Instant {
         switch self {
         case .assertions(let pending): pending.lastAnswerAt
         case .credentialEnumeration(let enumeration): enumeration.lastAnswerAt
+        case .largeBlobWrite(let write): write.lastAnswerAt
         }
     }
 
@@ -29,6 +36,7 @@ enum Conversation: Sendable {
         let lifetime = switch self {
         case .assertions: configuration.assertionStateLifetime
         case .credentialEnumeration: configuration.enumerationStateLifetime
+        case .largeBlobWrite: configuration.largeBlobWriteLifetime
         }
         return now - lastAnswerAt > lifetime
     }
@@ -45,6 +53,8 @@ struct PendingAssertions: Sendable {
     let flags: AuthenticatorData.Flags
     /// The extensions' parsed inputs, answered for each credential in turn.
     let extensions: [PreparedAssertionExtension]
+    /// Whether each response carries the credential's largeBlobKey (CTAP 2.1 §12.3).
+    let returnsLargeBlobKey: Bool
     /// The timer restarts with every assertion returned.
     var lastAnswerAt: ContinuousClock.Instant
 }

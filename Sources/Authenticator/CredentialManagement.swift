@@ -136,13 +136,15 @@ extension Authenticator {
         return next
     }
 
-    /// One credential as the enumeration reports it: user, credential ID, public key, credProtect.
+    /// One credential as the enumeration reports it: user, credential ID, public key, credProtect,
+    /// largeBlobKey (§6.8.4), thirdPartyPayment (CTAP 2.2 §6.8.4).
     private static func describe(_ source: CredentialSource) throws(CTAPStatus) -> CredentialManagementResponse {
         CredentialManagementResponse(
             user: source.user,
             credentialID: PublicKeyCredentialDescriptor(id: source.id),
             publicKey: try CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey).publicKey(),
-            credProtect: Int(source.credProtect))
+            credProtect: Int(source.credProtect), largeBlobKey: source.largeBlobKey,
+            thirdPartyPayment: source.thirdPartyPayment == true)
     }
 
     /// The stored credential a delete or update names: `CTAP2_ERR_NO_CREDENTIALS` if

@@ -19,6 +19,13 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     /// Whether the hmac-secret extension was enabled at creation (CTAP 2.1 §12.5). Optional so
     /// records written before it existed still decode.
     public var hmacSecret: Bool?
+    /// The largeBlobKey (CTAP 2.1 §12.3), when the credential was created with one. Optional
+    /// so records written before it existed still decode.
+    public var largeBlobKey: [UInt8]?
+    /// The credBlob (CTAP 2.1 §12.2), when one was stored at creation; optional like the above.
+    public var credBlob: [UInt8]?
+    /// Made for third-party payments (CTAP 2.2 §12.9); optional like the above.
+    public var thirdPartyPayment: Bool?
     /// BE and BS (WebAuthn L3 §6.1.3); nil in records written before they existed, which are
     /// single-device credentials.
     public var backup: BackupFlags?
@@ -29,9 +36,13 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     public init(
         id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,
         algorithm: COSEAlgorithm, privateKey: [UInt8], signCount: UInt32 = 0,
-        createdAt: Date = Date(), credProtect: UInt8 = 1, hmacSecret: Bool? = nil
+        createdAt: Date = Date(), credProtect: UInt8 = 1, hmacSecret: Bool? = nil, largeBlobKey: [UInt8]? = nil,
+        credBlob: [UInt8]? = nil, thirdPartyPayment: Bool? = nil
     ) {
+        self.thirdPartyPayment = thirdPartyPayment
+        self.credBlob = credBlob
         self.hmacSecret = hmacSecret
+        self.largeBlobKey = largeBlobKey
         self.id = id
         self.rp = rp
         self.user = user
@@ -48,7 +59,9 @@ extension CredentialSource {
     init(id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: COSEAlgorithm,
          privateKey: [UInt8], signCount: UInt32, createdAt: Date, extensions: CredentialExtensionState) {
         self.init(id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount, createdAt: createdAt,
-                  credProtect: UInt8(extensions.credProtect.rawValue), hmacSecret: extensions.hmacSecret ? true : nil)
+                  credProtect: UInt8(extensions.credProtect.rawValue), hmacSecret: extensions.hmacSecret ? true : nil,
+                  largeBlobKey: extensions.largeBlobKey, credBlob: extensions.credBlob,
+                  thirdPartyPayment: extensions.thirdPartyPayment ? true : nil)
     }
 
     /// The extension state the record keeps; its fields stay as they were first stored, so
@@ -56,6 +69,7 @@ extension CredentialSource {
     var extensionState: CredentialExtensionState {
         CredentialExtensionState(
             credProtect: CredentialProtection(rawValue: Int(credProtect)) ?? .userVerificationOptional,
-            hmacSecret: hmacSecret == true)
+            hmacSecret: hmacSecret == true, largeBlobKey: largeBlobKey, credBlob: credBlob,
+            thirdPartyPayment: thirdPartyPayment == true)
     }
 }

@@ -7,16 +7,21 @@ import Crypto
 /// fails authentication and is simply not ours.
 ///
 /// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ policy (1) ‖ key] ‖ tag (16),
-/// the key being 32 bytes (ES256, EdDSA), 48 (ES384) or 66 (ES512);
-/// where policy is the credProtect level, with 0x80 set when hmac-secret is enabled.
+/// the key being 32 bytes (ES256, ESP256, EdDSA, and the ML-DSA seeds), 48 (ES384), 66 (ES512)
+/// or 512 (RS256, PS256: modulus and private exponent);
+/// where policy is the credProtect level, with 0x80 set when hmac-secret is enabled and 0x40 when
+/// the credential is for third-party payments (CTAP 2.2 §12.9; clear in IDs made before it).
 enum CredentialWrapping {
     static let version: UInt8 = 1
     /// The ID length for a 32-byte key (ES256, EdDSA).
     static let idLength = idLength(keySize: 32)
     static func idLength(keySize: Int) -> Int { 1 + 12 + 2 + keySize + 16 }
-    private static let keySizes: [UInt8: Int] = [1: 32, 2: 32, 3: 48, 4: 66]
+    private static let keySizes: [UInt8: Int] = [1: 32, 2: 32, 3: 48, 4: 66, 5: 512, 6: 512, 7: 32, 8: 32, 9: 32]
+    /// The longest ID this device mints: an RSA credential's (getInfo's maxCredentialIdLength).
+    static let maxIDLength = idLength(keySize: 512)
 
     static let hmacSecretBit: UInt8 = 0x80
+    static let thirdPartyPaymentBit: UInt8 = 0x40
 
     static func wrap(_ key: CredentialKey, extensions: CredentialExtensionState, rpIDHash: [UInt8], wrappingKey: [UInt8]) throws(CTAPStatus) -> [UInt8] {
         var plaintext: [UInt8] = [algorithmByte(key.algorithm), policyByte(extensions)]
@@ -47,15 +52,18 @@ enum CredentialWrapping {
     }
 
     private static func policyByte(_ state: CredentialExtensionState) -> UInt8 {
-        UInt8(state.credProtect.rawValue) | (state.hmacSecret ? hmacSecretBit : 0)
+        UInt8(state.credProtect.rawValue) | (state.hmacSecret ? hmacSecretBit : 0) | (state.thirdPartyPayment ? thirdPartyPaymentBit : 0)
     }
 
     private static func extensionState(policy: UInt8) -> CredentialExtensionState? {
-        guard let level = CredentialProtection(rawValue: Int(policy & ~hmacSecretBit)) else { return nil }
-        return CredentialExtensionState(credProtect: level, hmacSecret: policy & hmacSecretBit != 0)
+        guard let level = CredentialProtection(rawValue: Int(policy & ~(hmacSecretBit | thirdPartyPaymentBit))) else { return nil }
+        return CredentialExtensionState(credProtect: level, hmacSecret: policy & hmacSecretBit != 0,
+                                        thirdPartyPayment: policy & thirdPartyPaymentBit != 0)
     }
 
-    private static let algorithms: [UInt8: COSEAlgorithm] = [1: .es256, 2: .edDSA, 3: .es384, 4: .es512]
+    private static let algorithms: [UInt8: COSEAlgorithm] = [
+        1: .es256, 2: .edDSA, 3: .es384, 4: .es512, 5: .rs256, 6: .ps256, 7: .mldsa65, 8: .mldsa87, 9: .esp256,
+    ]
 
     private static func algorithmByte(_ algorithm: COSEAlgorithm) -> UInt8 {
         algorithms.first { $0.value == algorithm }?.key ?? 0

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The authenticator's persistent state besides credentials. Stores keep it sealed
 /// like credential records; it never leaves the device.
 public struct DeviceState: Sendable, Codable, Equatable {
@@ -15,6 +17,22 @@ public struct DeviceState: Sendable, Codable, Equatable {
     public var forcePINChange: Bool
     /// The signature counter shared by non-resident credentials, which store nothing of their own.
     public var globalSignCount: UInt32
+    /// The serialized large-blob array (CTAP 2.1 §6.10.1), nil for the initial empty one.
+    /// Optional so device states written before large blobs existed still decode; reset
+    /// replaces the whole state and with it the array.
+    public var largeBlobArray: [UInt8]? {
+        get { largeBlobs.map { Array($0) } }
+        set { largeBlobs = newValue.map { Data($0) } }
+    }
+    /// Stored as `Data`, which the keystore's JSON writes as base64, not as an array of numbers.
+    private var largeBlobs: Data?
+    /// The current PIN's length in Unicode code points (CTAP 2.1 §6.11.4: a new minimum longer
+    /// than the PIN forces a change). Optional, as are the next two, so older states decode.
+    public var pinCodePoints: Int?
+    /// alwaysUv (CTAP 2.1 §6.11.2, toggleAlwaysUv): every credential operation needs user verification.
+    public var alwaysUv: Bool?
+    /// The RP IDs the minPinLength extension reports to (CTAP 2.1 §6.11.4, §12.4).
+    public var minPinLengthRPIDs: [String]?
     /// The U2F attestation key and its self-signed certificate, made on the first U2F_REGISTER.
     /// Optional so device states written before U2F existed still decode.
     public var u2fAttestation: U2FAttestationIdentity?

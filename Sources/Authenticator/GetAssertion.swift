@@ -21,11 +21,15 @@ extension Authenticator {
         // Step 5: options. `rk` has no meaning here; `up` defaults to true. A pinUvAuthParam
         // takes precedence over `uv`, which otherwise needs a built-in method.
         if request.options.rk != nil { throw configuration.rules.rkInGetAssertion }
-        let requestsUV = request.options.uv == true && tokenProtocol == nil
+        var requestsUV = request.options.uv == true && tokenProtocol == nil
         if requestsUV, !builtInUVConfigured { throw configuration.rules.uvWithoutBuiltInUV }
         let wantsPresence = request.options.up ?? true
+        // alwaysUv governs assertions the user takes part in; a silent one (`up` false) only
+        // tells the platform which credentials exist.
+        if wantsPresence { requestsUV = try await applyingAlwaysUv(requestsUV: requestsUV, tokenProtocol: tokenProtocol) }
         // The inputs of the extensions this device offers (CTAP 2.1 §12), parsed before any effect.
         let extensions = try configuration.extensions.getAssertion(request.extensions)
+        let returnsLargeBlobKey = try configuration.extensions.asks(LargeBlobKey.self, in: request.extensions)
 
         // Step 6.1: the token with its ga permission and RP ID; step 7: the built-in method,
         // which also establishes presence.
@@ -58,8 +62,9 @@ extension Authenticator {
         let others = discovering ? candidates.dropFirst().compactMap(\.resident?.id) : []
         let pending = others.isEmpty ? nil : PendingAssertions(
             remaining: others, rpID: request.rpID, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
-            flags: flags, extensions: extensions, lastAnswerAt: configuration.now())
+            flags: flags, extensions: extensions, returnsLargeBlobKey: returnsLargeBlobKey, lastAnswerAt: configuration.now())
         let response = try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, extensions: extensions,
+                                      returnsLargeBlobKey: returnsLargeBlobKey, discovering: discovering,
                                       numberOfCredentials: others.isEmpty ? nil : candidates.count)
         return (response, pending)
     }
@@ -75,7 +80,8 @@ extension Authenticator {
             guard let source = stored, source.rp.id == pending.rpID else { continue }
             pending.lastAnswerAt = configuration.now()
             return try await sign(Self.candidate(for: source), rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash,
-                                  flags: pending.flags, extensions: pending.extensions, numberOfCredentials: nil)
+                                  flags: pending.flags, extensions: pending.extensions, returnsLargeBlobKey: pending.returnsLargeBlobKey,
+                                  discovering: true, numberOfCredentials: nil)
         }
         throw .notAllowed
     }
@@ -106,13 +112,15 @@ extension Authenticator {
 
     /// Advances the credential's signature counter (durable up to its lease) and signs authData ‖ clientDataHash.
     private func sign(_ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8], flags: AuthenticatorData.Flags,
-                      extensions: [PreparedAssertionExtension], numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
+                      extensions: [PreparedAssertionExtension], returnsLargeBlobKey: Bool, discovering: Bool,
+                      numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
         // Step 11: each extension's output for this credential.
         var outputs: [(identifier: String, value: CBORValue)?] = []
         if !extensions.isEmpty {
             let context = ExtensionContext(
                 credentialID: candidate.id, credential: candidate.extensions, userVerified: flags.contains(.userVerified),
-                keyAgreements: pinUV.keyAgreements, wrappingKey: try await deviceState().wrappingKey)
+                keyAgreements: pinUV.keyAgreements, wrappingKey: try await deviceState().wrappingKey,
+                rpIDHash: rpIDHash, userPresent: flags.contains(.userPresent), discovering: discovering)
             for prepared in extensions { outputs.append(try await prepared.output(context)) }
         }
         let signCount = try await nextSignCount(for: candidate)
@@ -133,7 +141,8 @@ extension Authenticator {
         }
         return GetAssertionResponse(
             credential: PublicKeyCredentialDescriptor(id: candidate.id), authenticatorData: authData,
-            signature: signature, user: user, numberOfCredentials: numberOfCredentials)
+            signature: signature, user: user, numberOfCredentials: numberOfCredentials,
+            largeBlobKey: returnsLargeBlobKey ? candidate.extensions.largeBlobKey : nil)
     }
 
     /// Resident credentials count on their own; non-resident ones share the device counter

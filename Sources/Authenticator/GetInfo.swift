@@ -16,7 +16,12 @@ extension Authenticator {
                 versions: profile.versions, extensions: configuration.extensions.identifiers, aaguid: configuration.aaguid,
                 options: options, maxMsgSize: configuration.maxMsgSize, pinUvAuthProtocols: pinUvAuthProtocols)
         }
-        options.merge(["makeCredUvNotRqd": true, "pinUvAuthToken": true, "credMgmt": true]) { $1 }
+        // alwaysUv: with it on, makeCredential needs user verification too (CTAP 2.1 §6.11.2).
+        let alwaysUv = state.alwaysUv ?? false
+        options.merge([
+            "makeCredUvNotRqd": !alwaysUv, "pinUvAuthToken": true, "credMgmt": true,
+            "largeBlobs": true, "authnrCfg": true, "alwaysUv": alwaysUv, "setMinPINLength": true,
+        ]) { $1 }
         let stored: Int
         do { stored = try await store.count() } catch { throw storeFailure(error) }
         return GetInfoResponse(
@@ -30,9 +35,12 @@ extension Authenticator {
             maxCredentialIdLength: configuration.maxCredentialIDLength,
             transports: ["usb"],
             algorithms: configuration.algorithms.map { PublicKeyCredentialParameters(alg: $0.rawValue) },
+            maxSerializedLargeBlobArray: configuration.maxSerializedLargeBlobArray,
             forcePINChange: state.forcePINChange,
             minPINLength: state.minPINLength,
             firmwareVersion: configuration.firmwareVersion,
+            maxCredBlobLength: configuration.extensions.identifiers.contains(CredBlob.identifier) ? CredBlobExtension.maxLength : nil,
+            maxRPIDsForSetMinPINLength: Self.maxRPIDsForSetMinPINLength,
             remainingDiscoverableCredentials: max(0, store.capacity - stored))
     }
 }

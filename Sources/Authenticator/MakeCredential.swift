@@ -19,8 +19,9 @@ extension Authenticator {
         // Step 5: options. `up` must not be false here. A pinUvAuthParam takes precedence
         // over `uv`, which is then ignored; otherwise `uv` needs a built-in method.
         if request.options.up == false { throw .invalidOption }
-        let requestsUV = request.options.uv == true && tokenProtocol == nil
+        var requestsUV = request.options.uv == true && tokenProtocol == nil
         if requestsUV, !builtInUVConfigured { throw configuration.rules.uvWithoutBuiltInUV }
+        requestsUV = try await applyingAlwaysUv(requestsUV: requestsUV, tokenProtocol: tokenProtocol)
         let residentKey = request.options.rk ?? false
         // Step 6: enterprise attestation is not offered.
         if request.enterpriseAttestation != nil { throw .invalidParameter }
@@ -82,8 +83,10 @@ extension Authenticator {
         // Step 19: authenticator data with attested credential data and extension outputs.
         let context = ExtensionContext(
             credentialID: credentialID, credential: extensionState, userVerified: userVerified,
-            keyAgreements: pinUV.keyAgreements, wrappingKey: state.wrappingKey)
-        var outputs: [(identifier: String, value: CBORValue)?] = []
+            keyAgreements: pinUV.keyAgreements, wrappingKey: state.wrappingKey,
+            minPINLengthForRP: state.minPinLengthRPIDs?.contains(request.rp.id) == true ? state.minPINLength : nil,
+            rpIDHash: rpIDHash, aaguid: configuration.aaguid)
+        var outputs: [CreationOutputs] = []
         for prepared in extensions { outputs.append(try await prepared.output(context)) }
         var flags: AuthenticatorData.Flags = [.userPresent]
         if userVerified { flags.insert(.userVerified) }
@@ -93,14 +96,16 @@ extension Authenticator {
         let authData = AuthenticatorData(
             rpIDHash: rpIDHash, flags: faults.reported(flags), signCount: 0,
             attestedCredentialData: AttestedCredentialData(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
-            extensions: outputs.authenticatorDataExtensions)
+            extensions: outputs.map(\.signed).authenticatorDataExtensions)
         let authDataBytes = authData.bytes
 
         let statement = try await attestationStatement(
             authenticatorData: authDataBytes, clientDataHash: request.clientDataHash, key: key,
             preferredFormat: request.attestationFormatsPreference?.first)
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
-        return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement))
+        return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement),
+                                      largeBlobKey: extensionState.largeBlobKey,
+                                      unsignedExtensionOutputs: outputs.compactMap(\.unsigned).extensionMap)
     }
 
     /// Stores a discoverable credential; the store itself refuses with `keyStoreFull`

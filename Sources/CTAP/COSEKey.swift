@@ -12,6 +12,16 @@ public enum COSEAlgorithm: Int, Sendable, Hashable, Codable, CaseIterable {
     case es384 = -35
     /// ECDSA with SHA-512 on P-521.
     case es512 = -36
+    /// ECDSA with SHA-256 on P-256, fully specified (RFC 9864): previewSign's key algorithm.
+    case esp256 = -9
+    /// RSASSA-PSS with SHA-256 (RFC 8230 §2).
+    case ps256 = -37
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (RFC 8812 §2).
+    case rs256 = -257
+    /// ML-DSA-65 (FIPS 204; COSE draft-ietf-cose-dilithium), pure, with an empty context.
+    case mldsa65 = -49
+    /// ML-DSA-87, likewise.
+    case mldsa87 = -50
 }
 
 /// A public key in COSE_Key form (RFC 9052 §7, RFC 9053 §7 and §2.1 for the curves).
@@ -24,6 +34,10 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
     case p521(x: [UInt8], y: [UInt8])
     /// kty OKP (1), crv Ed25519 (6), alg EdDSA.
     case ed25519(x: [UInt8])
+    /// kty RSA (3), RS256 or PS256: modulus n (-1) and public exponent e (-2), big-endian (RFC 8230 §4).
+    case rsa(n: [UInt8], e: [UInt8], algorithm: COSEAlgorithm)
+    /// kty AKP (7), ML-DSA-65 or ML-DSA-87: the FIPS 204 public key as `pub` (-1) (draft-ietf-cose-dilithium).
+    case mldsa(publicKey: [UInt8], algorithm: COSEAlgorithm)
 
     enum Label {
         static let kty: CBORValue = 1
@@ -39,8 +53,13 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
         case .p384: return .es384
         case .p521: return .es512
         case .ed25519: return .edDSA
+        case .rsa(_, _, let algorithm), .mldsa(_, let algorithm): return algorithm
         }
     }
+
+    /// kty RSA's and AKP's algorithms, and their public key sizes (FIPS 204 Table 2 for ML-DSA).
+    static let rsaAlgorithms: Set<COSEAlgorithm> = [.rs256, .ps256]
+    public static let mldsaPublicKeyLengths: [COSEAlgorithm: Int] = [.mldsa65: 1952, .mldsa87: 2592]
 
     public var cbor: CBORValue {
         switch self {
@@ -52,17 +71,42 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
             return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es512.rawValue), Label.crv: 3, Label.x: .byteString(x), Label.y: .byteString(y)]
         case .ed25519(let x):
             return [Label.kty: 1, Label.alg: CBORValue(COSEAlgorithm.edDSA.rawValue), Label.crv: 6, Label.x: .byteString(x)]
+        case .rsa(let n, let e, let algorithm):
+            return [Label.kty: 3, Label.alg: CBORValue(algorithm.rawValue), -1: .byteString(n), -2: .byteString(e)]
+        case .mldsa(let publicKey, let algorithm):
+            return [Label.kty: 7, Label.alg: CBORValue(algorithm.rawValue), -1: .byteString(publicKey)]
         }
     }
 
-    /// Parses a COSE_Key; anything other than a well-formed P-256 or Ed25519 key is
+    /// Parses a COSE_Key; anything other than a well-formed key of the kinds above is
     /// `CTAP2_ERR_UNSUPPORTED_ALGORITHM`, shape errors as `CBORMap` reports them.
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
         let kty = try map.required(Label.kty, CBORRead.int)
         let alg = try map.optional(Label.alg, CBORRead.int)
         // Labels below 0 are key-type specific (RFC 9052 §7.1), so kty decides how to read them.
-        guard kty == 1 || kty == 2 else { throw .unsupportedAlgorithm }
+        switch kty {
+        case 3:
+            guard let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)), Self.rsaAlgorithms.contains(algorithm) else {
+                throw .unsupportedAlgorithm
+            }
+            let n = try map.required(-1, CBORRead.bytes), e = try map.required(-2, CBORRead.bytes)
+            guard !n.isEmpty, !e.isEmpty else { throw .invalidParameter }
+            self = .rsa(n: n, e: e, algorithm: algorithm)
+            return
+        case 7:
+            guard let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)), let length = Self.mldsaPublicKeyLengths[algorithm] else {
+                throw .unsupportedAlgorithm
+            }
+            let publicKey = try map.required(-1, CBORRead.bytes)
+            guard publicKey.count == length else { throw .invalidParameter }
+            self = .mldsa(publicKey: publicKey, algorithm: algorithm)
+            return
+        case 1, 2:
+            break
+        default:
+            throw .unsupportedAlgorithm
+        }
         let crv = try map.required(Label.crv, CBORRead.int)
         let x = try map.required(Label.x, CBORRead.bytes)
         switch (kty, crv) {
@@ -70,7 +114,7 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
             let y = try map.required(Label.y, CBORRead.bytes)
             guard x.count == 32, y.count == 32 else { throw .invalidParameter }
             let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)) ?? .es256
-            guard algorithm != .edDSA else { throw .unsupportedAlgorithm }
+            guard [.es256, .esp256, .ecdhESHKDF256].contains(algorithm) else { throw .unsupportedAlgorithm }
             self = .p256(x: x, y: y, algorithm: algorithm)
         case (2, 2), (2, 3):
             let y = try map.required(Label.y, CBORRead.bytes)

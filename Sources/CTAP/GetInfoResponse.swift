@@ -5,7 +5,8 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case versions = 0x01, extensions, aaguid, options, maxMsgSize, pinUvAuthProtocols
         case maxCredentialCountInList, maxCredentialIdLength, transports, algorithms
-        case forcePINChange = 0x0C, minPINLength, firmwareVersion
+        case maxSerializedLargeBlobArray = 0x0B
+        case forcePINChange = 0x0C, minPINLength, firmwareVersion, maxCredBlobLength, maxRPIDsForSetMinPINLength
         case preferredPlatformUvAttempts = 0x11, uvModality
         case remainingDiscoverableCredentials = 0x14
     }
@@ -21,9 +22,15 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
     public var maxCredentialIdLength: Int?
     @Defaulted public var transports: [String]
     @Defaulted public var algorithms: [PublicKeyCredentialParameters]
+    /// The largest serialized large-blob array the device stores (CTAP 2.1 §6.10), when it offers largeBlobs.
+    public var maxSerializedLargeBlobArray: Int?
     public var forcePINChange: Bool?
     public var minPINLength: Int?
     public var firmwareVersion: Int?
+    /// The longest credBlob kept (CTAP 2.1 §12.2), when the device offers credBlob.
+    public var maxCredBlobLength: Int?
+    /// How many RP IDs setMinPINLength accepts for the minPinLength extension (CTAP 2.1 §6.11.4).
+    public var maxRPIDsForSetMinPINLength: Int?
     public var preferredPlatformUvAttempts: Int?
     public var uvModality: Int?
     public var remainingDiscoverableCredentials: Int?
@@ -32,7 +39,8 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         versions: [String], extensions: [String] = [], aaguid: [UInt8], options: [String: Bool] = [:],
         maxMsgSize: Int? = nil, pinUvAuthProtocols: [Int] = [], maxCredentialCountInList: Int? = nil,
         maxCredentialIdLength: Int? = nil, transports: [String] = [], algorithms: [PublicKeyCredentialParameters] = [],
-        forcePINChange: Bool? = nil, minPINLength: Int? = nil, firmwareVersion: Int? = nil,
+        maxSerializedLargeBlobArray: Int? = nil, forcePINChange: Bool? = nil, minPINLength: Int? = nil, firmwareVersion: Int? = nil,
+        maxCredBlobLength: Int? = nil, maxRPIDsForSetMinPINLength: Int? = nil,
         preferredPlatformUvAttempts: Int? = nil, uvModality: Int? = nil, remainingDiscoverableCredentials: Int? = nil
     ) {
         self.versions = versions
@@ -45,9 +53,12 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         self.maxCredentialIdLength = maxCredentialIdLength
         self.transports = transports
         self.algorithms = algorithms
+        self.maxSerializedLargeBlobArray = maxSerializedLargeBlobArray
         self.forcePINChange = forcePINChange
         self.minPINLength = minPINLength
         self.firmwareVersion = firmwareVersion
+        self.maxCredBlobLength = maxCredBlobLength
+        self.maxRPIDsForSetMinPINLength = maxRPIDsForSetMinPINLength
         self.preferredPlatformUvAttempts = preferredPlatformUvAttempts
         self.uvModality = uvModality
         self.remainingDiscoverableCredentials = remainingDiscoverableCredentials

@@ -10,8 +10,11 @@ enum Names {
         case COSEAlgorithm.edDSA.rawValue: return "EdDSA"
         case COSEAlgorithm.es384.rawValue: return "ES384"
         case COSEAlgorithm.es512.rawValue: return "ES512"
-        case -257: return "RS256"
-        case -37: return "PS256"
+        case COSEAlgorithm.rs256.rawValue: return "RS256"
+        case COSEAlgorithm.ps256.rawValue: return "PS256"
+        case COSEAlgorithm.esp256.rawValue: return "ESP256"
+        case COSEAlgorithm.mldsa65.rawValue: return "ML-DSA-65"
+        case COSEAlgorithm.mldsa87.rawValue: return "ML-DSA-87"
         default: return "COSE \(value)"
         }
     }

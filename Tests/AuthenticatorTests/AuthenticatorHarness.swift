@@ -1,6 +1,7 @@
 import CBOR
 import CTAP
 import Crypto
+import CryptoExtras
 import Logging
 import Synchronization
 import Testing
@@ -137,5 +138,12 @@ func verify(signature: [UInt8], over message: [UInt8], with key: COSEKey) throws
         return try P521.Signing.PublicKey(rawRepresentation: x + y).isValidSignature(try P521.Signing.ECDSASignature(derRepresentation: signature), for: message)
     case .ed25519(let x):
         return try Curve25519.Signing.PublicKey(rawRepresentation: x).isValidSignature(signature, for: message)
+    case .rsa(let n, let e, let algorithm):
+        let padding: _RSA.Signing.Padding = algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS
+        return try _RSA.Signing.PublicKey(n: n, e: e).isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: message, padding: padding)
+    case .mldsa(let publicKey, let algorithm):
+        return algorithm == .mldsa65
+            ? try MLDSA65.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
+            : try MLDSA87.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
     }
 }

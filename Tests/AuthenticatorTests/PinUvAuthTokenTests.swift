@@ -187,7 +187,7 @@ import Testing
         let unconfigured = PlatformPIN(Harness(verifier: ScriptedVerifier([.verified], configured: false)), .one)
         #expect(try await unconfigured.tokenUsingUV(permissions: .mc).0 == .notAllowed)
         let h = Harness(verifier: .always(.verified))
-        #expect(try await PlatformPIN(h, .two).tokenUsingUV(permissions: .acfg).0 == .unauthorizedPermission)
+        #expect(try await PlatformPIN(h, .two).tokenUsingUV(permissions: .be).0 == .unauthorizedPermission)
         #expect(try await PlatformPIN(h, .two).tokenUsingUV(permissions: PinUvAuthTokenPermissions(rawValue: 0)).0 == .invalidParameter)
     }
 }

@@ -71,8 +71,11 @@ import Testing
         #expect(throws: CTAPStatus.invalidParameter) { try COSEKey(cbor: shortP384) }
         // RFC 9053 §7.1 labels: kty 1, alg 3, crv -1, x -2, y -3.
         #expect(p256.cbor.mapValue?[1] == 2 && p256.cbor.mapValue?[-1] == 1)
+        // kty RSA (RFC 8230 §4) reads as RS256 or PS256 only; an unknown kty is not a key this reads.
         let rsa: CBORValue = [1: 3, 3: -257, -1: .byteString([1]), -2: .byteString([1])]
-        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: rsa) }
+        #expect(try COSEKey(cbor: rsa) == .rsa(n: [1], e: [1], algorithm: .rs256))
+        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 3, 3: -47, -1: .byteString([1]), -2: .byteString([1])]) }
+        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 4, 3: -257, -1: .byteString([1])]) }
         let short: CBORValue = [1: 1, 3: -8, -1: 6, -2: .byteString([1, 2])]
         #expect(throws: CTAPStatus.invalidParameter) { try COSEKey(cbor: short) }
         let missingY: CBORValue = [1: 2, 3: -7, -1: 1, -2: .byteString([UInt8](repeating: 0, count: 32))]

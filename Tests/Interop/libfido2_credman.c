@@ -10,6 +10,13 @@
  *   list                             metadata, RPs and every RP's credentials
  *   delete CRED_ID_HEX               fido_credman_del_dev_rk
  *   rename CRED_ID_HEX USER_ID_HEX USER DISPLAY   fido_credman_set_dev_rk
+ *   largeblob-set KEY_HEX DATA_HEX   fido_dev_largeblob_set (PIN-authorised write)
+ *   largeblob-get KEY_HEX            fido_dev_largeblob_get ({"blob": null} when absent)
+ *   credblob RP_ID BLOB_HEX          resident credential with credBlob and largeBlobKey,
+ *                                    then an assertion asking for both
+ *   minpinlen N [RP_ID]              fido_dev_set_pin_minlen (and _rpid), then getInfo
+ *   forcepinchange                   fido_dev_force_pin_change, then getInfo
+ *   alwaysuv                         fido_dev_toggle_always_uv, then getInfo
  *
  * The PIN comes from $LIBFIDO2_PIN (never argv, which other users can read).
  * Every command prints one JSON object on stdout; byte strings are lowercase hex.
@@ -29,6 +36,7 @@
 #include <fido.h>
 #include "fill_random.h"
 #include <passkeyd-libfido2.h>
+#include <fido/config.h>
 #include <fido/credman.h>
 
 
@@ -279,10 +287,159 @@ out:
 }
 
 static int
+cmd_largeblob_set(fido_dev_t *dev, const char *pin, const char *key_hex, const char *data_hex)
+{
+	unsigned char key[32], data[2048];
+	size_t key_len, data_len;
+	int r;
+
+	if (unhex(key_hex, key, sizeof(key), &key_len) != 0 || unhex(data_hex, data, sizeof(data), &data_len) != 0)
+		return fail("key or data is not hex", FIDO_ERR_INVALID_ARGUMENT);
+	if ((r = fido_dev_largeblob_set(dev, key, key_len, data, data_len, pin)) != FIDO_OK)
+		return fail("fido_dev_largeblob_set", r);
+	printf("{\"set\": true}\n");
+	return 0;
+}
+
+static int
+cmd_largeblob_get(fido_dev_t *dev, const char *key_hex)
+{
+	unsigned char key[32], *blob = NULL;
+	size_t key_len, blob_len = 0;
+	int r;
+
+	if (unhex(key_hex, key, sizeof(key), &key_len) != 0)
+		return fail("key is not hex", FIDO_ERR_INVALID_ARGUMENT);
+	r = fido_dev_largeblob_get(dev, key, key_len, &blob, &blob_len);
+	if (r == FIDO_ERR_NOTFOUND) {
+		printf("{\"blob\": null}\n");
+		return 0;
+	}
+	if (r != FIDO_OK)
+		return fail("fido_dev_largeblob_get", r);
+	printf("{\"blob\": ");
+	json_hex(blob, blob_len);
+	printf("}\n");
+	free(blob);
+	return 0;
+}
+
+static int
+cmd_credblob(fido_dev_t *dev, const char *pin, const char *rp_id, const char *blob_hex)
+{
+	unsigned char cdh[32], user_id[16], blob[64];
+	size_t blob_len;
+	fido_cred_t *cred = fido_cred_new();
+	fido_assert_t *assert = fido_assert_new();
+	int r, rc = 1;
+
+	passkeyd_fill_random(cdh, sizeof(cdh));
+	passkeyd_fill_random(user_id, sizeof(user_id));
+	if (cred == NULL || assert == NULL) {
+		rc = fail("fido_*_new", FIDO_ERR_INTERNAL);
+		goto out;
+	}
+	if (unhex(blob_hex, blob, sizeof(blob), &blob_len) != 0) {
+		rc = fail("blob is not hex", FIDO_ERR_INVALID_ARGUMENT);
+		goto out;
+	}
+	if ((r = fido_cred_set_type(cred, COSE_ES256)) != FIDO_OK ||
+	    (r = fido_cred_set_clientdata_hash(cred, cdh, sizeof(cdh))) != FIDO_OK ||
+	    (r = fido_cred_set_rp(cred, rp_id, rp_id)) != FIDO_OK ||
+	    (r = fido_cred_set_user(cred, user_id, sizeof(user_id), "blob", "Blob", NULL)) != FIDO_OK ||
+	    (r = fido_cred_set_rk(cred, FIDO_OPT_TRUE)) != FIDO_OK ||
+	    (r = fido_cred_set_extensions(cred, FIDO_EXT_LARGEBLOB_KEY)) != FIDO_OK ||
+	    (r = fido_cred_set_blob(cred, blob, blob_len)) != FIDO_OK) {
+		rc = fail("fido_cred_set_*", r);
+		goto out;
+	}
+	if ((r = fido_dev_make_cred(dev, cred, pin)) != FIDO_OK) {
+		rc = fail("fido_dev_make_cred", r);
+		goto out;
+	}
+	if ((r = fido_assert_set_clientdata_hash(assert, cdh, sizeof(cdh))) != FIDO_OK ||
+	    (r = fido_assert_set_rp(assert, rp_id)) != FIDO_OK ||
+	    (r = fido_assert_allow_cred(assert, fido_cred_id_ptr(cred), fido_cred_id_len(cred))) != FIDO_OK ||
+	    (r = fido_assert_set_extensions(assert, FIDO_EXT_CRED_BLOB | FIDO_EXT_LARGEBLOB_KEY)) != FIDO_OK) {
+		rc = fail("fido_assert_set_*", r);
+		goto out;
+	}
+	if ((r = fido_dev_get_assert(dev, assert, pin)) != FIDO_OK) {
+		rc = fail("fido_dev_get_assert", r);
+		goto out;
+	}
+	printf("{\"credentialId\": ");
+	json_hex(fido_cred_id_ptr(cred), fido_cred_id_len(cred));
+	printf(", \"largeBlobKey\": ");
+	json_hex(fido_cred_largeblob_key_ptr(cred), fido_cred_largeblob_key_len(cred));
+	printf(", \"assertionLargeBlobKey\": ");
+	json_hex(fido_assert_largeblob_key_ptr(assert, 0), fido_assert_largeblob_key_len(assert, 0));
+	printf(", \"blob\": ");
+	json_hex(fido_assert_blob_ptr(assert, 0), fido_assert_blob_len(assert, 0));
+	printf("}\n");
+	rc = 0;
+out:
+	fido_cred_free(&cred);
+	fido_assert_free(&assert);
+	return rc;
+}
+
+/* What getInfo says after a config change: minPINLength, forcePINChange and alwaysUv. */
+static int
+print_config(fido_dev_t *dev)
+{
+	fido_cbor_info_t *ci = fido_cbor_info_new();
+	char **names;
+	const bool *values;
+	int r, always_uv = -1;
+
+	if (ci == NULL)
+		return fail("fido_cbor_info_new", FIDO_ERR_INTERNAL);
+	if ((r = fido_dev_get_cbor_info(dev, ci)) != FIDO_OK) {
+		fido_cbor_info_free(&ci);
+		return fail("fido_dev_get_cbor_info", r);
+	}
+	names = fido_cbor_info_options_name_ptr(ci);
+	values = fido_cbor_info_options_value_ptr(ci);
+	for (size_t i = 0; i < fido_cbor_info_options_len(ci); i++)
+		if (strcmp(names[i], "alwaysUv") == 0)
+			always_uv = values[i];
+	printf("{\"minPinLength\": %llu, \"forcePinChange\": %s, \"alwaysUv\": %s, \"maxLargeBlob\": %llu}\n",
+	    (unsigned long long)fido_cbor_info_minpinlen(ci), fido_cbor_info_new_pin_required(ci) ? "true" : "false",
+	    always_uv < 0 ? "null" : always_uv ? "true" : "false", (unsigned long long)fido_cbor_info_maxlargeblob(ci));
+	fido_cbor_info_free(&ci);
+	return 0;
+}
+
+static int
+cmd_minpinlen(fido_dev_t *dev, const char *pin, const char *length, const char *rp_id)
+{
+	int r;
+
+	/* The RP IDs first: a longer minimum may force a PIN change, after which the PIN buys no token. */
+	if (rp_id != NULL && (r = fido_dev_set_pin_minlen_rpid(dev, &rp_id, 1, pin)) != FIDO_OK)
+		return fail("fido_dev_set_pin_minlen_rpid", r);
+	if ((r = fido_dev_set_pin_minlen(dev, (size_t)strtoul(length, NULL, 10), pin)) != FIDO_OK)
+		return fail("fido_dev_set_pin_minlen", r);
+	return print_config(dev);
+}
+
+static int
+cmd_config(fido_dev_t *dev, const char *pin, int (*change)(fido_dev_t *, const char *), const char *what)
+{
+	int r;
+
+	if ((r = change(dev, pin)) != FIDO_OK)
+		return fail(what, r);
+	return print_config(dev);
+}
+
+static int
 usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s SOCKET setpin|changepin NEWPIN_ENV|retries|list|register RP USER DISPLAY ALG|"
-	    "delete ID_HEX|rename ID_HEX USER_ID_HEX USER DISPLAY  (PIN in $LIBFIDO2_PIN)\n", argv0);
+	    "delete ID_HEX|rename ID_HEX USER_ID_HEX USER DISPLAY|largeblob-set KEY DATA|largeblob-get KEY|"
+	    "credblob RP BLOB|minpinlen N [RP]|forcepinchange|alwaysuv  (PIN in $LIBFIDO2_PIN)\n", argv0);
 	return 2;
 }
 
@@ -319,6 +476,18 @@ main(int argc, char **argv)
 		rc = cmd_delete(dev, pin, argv[3]);
 	else if (strcmp(cmd, "rename") == 0 && argc == 7)
 		rc = cmd_rename(dev, pin, argv + 3);
+	else if (strcmp(cmd, "largeblob-set") == 0 && argc == 5)
+		rc = cmd_largeblob_set(dev, pin, argv[3], argv[4]);
+	else if (strcmp(cmd, "largeblob-get") == 0 && argc == 4)
+		rc = cmd_largeblob_get(dev, argv[3]);
+	else if (strcmp(cmd, "credblob") == 0 && argc == 5)
+		rc = cmd_credblob(dev, pin, argv[3], argv[4]);
+	else if (strcmp(cmd, "minpinlen") == 0 && (argc == 4 || argc == 5))
+		rc = cmd_minpinlen(dev, pin, argv[3], argc == 5 ? argv[4] : NULL);
+	else if (strcmp(cmd, "forcepinchange") == 0 && argc == 3)
+		rc = cmd_config(dev, pin, fido_dev_force_pin_change, "fido_dev_force_pin_change");
+	else if (strcmp(cmd, "alwaysuv") == 0 && argc == 3)
+		rc = cmd_config(dev, pin, fido_dev_toggle_always_uv, "fido_dev_toggle_always_uv");
 	else
 		rc = usage(argv[0]);
 	fido_dev_close(dev);

@@ -89,10 +89,10 @@ def main() -> int:
         print(f"--- passkeyd log ---\n{daemon.log()}")
     daemon.remove()
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
-    passed = re.search(r"(\d+) passed", summary)
-    skipped = re.search(r"(\d+) deselected", summary)
-    print(f"device suite note: {passed.group(1) if passed else 0} passed / "
-          f"{skipped.group(1) if skipped else 0} deselected ({len(entries)} entries) "
+    counts = {word: int(m.group(1)) if (m := re.search(rf"(\d+) {word}", summary)) else 0
+              for word in ("passed", "failed", "skipped", "deselected")}
+    print(f"device suite note: {counts['passed']} passed / {counts['failed']} failed / {counts['skipped']} skipped / "
+          f"{counts['deselected']} deselected ({len(entries)} entries) "
           f"(python-fido2 {installed_version('fido2')} tests/device)")
     return proc.returncode
 

@@ -83,4 +83,37 @@ import Testing
         #expect(try format(temp) == .v2)
         try await store.close()
     }
+
+    /// A v2 store written before the extension fields (large blobs, largeBlobKey, credBlob,
+    /// authenticatorConfig) existed opens with each at its "never set" value, keeps what it
+    /// held, and then stores the new fields.
+    @Test func aStoreFromBeforeTheExtensionFieldsOpensAndTakesThem() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try copyFixture("v2-before-extensions", to: temp)
+        #expect(try format(temp) == .v2)
+
+        let store = try openStore(temp.store)
+        let credential = try #require(try await store.allCredentials().first)
+        #expect(credential.user.id == Array("fixture".utf8))
+        #expect(credential.credProtect == 2)
+        #expect(credential.hmacSecret == true)
+        #expect(credential.largeBlobKey == nil)
+        var state = try #require(try await store.loadDeviceState())
+        #expect(state.pinHash == Array(SHA256.hash(data: Array("12345678".utf8)).prefix(16)))
+        #expect(state.globalSignCount == 1)
+        #expect(state.largeBlobArray == nil)
+
+        state.largeBlobArray = [0x80, 1, 2, 3]
+        try await store.saveDeviceState(state)
+        var updated = credential
+        updated.largeBlobKey = Array(repeating: 9, count: 32)
+        try await store.save(updated)
+        try await store.close()
+
+        let reopened = try openStore(temp.store)
+        #expect(try await reopened.loadDeviceState()?.largeBlobArray == [0x80, 1, 2, 3])
+        #expect(try await reopened.allCredentials().first?.largeBlobKey == Array(repeating: 9, count: 32))
+        try await reopened.close()
+    }
 }

@@ -1,5 +1,6 @@
 import CBOR
 import Crypto
+import CryptoExtras
 import CTAP
 import Foundation
 import WebAuthn
@@ -10,6 +11,12 @@ struct TestAuthenticator {
     enum Key {
         case p256(P256.Signing.PrivateKey)
         case ed25519(Curve25519.Signing.PrivateKey)
+        case p384(P384.Signing.PrivateKey)
+        case p521(P521.Signing.PrivateKey)
+        /// RS256 or PS256.
+        case rsa(_RSA.Signing.PrivateKey, COSEAlgorithm)
+        case mldsa65(MLDSA65.PrivateKey)
+        case mldsa87(MLDSA87.PrivateKey)
     }
 
     /// The attestation statement to put in the attestation object.
@@ -27,6 +34,13 @@ struct TestAuthenticator {
 
     static func es256() -> TestAuthenticator { TestAuthenticator(key: .p256(P256.Signing.PrivateKey())) }
     static func ed25519() -> TestAuthenticator { TestAuthenticator(key: .ed25519(Curve25519.Signing.PrivateKey())) }
+    static func es384() -> TestAuthenticator { TestAuthenticator(key: .p384(P384.Signing.PrivateKey())) }
+    static func es512() -> TestAuthenticator { TestAuthenticator(key: .p521(P521.Signing.PrivateKey())) }
+    static func rsa(_ algorithm: COSEAlgorithm) -> TestAuthenticator {
+        TestAuthenticator(key: .rsa(try! _RSA.Signing.PrivateKey(keySize: .bits2048), algorithm))
+    }
+    static func mldsa65() -> TestAuthenticator { TestAuthenticator(key: .mldsa65(try! MLDSA65.PrivateKey())) }
+    static func mldsa87() -> TestAuthenticator { TestAuthenticator(key: .mldsa87(try! MLDSA87.PrivateKey())) }
 
     var publicKey: COSEKey {
         switch key {
@@ -35,6 +49,19 @@ struct TestAuthenticator {
             return .p256(x: Array(raw[0..<32]), y: Array(raw[32...]), algorithm: .es256)
         case .ed25519(let k):
             return .ed25519(x: Array(k.publicKey.rawRepresentation))
+        case .p384(let k):
+            let raw = Array(k.publicKey.rawRepresentation)
+            return .p384(x: Array(raw[0..<48]), y: Array(raw[48...]))
+        case .p521(let k):
+            let raw = Array(k.publicKey.rawRepresentation)
+            return .p521(x: Array(raw[0..<66]), y: Array(raw[66...]))
+        case .rsa(let k, let algorithm):
+            let primitives = try! k.publicKey.getKeyPrimitives()
+            return .rsa(n: Array(primitives.modulus), e: Array(primitives.publicExponent), algorithm: algorithm)
+        case .mldsa65(let k):
+            return .mldsa(publicKey: Array(k.publicKey.rawRepresentation), algorithm: .mldsa65)
+        case .mldsa87(let k):
+            return .mldsa(publicKey: Array(k.publicKey.rawRepresentation), algorithm: .mldsa87)
         }
     }
 
@@ -42,6 +69,12 @@ struct TestAuthenticator {
         switch key {
         case .p256(let k): return Array(try! k.signature(for: data).derRepresentation)
         case .ed25519(let k): return Array(try! k.signature(for: data))
+        case .p384(let k): return Array(try! k.signature(for: data).derRepresentation)
+        case .p521(let k): return Array(try! k.signature(for: data).derRepresentation)
+        case .rsa(let k, let algorithm):
+            return Array(try! k.signature(for: data, padding: algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS).rawRepresentation)
+        case .mldsa65(let k): return Array(try! k.signature(for: data))
+        case .mldsa87(let k): return Array(try! k.signature(for: data))
         }
     }
 

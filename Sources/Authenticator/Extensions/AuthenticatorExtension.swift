@@ -14,6 +14,12 @@ protocol AuthenticatorExtension: Sendable {
     /// makeCredential, once the credential exists (step 19): the output for authData, nil for none.
     func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.MakeCredentialOutput?
 
+    /// makeCredential's outputs together: the one for authData and one for the response's
+    /// unsignedExtensionOutputs (CTAP 2.2 §6.1.2), for an extension whose two come from one
+    /// piece of work. By default `makeCredentialOutput` and no unsigned output.
+    func makeCredentialOutputs(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> (signed: Wire.MakeCredentialOutput?, unsigned: CBORValue?)
+
     /// getAssertion, for each credential that answers (CTAP 2.1 §6.2.2 step 11): the output
     /// for authData, nil for none.
     func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.GetAssertionOutput?
@@ -22,6 +28,10 @@ protocol AuthenticatorExtension: Sendable {
 extension AuthenticatorExtension {
     func record(_ input: Wire.MakeCredentialInput, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {}
     func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.MakeCredentialOutput? { nil }
+    func makeCredentialOutputs(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> (signed: Wire.MakeCredentialOutput?, unsigned: CBORValue?) {
+        (try await makeCredentialOutput(input, context), nil)
+    }
     func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.GetAssertionOutput? { nil }
 }
 
@@ -31,6 +41,12 @@ struct CredentialExtensionState: Sendable, Hashable {
     var credProtect: CredentialProtection = .userVerificationOptional
     /// CTAP 2.1 §12.5: whether the credential has CredRandom values.
     var hmacSecret = false
+    /// CTAP 2.1 §12.3: the credential's key into the large-blob array; discoverable credentials only.
+    var largeBlobKey: [UInt8]? = nil
+    /// CTAP 2.1 §12.2: the credBlob stored at creation; discoverable credentials only.
+    var credBlob: [UInt8]? = nil
+    /// CTAP 2.2 §12.9: made for third-party payments.
+    var thirdPartyPayment = false
 }
 
 /// The makeCredential request as an extension's `record` hook sees it.
@@ -50,4 +66,13 @@ struct ExtensionContext: Sendable {
     let keyAgreements: [PINUVAuthProtocolVersion: PINUVAuthenticatorKeyAgreement]
     /// The device's wrapping key, root of per-credential derived secrets; gone at reset.
     let wrappingKey: [UInt8]
+    /// makeCredential: the minimum PIN length when the RP may learn it (CTAP 2.1 §12.4), else nil.
+    var minPINLengthForRP: Int? = nil
+    /// The RP ID hash and the device's AAGUID, for an extension that attests a key of its own (previewSign).
+    var rpIDHash: [UInt8] = []
+    var aaguid: [UInt8] = []
+    /// getAssertion: whether the user was present, and whether the authenticator discovered the
+    /// credential (no allow list) rather than being named it.
+    var userPresent = true
+    var discovering = false
 }

@@ -11,6 +11,12 @@ public struct ExtensionRegistry: Sendable {
     public static let standard = ExtensionRegistry(extensions: [
         CredProtectExtension(),
         HMACSecretExtension(),
+        HMACSecretMCExtension(),
+        LargeBlobKeyExtension(),
+        CredBlobExtension(),
+        MinPinLengthExtension(),
+        PreviewSignExtension(),
+        ThirdPartyPaymentExtension(),
     ])
 
     /// getInfo's `extensions` member.
@@ -19,6 +25,13 @@ public struct ExtensionRegistry: Sendable {
     /// The part of this registry a device profile offers, by identifier, in this registry's order.
     public func selecting(_ identifiers: Set<String>) -> ExtensionRegistry {
         ExtensionRegistry(extensions: extensions.filter { identifiers.contains($0.identifier) })
+    }
+
+    /// Whether the registry offers `E` and the request's getAssertion input for it is `true`:
+    /// for an extension whose output is a response member rather than authData (largeBlobKey).
+    func asks<E: CTAPExtension>(_: E.Type, in inputs: ExtensionMap) throws(CTAPStatus) -> Bool where E.GetAssertionInput == Bool {
+        guard identifiers.contains(E.identifier) else { return false }
+        return try inputs.getAssertionInput(E.self) == true
     }
 
     /// Parses the inputs of the offered extensions present in a makeCredential request,
@@ -40,7 +53,13 @@ public struct ExtensionRegistry: Sendable {
 /// One extension's parsed makeCredential input, bound to its hooks.
 struct PreparedCreationExtension: Sendable {
     let record: @Sendable (inout CredentialExtensionState, CredentialCreation) throws(CTAPStatus) -> Void
-    let output: @Sendable (ExtensionContext) async throws(CTAPStatus) -> (identifier: String, value: CBORValue)?
+    let output: @Sendable (ExtensionContext) async throws(CTAPStatus) -> CreationOutputs
+}
+
+/// One extension's makeCredential outputs, for authData and for unsignedExtensionOutputs.
+struct CreationOutputs: Sendable {
+    let signed: (identifier: String, value: CBORValue)?
+    let unsigned: (identifier: String, value: CBORValue)?
 }
 
 /// One extension's parsed getAssertion input, bound to its hook.
@@ -56,7 +75,8 @@ extension AuthenticatorExtension {
         return PreparedCreationExtension(
             record: { (credential, creation) throws(CTAPStatus) in try self.record(input, on: &credential, creation) },
             output: { context async throws(CTAPStatus) in
-                try await self.makeCredentialOutput(input, context).map { (Wire.identifier, $0.cbor) }
+                let (signed, unsigned) = try await self.makeCredentialOutputs(input, context)
+                return CreationOutputs(signed: signed.map { (Wire.identifier, $0.cbor) }, unsigned: unsigned.map { (Wire.identifier, $0) })
             })
     }
 
@@ -71,8 +91,16 @@ extension AuthenticatorExtension {
 extension Sequence where Element == (identifier: String, value: CBORValue)? {
     /// authData's extensions map from the hooks' outputs; nil when there are none (no ED flag).
     var authenticatorDataExtensions: CBORValue? {
-        var map = ExtensionMap()
-        for case let (identifier, value)? in self { map.set(identifier, value) }
+        let map = compactMap { $0 }.extensionMap
         return map.isEmpty ? nil : map.cbor
+    }
+}
+
+extension Sequence where Element == (identifier: String, value: CBORValue) {
+    /// The outputs as an extensions map.
+    var extensionMap: ExtensionMap {
+        var map = ExtensionMap()
+        for (identifier, value) in self { map.set(identifier, value) }
+        return map
     }
 }

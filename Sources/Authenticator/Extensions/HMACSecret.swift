@@ -20,6 +20,11 @@ struct HMACSecretExtension: AuthenticatorExtension {
     /// credential's CredRandom for the UV state, and return the outputs encrypted under the
     /// shared secret. A credential created without hmac-secret gives no output.
     func getAssertionOutput(_ input: HMACSecretInput, _ context: ExtensionContext) async throws(CTAPStatus) -> [UInt8]? {
+        try Self.evaluate(input, context)
+    }
+
+    /// The evaluation itself, shared with hmac-secret-mc (CTAP 2.2 §12.7), which makes it at creation.
+    static func evaluate(_ input: HMACSecretInput, _ context: ExtensionContext) throws(CTAPStatus) -> [UInt8]? {
         guard context.credential.hmacSecret else { return nil }
         guard let agreement = context.keyAgreements[input.version] else { throw .invalidParameter }
         let pinProtocol = agreement.authProtocol

@@ -15,8 +15,8 @@ public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     public var subCommandParams: CredentialManagementParameters?
     @Unsigned public var pinUvAuthProtocol: Int?
     public var pinUvAuthParam: [UInt8]?
-    /// The `subCommandParams` bytes as received; nil for a request built in code.
-    private var receivedParamsBytes: [UInt8]? = nil
+    /// The `subCommandParams` bytes as received.
+    private var receivedParams = ReceivedEncoding()
 
     public init(
         subCommand: CredentialManagementSubcommand,
@@ -33,7 +33,7 @@ public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     /// The message pinUvAuthParam is computed over: the subcommand byte followed by the
     /// CBOR encoding of subCommandParams, when present (§6.8.1–§6.8.7).
     public var authenticatedMessage: [UInt8] {
-        [subCommand.rawValue] + (receivedParamsBytes ?? subCommandParams?.cbor.encoded ?? [])
+        [subCommand.rawValue] + (receivedParams.bytes ?? subCommandParams?.cbor.encoded ?? [])
     }
 
     /// The same message for a subcommand and its parameters, as a platform computes it.
@@ -45,25 +45,8 @@ public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     /// `authenticatedMessage`: the decoder accepts non-shortest encodings, so re-encoding
     /// could differ from what the platform MACed.
     public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
-        let value: CBORValue
-        do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
+        let (value, params) = try ReceivedEncoding.decode(bytes, keeping: CodingKeys.subCommandParams.rawValue)
         try self.init(cbor: value)
-        if subCommandParams != nil {
-            guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[CBORValue(CodingKeys.subCommandParams.rawValue)] else { throw .invalidCBOR }
-            receivedParamsBytes = raw
-        }
-    }
-
-    /// Requests are equal when they say the same thing, however their parameters were encoded.
-    public static func == (a: Self, b: Self) -> Bool {
-        a.subCommand == b.subCommand && a.subCommandParams == b.subCommandParams
-            && a.pinUvAuthProtocol == b.pinUvAuthProtocol && a.pinUvAuthParam == b.pinUvAuthParam
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(subCommand)
-        hasher.combine(subCommandParams)
-        hasher.combine(pinUvAuthProtocol)
-        hasher.combine(pinUvAuthParam)
+        receivedParams = params
     }
 }

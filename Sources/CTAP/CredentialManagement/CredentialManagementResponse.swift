@@ -6,7 +6,7 @@ import CBOR
 public struct CredentialManagementResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case existingResidentCredentialsCount = 0x01, maxPossibleRemainingResidentCredentialsCount, rp, rpIDHash
-        case totalRPs, user, credentialID, publicKey, totalCredentials, credProtect, largeBlobKey
+        case totalRPs, user, credentialID, publicKey, totalCredentials, credProtect, largeBlobKey, thirdPartyPayment
     }
 
     public var existingResidentCredentialsCount: Int?
@@ -22,13 +22,17 @@ public struct CredentialManagementResponse: CTAPStructure, Sendable, Hashable {
     public var totalCredentials: Int?
     public var credProtect: Int?
     public var largeBlobKey: [UInt8]?
+    /// Whether the credential was made for third-party payments (CTAP 2.2 §12.9).
+    public var thirdPartyPayment: Bool?
 
     public init(
         existingResidentCredentialsCount: Int? = nil, maxPossibleRemainingResidentCredentialsCount: Int? = nil,
         rp: PublicKeyCredentialRpEntity? = nil, rpIDHash: [UInt8]? = nil, totalRPs: Int? = nil,
         user: PublicKeyCredentialUserEntity? = nil, credentialID: PublicKeyCredentialDescriptor? = nil,
-        publicKey: COSEKey? = nil, totalCredentials: Int? = nil, credProtect: Int? = nil, largeBlobKey: [UInt8]? = nil
+        publicKey: COSEKey? = nil, totalCredentials: Int? = nil, credProtect: Int? = nil, largeBlobKey: [UInt8]? = nil,
+        thirdPartyPayment: Bool? = nil
     ) {
+        self.thirdPartyPayment = thirdPartyPayment
         self.existingResidentCredentialsCount = existingResidentCredentialsCount
         self.maxPossibleRemainingResidentCredentialsCount = maxPossibleRemainingResidentCredentialsCount
         self.rp = rp

@@ -7,7 +7,7 @@ import PasskeyClient
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show versions, AAGUID, options, algorithms, credential counts and PIN state.",
+        abstract: "Show versions, AAGUID, options, extensions, algorithms, large-blob room, credential counts and PIN state.",
         discussion: "The stored-credential count needs the PIN; it is shown when the PIN comes from --pin-file or PASSKEYCTL_PIN.")
 
     @OptionGroup var global: GlobalOptions
@@ -45,6 +45,8 @@ struct InfoCommand: AsyncParsableCommand {
                 ("algorithms", .array(info.algorithms.map { .object([("name", .string(Names.algorithm($0.alg))), ("cose", .int($0.alg))]) })),
                 ("pinUvAuthProtocols", .array(info.pinUvAuthProtocols.map(JSON.int))),
                 ("minPINLength", .optional(info.minPINLength)),
+                ("maxSerializedLargeBlobArray", .optional(info.maxSerializedLargeBlobArray)),
+                ("maxCredBlobLength", .optional(info.maxCredBlobLength)),
                 ("credentials", .object([
                     ("stored", .optional(metadata?.existing)),
                     ("remaining", .optional(metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials)),
@@ -64,6 +66,8 @@ struct InfoCommand: AsyncParsableCommand {
             ["extensions", info.extensions.isEmpty ? "none" : info.extensions.joined(separator: ", ")],
             ["algorithms", info.algorithms.map { "\(Names.algorithm($0.alg)) (\($0.alg))" }.joined(separator: ", ")],
             ["PIN protocols", info.pinUvAuthProtocols.map(String.init).joined(separator: ", ")],
+            ["large blobs", info.maxSerializedLargeBlobArray.map { "\($0) bytes (serialized array)" } ?? "not offered"],
+            ["credBlob", info.maxCredBlobLength.map { "up to \($0) bytes" } ?? "not offered"],
             ["credentials", stored + remaining + (metadata == nil && info.options["clientPin"] == true ? " (give the PIN to count stored ones)" : "")],
         ] + pin.rows(minLength: info.minPINLength)
         print(Output.table(["", ""], rows).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))

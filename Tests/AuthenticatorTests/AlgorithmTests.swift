@@ -1,0 +1,52 @@
+import CBOR
+import CTAP
+import Testing
+@testable import Authenticator
+
+/// RS256, PS256, ML-DSA-65 and ML-DSA-87 beside the ECDSA and EdDSA algorithms (docs/algorithms.md).
+@Suite struct AlgorithmTests {
+    @Test func getInfoListsTheAlgorithmsInTheirDocumentedOrder() async throws {
+        let info = try await PlatformPIN(Harness(), .two).info()
+        #expect(info.algorithms.map(\.alg) == [-7, -8, -35, -36, -49, -50, -37, -257])
+        #expect(info.maxCredentialIdLength == CredentialWrapping.idLength(keySize: 512))
+    }
+
+    @Test(arguments: Authenticator.Configuration().algorithms)
+    func everyAlgorithmWorksForDiscoverableCredentialsAndTheirManagement(algorithm: COSEAlgorithm) async throws {
+        let h = Harness(presence: [.approved, .approved])
+        let made = try await h.makeCredential(Fixture.makeCredential(algs: [algorithm.rawValue]))
+        let attested = try #require(try AuthenticatorData(bytes: made.attestation.authenticatorData).attestedCredentialData)
+        #expect(attested.publicKey.algorithm == algorithm)
+        // The COSE key survives its own encoding, as a platform reads it.
+        #expect(try COSEKey(cbor: attested.publicKey.cbor) == attested.publicKey)
+        let assertion = try await h.getAssertion(Fixture.getAssertion())
+        #expect(try verify(signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash, with: attested.publicKey))
+        // A second signature of the same message by the same key also verifies (ML-DSA and PSS are randomised).
+        let again = try await h.getAssertion(Fixture.getAssertion(allow: [attested.credentialID]))
+        #expect(try verify(signature: again.signature, over: again.authenticatorData + Fixture.clientDataHash, with: attested.publicKey))
+        let stored = try #require(await h.store.allCredentials().first)
+        #expect(try CredentialKey(algorithm: stored.algorithm, rawRepresentation: stored.privateKey).publicKey() == attested.publicKey)
+    }
+
+    @Test func aNonResidentIDOfEveryAlgorithmFitsTheAdvertisedLength() async throws {
+        let h = Harness(presence: Array(repeating: .approved, count: 8))
+        for algorithm in Authenticator.Configuration().algorithms {
+            let made = try await h.makeCredential(Fixture.makeCredential(algs: [algorithm.rawValue], rk: false))
+            let id = try #require(try AuthenticatorData(bytes: made.attestation.authenticatorData).attestedCredentialData).credentialID
+            #expect(id.count <= Authenticator.Configuration().maxCredentialIDLength, "\(algorithm)")
+        }
+    }
+
+    @Test func coseKeysOfTheNewKindsRefuseWhatTheyCannotBe() throws {
+        let rsa: CBORValue = [1: 3, 3: -257, -1: .byteString([1, 2]), -2: .byteString([1, 0, 1])]
+        #expect(try COSEKey(cbor: rsa) == .rsa(n: [1, 2], e: [1, 0, 1], algorithm: .rs256))
+        // kty RSA with an ECDSA algorithm, and AKP with a public key of the wrong size.
+        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 3, 3: -7, -1: .byteString([1]), -2: .byteString([3])]) }
+        #expect(throws: CTAPStatus.invalidParameter) { try COSEKey(cbor: [1: 7, 3: -49, -1: .byteString([UInt8](repeating: 0, count: 1951))]) }
+        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 7, 3: -48, -1: .byteString([UInt8](repeating: 0, count: 1312))]) }
+        // A P-256 key claiming ES384 is not one.
+        #expect(throws: CTAPStatus.unsupportedAlgorithm) {
+            try COSEKey(cbor: [1: 2, 3: -35, -1: 1, -2: .byteString([UInt8](repeating: 1, count: 32)), -3: .byteString([UInt8](repeating: 2, count: 32))])
+        }
+    }
+}
