@@ -15,7 +15,8 @@
 
 #include <fido.h>
 #include <fido/es256.h>
-#include "passkeyd_io.h"
+#include "fill_random.h"
+#include <passkeyd-libfido2.h>
 
 #define RP_ID "u2f.libfido2.example.org"
 
