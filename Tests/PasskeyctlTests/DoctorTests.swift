@@ -30,6 +30,7 @@ import Testing
             let answer = try #require(doctor.checks["daemon"]?["found"] as? String)
             #expect(answer.contains("passkeyd \(PasskeydVersion.text) answers (pid \(daemon.pid)"))
             #expect(doctor.checks["version"] == nil, "no version problem")
+            #expect(doctor.checks["profile"]?["found"] as? String == "fido2.1")
             #expect(doctor.checks["PIN"]?["verdict"] as? String == "note")
             #expect(doctor.checks["PIN"]?["advice"] as? String == "sites that ask for user verification need one: `passkeyctl pin set`")
             #expect((doctor.checks["keystore"]?["found"] as? String)?.hasPrefix("\(daemon.dataDirectory) (from PASSKEYD_DATA_DIR; ") == true)
@@ -116,5 +117,16 @@ import Testing
         #expect(ctl.status == 0 && daemon.status == 0)
         #expect(ctl.stdout == "\(PasskeydVersion.text)\n")
         #expect(daemon.stdout == ctl.stdout)
+    }
+}
+
+extension DoctorTests {
+    @Test func aU2FOnlyKeyIsReportedWithoutAPINCheck() async throws {
+        try await withDaemon(["--profile", "u2f"]) { daemon in
+            let doctor = try await Self.doctor(["PASSKEYD_SOCKET": daemon.socket, "PASSKEYD_DATA_DIR": daemon.dataDirectory])
+            #expect(doctor.status == 0, "\(doctor.run.stdout)")
+            #expect(doctor.checks["profile"]?["found"] as? String == "u2f")
+            #expect(doctor.checks["PIN"]?["verdict"] as? String == "note")
+        }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 
 /// `passkeyctl doctor`: checks the setup a client depends on and says what to do about each
 /// problem: the socket path and why it is that one, its folder and file (owner, mode), the
-/// daemon and its version, the PIN, the keystore folder.
+/// daemon, its version and profile, the PIN, the keystore folder.
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
@@ -128,6 +128,13 @@ struct DoctorCommand: AsyncParsableCommand {
                 "version", "the daemon is \(status.version), this passkeyctl \(PasskeydVersion.text)",
                 advice: "restart the daemon so it runs the installed version (`systemctl --user restart passkeyd`, or stop it and `passkeyd --detach`)",
                 status: .deviceError))
+        }
+        // docs/profiles.md: the kind of key the daemon presents; a U2F-only key has no PIN to check.
+        let profile = status.profile ?? "fido2.1"
+        findings.append(.ok("profile", profile + (status.profile == nil ? " (an older daemon that does not say)" : "")))
+        if profile == DaemonStatus.u2fOnlyProfile {
+            findings.append(.note("PIN", "none: a U2F-only key (CTAP1) has no PIN", advice: "start passkeyd with --profile fido2.1 for PINs and passkeys"))
+            return findings
         }
         findings.append(await pin(connection))
         return findings
