@@ -10,7 +10,7 @@ FUZZ_RUNS ?= 1000000
 FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_SMOKE_MAX_TIME ?= 60
 
-.PHONY: deps build release test test-unit unit interop architecture run bench fuzz clean
+.PHONY: deps build release test test-unit unit interop architecture run bench fuzz clean install uninstall man
 
 deps:
 	@scripts/deps.sh
@@ -18,8 +18,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## Everything `make install` copies, built as the user (so `sudo make install` only copies).
 release: deps
 	$(SWIFT) build -c release
+	$(MAKE) --no-print-directory man CONFIG=release
+	$(MAKE) --no-print-directory -C integrations/c
 
 ## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.
 test: deps architecture
@@ -59,4 +62,68 @@ fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz
+	rm -rf .build .build-fuzz integrations/c/build
+
+## `make install` (docs/integrations.md): the executables, shell completions, man pages,
+## systemd user units and the libfido2 adapter under PREFIX (DESTDIR for packagers).
+## CONFIG=debug installs the debug build instead (what `make test`'s install test uses).
+PREFIX ?= $(HOME)/.local
+DESTDIR ?=
+CONFIG ?= release
+BINDIR = $(PREFIX)/bin
+SHAREDIR = $(PREFIX)/share
+MAN1DIR = $(SHAREDIR)/man/man1
+BASH_COMPLETIONS = $(SHAREDIR)/bash-completion/completions
+ZSH_COMPLETIONS = $(SHAREDIR)/zsh/site-functions
+FISH_COMPLETIONS = $(SHAREDIR)/fish/vendor_completions.d
+# Searched by `systemctl --user` for ~/.local and /usr/local alike (systemd.unit(5)).
+USER_UNITS = $(SHAREDIR)/systemd/user
+EXECUTABLES := passkeyd passkeyctl passkeydemo
+UNITS := passkeyd.socket passkeyd.service passkeyd-standalone.service
+PRODUCTS = .build/$(CONFIG)
+# Written by `make man` (swift-argument-parser's generate-manual plugin).
+MAN_OUT := .build/plugins/GenerateManual/outputs
+MAN_STAMP = $(MAN_OUT)/.made-from-$(CONFIG)
+
+## Under sudo, products already built by the user are installed as they are, so nothing
+## under .build (or .venv) comes to belong to root.
+install:
+	@if [ -n "$${SUDO_USER:-}" ] && [ -x $(PRODUCTS)/passkeyctl ]; then \
+	  echo "install: using the $(CONFIG) products $$SUDO_USER built"; \
+	else \
+	  $(MAKE) --no-print-directory deps && \
+	  $(SWIFT) build -c $(CONFIG) && \
+	  $(MAKE) --no-print-directory $(MAN_STAMP); \
+	fi
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASH_COMPLETIONS) $(DESTDIR)$(ZSH_COMPLETIONS) \
+	  $(DESTDIR)$(FISH_COMPLETIONS) $(DESTDIR)$(USER_UNITS)
+	for p in $(EXECUTABLES); do \
+	  install -m 755 $(PRODUCTS)/$$p $(DESTDIR)$(BINDIR)/$$p && \
+	  $(PRODUCTS)/$$p --generate-completion-script bash > $(DESTDIR)$(BASH_COMPLETIONS)/$$p && \
+	  $(PRODUCTS)/$$p --generate-completion-script zsh > $(DESTDIR)$(ZSH_COMPLETIONS)/_$$p && \
+	  $(PRODUCTS)/$$p --generate-completion-script fish > $(DESTDIR)$(FISH_COMPLETIONS)/$$p.fish || exit 1; \
+	done
+	for p in $(EXECUTABLES); do install -m 644 $(MAN_OUT)/$$p/$$p.1 $(DESTDIR)$(MAN1DIR)/$$p.1 || exit 1; done
+	install -m 644 dist/systemd/passkeyd.socket $(DESTDIR)$(USER_UNITS)/passkeyd.socket
+	for u in passkeyd.service passkeyd-standalone.service; do \
+	  sed 's|@BINDIR@|$(BINDIR)|' dist/systemd/$$u.in > $(DESTDIR)$(USER_UNITS)/$$u && chmod 644 $(DESTDIR)$(USER_UNITS)/$$u || exit 1; \
+	done
+	$(MAKE) --no-print-directory -C integrations/c install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	@echo "installed under $(DESTDIR)$(PREFIX); with systemd: systemctl --user daemon-reload && systemctl --user enable --now passkeyd.socket"
+
+uninstall:
+	for p in $(EXECUTABLES); do \
+	  rm -f $(DESTDIR)$(BINDIR)/$$p $(DESTDIR)$(BASH_COMPLETIONS)/$$p $(DESTDIR)$(ZSH_COMPLETIONS)/_$$p \
+	        $(DESTDIR)$(FISH_COMPLETIONS)/$$p.fish; \
+	  rm -f $(DESTDIR)$(MAN1DIR)/$$p.1; \
+	done
+	for u in $(UNITS); do rm -f $(DESTDIR)$(USER_UNITS)/$$u; done
+	$(MAKE) --no-print-directory -C integrations/c uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+## Man pages for the executables, from their own --help (swift-argument-parser's generate-manual
+## plugin, which builds every product first); remade only when an executable changed.
+man: $(MAN_STAMP)
+
+$(MAN_STAMP): $(addprefix $(PRODUCTS)/,$(EXECUTABLES))
+	$(SWIFT) package --disable-sandbox generate-manual --configuration $(CONFIG)
+	touch $@

@@ -11,6 +11,11 @@ let nio: [Target.Dependency] = [
     .product(name: "NIOPosix", package: "swift-nio"),
 ]
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+// The U2F attestation certificate (docs/profiles.md says why not a hand-written DER writer).
+let certificates: [Target.Dependency] = [
+    .product(name: "X509", package: "swift-certificates"),
+    .product(name: "SwiftASN1", package: "swift-asn1"),
+]
 
 let package = Package(
     name: "passkeyd",
@@ -28,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
     ],
     targets: [
         // Strict, canonical CTAP2 CBOR. No dependencies.
@@ -37,7 +44,7 @@ let package = Package(
         // The transport vocabulary: CTAPHID framing, INIT, keepalive, vendor commands, the socket path rule.
         .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR"]),
         // The device's behaviour, as an actor over a pluggable credential store.
-        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging, crypto[0]]),
+        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging, crypto[0]] + certificates),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
             "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),
@@ -54,9 +61,11 @@ let package = Package(
             "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
         ]),
         .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "WebAuthn", argumentParser]),
-        // The six classic passkey sign-in scenarios, end to end against a verifying relying party.
+        // The six classic passkey sign-in scenarios, end to end against a verifying relying party;
+        // on a terminal, the seed apps' feature list and the courier app's account flows.
         .executableTarget(name: "passkeydemo", dependencies: [
             "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
+            "CBOR", crypto[0],
         ]),
         // `make bench`: throughput and latency over the socket against in-process baselines.
         .executableTarget(name: "passkeybench", dependencies: [
@@ -82,7 +91,7 @@ let package = Package(
             "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CTAPHID", logging,
         ]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
-        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "WebAuthn"]),
+        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "CTAPHID", "WebAuthn"]),
         // The passkeyd executable itself: flags, environment, refusals, --detach, signals.
         .testTarget(name: "PasskeydTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"]),

@@ -39,3 +39,12 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check $want pytest
   echo "$want" > "$stamp"
 fi
+
+# The shipped python-fido2 adapter (integrations/python), editable so the interop suites
+# always use the tree's copy; its pytest plugin gives them the passkeyd_device fixture.
+# setuptools and wheel build it without fetching anything (test_integration_python.py builds the wheel).
+if ! "$venv/bin/python" -c 'import passkeyd_fido2, setuptools, wheel' 2>/dev/null; then
+  echo "deps: installing integrations/python into $venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check 'setuptools>=64' wheel
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation -e ./integrations/python
+fi

@@ -15,6 +15,8 @@ public actor Authenticator: CTAP2MessageHandler {
     let verifier: (any UserVerifier)?
     let configuration: Configuration
     let logger: Logger
+    /// Armed faults and watchers (docs/testing-your-relying-party.md); inert unless a test uses them.
+    public let controls: TestControls
 
     /// Loaded on first use, then kept in step with the store.
     var cachedDeviceState: DeviceState?
@@ -34,8 +36,10 @@ public actor Authenticator: CTAP2MessageHandler {
         presence: any UserPresence,
         verifier: (any UserVerifier)? = nil,
         configuration: Configuration = .init(),
-        logger: Logger = Logger(label: "passkeyd.authenticator")
+        logger: Logger = Logger(label: "passkeyd.authenticator"),
+        controls: TestControls = TestControls()
     ) {
+        self.controls = controls
         self.store = store
         self.presence = presence
         self.verifier = verifier
@@ -68,6 +72,9 @@ public actor Authenticator: CTAP2MessageHandler {
         }
     }
 
+    public nonisolated var protocols: CTAPProtocols { configuration.profile.protocols }
+    public nonisolated var profileName: String? { configuration.profile.name }
+
     public func durable() async -> Bool {
         do throws(CredentialStoreError) {
             try await store.durable()
@@ -87,6 +94,11 @@ public actor Authenticator: CTAP2MessageHandler {
     public func powerCycle() async {
         await takeTurn()
         defer { endTurn() }
+        powerUp()
+    }
+
+    /// Volatile state starts afresh, as when the device is plugged in.
+    func powerUp() {
         poweredUpAt = configuration.now()
         conversations = [:]
         pinUV = PINUVState()
@@ -108,7 +120,9 @@ public actor Authenticator: CTAP2MessageHandler {
 
     private func dispatch(_ message: [UInt8], from caller: CTAPCaller) async throws(CTAPStatus) -> CBORValue? {
         guard let byte = message.first else { throw .invalidLength }
-        guard let command = CTAPCommand(rawValue: byte) else { throw .invalidCommand }
+        // A U2F-only profile answers no CTAP2 command; an older one lacks the newer commands.
+        guard let command = CTAPCommand(rawValue: byte), configuration.profile.protocols.contains(.ctap2),
+              !configuration.rules.withheldCommands.contains(command) else { throw .invalidCommand }
         // CTAP 2.1 §6.3, §6.8: the caller's next command continues its conversation or ends it.
         let conversation = takeConversation(of: caller)
         let parameters = Array(message.dropFirst())
@@ -116,28 +130,67 @@ public actor Authenticator: CTAP2MessageHandler {
         case .getInfo:
             return try await getInfo().cbor
         case .makeCredential:
-            return try await makeCredential(MakeCredentialRequest(cbor: Self.decode(parameters))).cbor
+            let value = try Self.decode(parameters)
+            if configuration.rules.typeChecksEntityIcons, !MakeCredentialRequest.entityIconsAreText(in: value) { throw .cborUnexpectedType }
+            let request = try MakeCredentialRequest(cbor: value)
+            let response = try await underFaults(rpID: request.rp.id, caller: caller) { () async throws(CTAPStatus) in
+                try await makeCredential(request)
+            }
+            await controls.record(DeviceEvent(made: response, for: request))
+            return response.cbor
         case .getAssertion:
-            let (response, pending) = try await getAssertion(GetAssertionRequest(cbor: Self.decode(parameters)))
+            let request = try GetAssertionRequest(cbor: Self.decode(parameters))
+            let (response, pending) = try await underFaults(rpID: request.rpID, caller: caller) { () async throws(CTAPStatus) in
+                try await getAssertion(request)
+            }
             conversations[caller] = pending.map(Conversation.assertions)
+            await controls.record(DeviceEvent(asserted: response, rpID: request.rpID))
             return response.cbor
         case .getNextAssertion:
             guard var pending = conversation?.assertions else { throw .notAllowed }
-            let response = try await getNextAssertion(&pending)
+            let response = try await underFaults(rpID: pending.rpID, caller: caller) { () async throws(CTAPStatus) in
+                try await getNextAssertion(&pending)
+            }
             conversations[caller] = pending.remaining.isEmpty ? nil : .assertions(pending)
+            await controls.record(DeviceEvent(asserted: response, rpID: pending.rpID))
             return response.cbor
         case .clientPIN:
-            return try await clientPIN(ClientPINRequest(cbor: Self.decode(parameters)))?.cbor
+            let value = try Self.decode(parameters)
+            // A subcommand this version lacks is unknown to it, whatever else the request misses.
+            if let subCommand = ClientPINRequest.subCommand(in: value), configuration.rules.withheldPINSubcommands.contains(subCommand) {
+                throw .invalidSubcommand
+            }
+            let request = try ClientPINRequest(cbor: value)
+            let response = try await clientPIN(request)
+            if let event = DeviceEvent(pinChangedBy: request) { await controls.record(event) }
+            return response?.cbor
         case .credentialManagement, .credentialManagementPreview:
             var enumeration = conversation?.credentialEnumeration
-            let response = try await credentialManagement(CredentialManagementRequest(parameters: parameters), continuing: &enumeration)
+            let request = try CredentialManagementRequest(parameters: parameters)
+            let response = try await credentialManagement(request, preview: command == .credentialManagementPreview, continuing: &enumeration)
             conversations[caller] = enumeration.map(Conversation.credentialEnumeration)
+            if let event = DeviceEvent(changedBy: request) { await controls.record(event) }
             return response?.cbor
         case .reset:
             try await reset()
+            await controls.record(DeviceEvent(kind: .reset))
             return nil
         case .selection:
             try await selection()
+            return nil
+        case .passkeydExport:
+            return try await exportCredentials(AuthenticatedVendorRequest(parameters: parameters)).cbor
+        case .passkeydImport:
+            let request = try AuthenticatedVendorRequest<ImportParameters>(parameters: parameters)
+            try await importCredential(request)
+            let record = request.parameters.credential
+            await controls.record(DeviceEvent(kind: .credentialAdded, rpID: record.rp.id, credentialID: record.id,
+                                              userName: record.user.name, signCount: record.signCount.flatMap(UInt32.init(exactly:))))
+            return nil
+        case .passkeydCredentialFlags:
+            let updated = try await setCredentialFlags(AuthenticatedVendorRequest(parameters: parameters))
+            await controls.record(DeviceEvent(kind: .credentialUpdated, rpID: updated.rp.id, credentialID: updated.id,
+                                              userName: updated.user.name, detail: "backup flags"))
             return nil
         default:
             throw .invalidCommand
@@ -159,11 +212,11 @@ public actor Authenticator: CTAP2MessageHandler {
         do { return try CBORDecoder.decode(parameters) } catch { throw .invalidCBOR }
     }
 
-    private func takeTurn() async {
+    func takeTurn() async {
         if !turns.tryEnter() { await withCheckedContinuation { turns.wait($0) } }
     }
 
-    private func endTurn() {
+    func endTurn() {
         turns.leave()
     }
 }

@@ -29,9 +29,26 @@ extension Authenticator {
         /// The monotonic clock behind every timeout; tests substitute their own.
         public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
+        /// BE and BS for new credentials (WebAuthn L3 §6.1); a stored credential keeps what it was made with.
+        public var backup: BackupFlags = .singleDevice
+        /// How signature counters advance.
+        public var signatureCounter: SignatureCounterMode = .perCredential
+
         /// The extensions offered (CTAP 2.1 §12): getInfo lists them, the commands process them.
         public var extensions: ExtensionRegistry = .standard
+        /// The kind of key it stands in for (docs/profiles.md): what it advertises and which
+        /// CTAP rule set its commands follow.
+        public var profile: DeviceProfile = .fido21
 
         public init() {}
+
+        /// A device of `profile`, offering the extensions that profile has.
+        public init(profile: DeviceProfile) {
+            self.profile = profile
+            extensions = ExtensionRegistry.standard.selecting(profile.extensions)
+        }
+
+        /// The CTAP rule set in force.
+        var rules: CTAPRules { profile.rules }
     }
 }

@@ -11,7 +11,7 @@ extension Authenticator {
         case .getUVRetries:
             return ClientPINResponse(uvRetries: try await deviceState().uvRetries)
         case .getKeyAgreement:
-            let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
+            let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
             return ClientPINResponse(keyAgreement: try keyAgreement(version).getPublicKey())
         case .setPIN:
             try await setPIN(request)
@@ -36,9 +36,11 @@ extension Authenticator {
     static let legacyPermissions: PinUvAuthTokenPermissions = [.mc, .ga]
 
     /// A pinUvAuthProtocol this device supports; another is `CTAP1_ERR_INVALID_PARAMETER` (§6.5.5.1).
-    static func pinUvAuthProtocol(_ number: Int?) throws(CTAPStatus) -> PINUVAuthProtocolVersion {
-        guard let number else { throw .missingParameter }
-        guard let version = PINUVAuthProtocolVersion(rawValue: number) else { throw .invalidParameter }
+    func pinUvAuthProtocol(_ number: Int?, missing: CTAPStatus = .missingParameter,
+                           unsupported: CTAPStatus = .invalidParameter) throws(CTAPStatus) -> PINUVAuthProtocolVersion {
+        guard let number else { throw missing }
+        guard let version = PINUVAuthProtocolVersion(rawValue: number),
+              configuration.rules.pinUvAuthProtocols.contains(version) else { throw unsupported }
         return version
     }
 
@@ -65,7 +67,7 @@ extension Authenticator {
     /// setPIN (§6.5.5.5).
     private func setPIN(_ request: ClientPINRequest) async throws(CTAPStatus) {
         // Step 1: the parser checked for keyAgreement, newPinEnc and pinUvAuthParam. Step 2.
-        let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
+        let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Step 3: setPIN only sets a first PIN; over an existing one it is CTAP2_ERR_PIN_AUTH_INVALID.
         let state = try await deviceState()
         guard state.pinHash == nil else { throw .pinAuthInvalid }
@@ -88,7 +90,7 @@ extension Authenticator {
     /// changePIN (§6.5.5.6).
     private func changePIN(_ request: ClientPINRequest) async throws(CTAPStatus) {
         // Steps 1–2.
-        let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
+        let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         try await checkPINUsable()
         // Step 4.
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
@@ -116,16 +118,16 @@ extension Authenticator {
     /// getPinToken (§6.5.5.7.1): the CTAP 2.0 token, with the mc and ga permissions
     /// and no permissions RP ID (bound by its first use).
     private func getPinToken(_ request: ClientPINRequest) async throws(CTAPStatus) -> ClientPINResponse {
-        let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
+        let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Step 3: the legacy subcommand takes neither permissions nor an RP ID.
         if request.permissions != nil || request.rpId != nil { throw .invalidParameter }
-        return try await tokenUsingPIN(request, version: version, permissions: Self.legacyPermissions, rpID: nil)
+        return try await tokenUsingPIN(request, version: version, permissions: Self.legacyPermissions, rpID: nil, isLegacy: true)
     }
 
     /// getPinUvAuthTokenUsingPinWithPermissions (§6.5.5.7.2).
     private func getPinUvAuthTokenUsingPin(_ request: ClientPINRequest) async throws(CTAPStatus) -> ClientPINResponse {
         // Steps 1–2.
-        let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
+        let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Steps 3–4.
         let permissions = try Self.checkRequestedPermissions(request.permissions)
         return try await tokenUsingPIN(request, version: version, permissions: permissions, rpID: request.rpId)
@@ -134,7 +136,7 @@ extension Authenticator {
     /// getPinUvAuthTokenUsingUvWithPermissions (§6.5.5.7.3).
     private func getPinUvAuthTokenUsingUv(_ request: ClientPINRequest) async throws(CTAPStatus) -> ClientPINResponse {
         // Steps 1–2.
-        let version = try Self.pinUvAuthProtocol(request.pinUvAuthProtocol)
+        let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Steps 3–4.
         let permissions = try Self.checkRequestedPermissions(request.permissions)
         // Step 5: without built-in UV there is nothing to verify with.
@@ -165,7 +167,8 @@ extension Authenticator {
     /// The common tail of getPinToken and getPinUvAuthTokenUsingPinWithPermissions
     /// (§6.5.5.7.2 steps 5–15).
     private func tokenUsingPIN(_ request: ClientPINRequest, version: PINUVAuthProtocolVersion,
-                               permissions: PinUvAuthTokenPermissions, rpID: String?) async throws(CTAPStatus) -> ClientPINResponse {
+                               permissions: PinUvAuthTokenPermissions, rpID: String?,
+                               isLegacy: Bool = false) async throws(CTAPStatus) -> ClientPINResponse {
         try await checkPINUsable()
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
         guard let pinHashEnc = request.pinHashEnc else { throw .missingParameter }
@@ -175,7 +178,7 @@ extension Authenticator {
         // Steps 11–14: resetPinUvAuthToken(), beginUsingPinUvAuthToken(userIsPresent: false),
         // permissions and the permissions RP ID. The old token is gone.
         let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: rpID,
-                                   userIsPresent: false, now: configuration.now())
+                                   userIsPresent: false, now: configuration.now(), isLegacy: isLegacy)
         pinUV.token = token
         logger.info("pinUvAuthToken issued after PIN", metadata: ["permissions": "\(permissions.rawValue)"])
         // Step 15.

@@ -2,9 +2,9 @@ import CTAP
 
 extension Authenticator {
     /// authenticatorCredentialManagement (CTAP 2.1 §6.8), also answered under the
-    /// CTAP 2.1-PRE command 0x41. `enumeration` is the caller's enumeration in progress;
-    /// on return, the one its next GetNext continues, if any.
-    func credentialManagement(_ request: CredentialManagementRequest,
+    /// CTAP 2.1-PRE command 0x41 (`preview`). `enumeration` is the caller's enumeration in
+    /// progress; on return, the one its next GetNext continues, if any.
+    func credentialManagement(_ request: CredentialManagementRequest, preview: Bool = false,
                               continuing enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse? {
         // An enumeration continues only through GetNext; every other subcommand begins
         // something (and is authenticated), which ends it.
@@ -14,8 +14,10 @@ extension Authenticator {
             // §6.8.1 steps 1–4: pinUvAuthParam (`CTAP2_ERR_PUAT_REQUIRED` when absent) over
             // subCommand || subCommandParams, with the cm permission.
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
-            token = try authorize(param, protocol: try Self.pinUvAuthProtocol(request.pinUvAuthProtocol),
-                                  message: request.authenticatedMessage, permission: .cm)
+            // A CTAP 2.1-PRE platform has only getPinToken's token, so the preview command
+            // takes it; 0x0A keeps requiring cm.
+            token = try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
+                                  message: request.authenticatedMessage, permission: .cm, legacyAllowed: preview)
         }
 
         switch request.subCommand {

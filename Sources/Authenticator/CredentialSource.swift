@@ -19,6 +19,12 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     /// Whether the hmac-secret extension was enabled at creation (CTAP 2.1 §12.5). Optional so
     /// records written before it existed still decode.
     public var hmacSecret: Bool?
+    /// BE and BS (WebAuthn L3 §6.1.3); nil in records written before they existed, which are
+    /// single-device credentials.
+    public var backup: BackupFlags?
+    /// False for a credential whose counter stays 0 (imported under the Credential Exchange
+    /// Format's rule); nil, in records written before it existed, means true.
+    public var countsSignatures: Bool?
 
     public init(
         id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,

@@ -15,6 +15,9 @@ public struct DeviceState: Sendable, Codable, Equatable {
     public var forcePINChange: Bool
     /// The signature counter shared by non-resident credentials, which store nothing of their own.
     public var globalSignCount: UInt32
+    /// The U2F attestation key and its self-signed certificate, made on the first U2F_REGISTER.
+    /// Optional so device states written before U2F existed still decode.
+    public var u2fAttestation: U2FAttestationIdentity?
 
     public static let maxPINRetries = 8
     public static let maxUVRetries = 8

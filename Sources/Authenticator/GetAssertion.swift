@@ -20,9 +20,9 @@ extension Authenticator {
         let tokenProtocol = try await pinUvAuthProtocol(for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
         // Step 5: options. `rk` has no meaning here; `up` defaults to true. A pinUvAuthParam
         // takes precedence over `uv`, which otherwise needs a built-in method.
-        if request.options.rk != nil { throw .unsupportedOption }
+        if request.options.rk != nil { throw configuration.rules.rkInGetAssertion }
         let requestsUV = request.options.uv == true && tokenProtocol == nil
-        if requestsUV, !builtInUVConfigured { throw .invalidOption }
+        if requestsUV, !builtInUVConfigured { throw configuration.rules.uvWithoutBuiltInUV }
         let wantsPresence = request.options.up ?? true
         // The inputs of the extensions this device offers (CTAP 2.1 §12), parsed before any effect.
         let extensions = try configuration.extensions.getAssertion(request.extensions)
@@ -98,7 +98,7 @@ extension Authenticator {
         return found
     }
 
-    private static func candidate(for source: CredentialSource) -> AssertionCandidate {
+    static func candidate(for source: CredentialSource) -> AssertionCandidate {
         AssertionCandidate(
             id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
             resident: source, extensions: source.extensionState)
@@ -116,8 +116,15 @@ extension Authenticator {
             for prepared in extensions { outputs.append(try await prepared.output(context)) }
         }
         let signCount = try await nextSignCount(for: candidate)
-        let authData = AuthenticatorData(rpIDHash: rpIDHash, flags: flags, signCount: signCount, extensions: outputs.authenticatorDataExtensions).bytes
-        let signature = try candidate.key.sign(authData + clientDataHash)
+        // BE/BS as the credential was made with; non-resident credentials follow the device.
+        let backup = candidate.resident.map { $0.backup ?? .singleDevice } ?? configuration.backup
+        let flags = flags.union(backup.authenticatorDataFlags)
+        // A test's faults change what is reported and signed, never what is stored.
+        let faults = Self.faults
+        let authData = AuthenticatorData(
+            rpIDHash: rpIDHash, flags: faults.reported(flags), signCount: faults.reported(signCount: signCount),
+            extensions: outputs.authenticatorDataExtensions).bytes
+        let signature = faults.reported(signature: try candidate.key.sign(authData + clientDataHash))
         // Response member `user` (CTAP 2.1 §6.2.2): names only when the user was verified.
         let user = candidate.resident.map { source in
             flags.contains(.userVerified)
@@ -129,12 +136,14 @@ extension Authenticator {
             signature: signature, user: user, numberOfCredentials: numberOfCredentials)
     }
 
-    /// Resident credentials count on their own; non-resident ones share the device counter.
+    /// Resident credentials count on their own; non-resident ones share the device counter
+    /// (`--counter global`: every credential shares it; `zero`: nothing counts).
     /// Both are leased (`SignatureCounterLease`): a count within the durable mark costs no
     /// write, and one past it stores the next mark before it signs.
     /// The record was read by this command, which holds the turn, so its mark is current.
-    private func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
-        if let resident = candidate.resident {
+    func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
+        if configuration.signatureCounter == .zero || candidate.resident?.countsSignatures == false { return 0 }
+        if configuration.signatureCounter == .perCredential, let resident = candidate.resident {
             let step = SignatureCounterLease.advance(counterLeases.resident[resident.id], storedMark: resident.signCount)
             if let mark = step.newMark {
                 do { try await store.updateSignCount(credentialID: resident.id, to: mark) } catch { throw storeFailure(error) }

@@ -20,14 +20,21 @@ extension Authenticator {
         // over `uv`, which is then ignored; otherwise `uv` needs a built-in method.
         if request.options.up == false { throw .invalidOption }
         let requestsUV = request.options.uv == true && tokenProtocol == nil
-        if requestsUV, !builtInUVConfigured { throw .invalidOption }
+        if requestsUV, !builtInUVConfigured { throw configuration.rules.uvWithoutBuiltInUV }
         let residentKey = request.options.rk ?? false
         // Step 6: enterprise attestation is not offered.
         if request.enterpriseAttestation != nil { throw .invalidParameter }
-        // Step 11: a protected device creates discoverable credentials only with user verification
-        // (makeCredUvNotRqd lets non-discoverable ones through).
-        if try await isProtectedByUV(), !requestsUV, tokenProtocol == nil, residentKey {
-            throw .puatRequired
+        if !requestsUV, tokenProtocol == nil {
+            switch configuration.rules.protectedMakeCredential {
+            case .uvNotRequiredForNonDiscoverable:
+                // Step 11: a protected device creates discoverable credentials only with user
+                // verification (makeCredUvNotRqd lets non-discoverable ones through).
+                if residentKey, try await isProtectedByUV() { throw .puatRequired }
+            case .pinRequired:
+                // CTAP 2.0 §5.1 step 6: once a PIN is set, every credential needs it
+                // (CTAP2_ERR_PIN_REQUIRED, the code 2.1 calls PUAT_REQUIRED).
+                if try await deviceState().pinHash != nil { throw .puatRequired }
+            }
         }
         // Step 11.1: the token with its mc permission and RP ID, else the built-in method;
         // step 14.1: the presence either already carries.
@@ -63,9 +70,10 @@ extension Authenticator {
         let credentialID: [UInt8]
         if residentKey {
             credentialID = Self.randomBytes(32)
-            let source = CredentialSource(
+            var source = CredentialSource(
                 id: credentialID, rp: request.rp, user: request.user, algorithm: algorithm,
                 privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), extensions: extensionState)
+            source.backup = configuration.backup
             try await saveResident(source)
         } else {
             credentialID = try CredentialWrapping.wrap(key, extensions: extensionState, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
@@ -79,8 +87,11 @@ extension Authenticator {
         for prepared in extensions { outputs.append(try await prepared.output(context)) }
         var flags: AuthenticatorData.Flags = [.userPresent]
         if userVerified { flags.insert(.userVerified) }
+        flags.formUnion(configuration.backup.authenticatorDataFlags)
+        // A test's faults change what is reported and signed, never what is stored.
+        let faults = Self.faults
         let authData = AuthenticatorData(
-            rpIDHash: rpIDHash, flags: flags, signCount: 0,
+            rpIDHash: rpIDHash, flags: faults.reported(flags), signCount: 0,
             attestedCredentialData: AttestedCredentialData(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
             extensions: outputs.authenticatorDataExtensions)
         let authDataBytes = authData.bytes
@@ -90,7 +101,7 @@ extension Authenticator {
         if request.attestationFormatsPreference?.first == "none" {
             statement = .none
         } else {
-            statement = .packed(alg: algorithm.rawValue, sig: try key.sign(authDataBytes + request.clientDataHash), x5c: nil)
+            statement = .packed(alg: algorithm.rawValue, sig: faults.reported(signature: try key.sign(authDataBytes + request.clientDataHash)), x5c: nil)
         }
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
         return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement))

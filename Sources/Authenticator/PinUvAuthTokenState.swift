@@ -11,6 +11,9 @@ struct PinUvAuthTokenState: Sendable {
     var permissions: PinUvAuthTokenPermissions
     /// The permissions RP ID: set with the token, or bound on first use by mc/ga (§6.5.5.7).
     var rpID: String?
+    /// Handed out by the legacy getPinToken (§6.5.5.7.1), the only token a CTAP 2.0 or
+    /// 2.1-PRE platform knows.
+    let isLegacy: Bool
     /// userPresent / userVerified flags (§6.5.2.2).
     private var userPresent: Bool
     private var userVerified: Bool
@@ -32,8 +35,9 @@ struct PinUvAuthTokenState: Sendable {
     /// resetPinUvAuthToken() then beginUsingPinUvAuthToken(userIsPresent:) (§6.5.2.2):
     /// a fresh random token, in use from `now`, with the user verified.
     init(authProtocol: PINUVAuthProtocolVersion, permissions: PinUvAuthTokenPermissions, rpID: String?,
-         userIsPresent: Bool, now: ContinuousClock.Instant) {
+         userIsPresent: Bool, now: ContinuousClock.Instant, isLegacy: Bool = false) {
         key = SymmetricKey(size: .bits256)
+        self.isLegacy = isLegacy
         self.authProtocol = authProtocol
         self.permissions = permissions
         self.rpID = rpID

@@ -17,7 +17,9 @@ extension Authenticator {
     func pinUvAuthProtocol(for param: [UInt8]?, _ number: Int?, probe: UserActionRequest) async throws(CTAPStatus) -> PINUVAuthProtocolVersion? {
         guard let param else { return nil }
         if param.isEmpty { try await answerPinUvAuthProbe(probe) }
-        return try Self.pinUvAuthProtocol(number)
+        // CTAP 2.0 §5.1 step 7 and 2.1 §6.1.2 step 2 answer these differently.
+        return try pinUvAuthProtocol(number, missing: configuration.rules.missingPinProtocol,
+                                     unsupported: configuration.rules.unsupportedPinProtocol)
     }
 
     /// User verification for makeCredential (§6.1.2 step 11) and getAssertion (§6.2.2 steps 6–7):
@@ -29,7 +31,8 @@ extension Authenticator {
                     purpose: UserActionRequest, wantsPresence: Bool) async throws(CTAPStatus) -> (verified: Bool, present: Bool) {
         if let version, let param {
             try verifyPinUvAuthParam(param, protocol: version, clientDataHash: clientDataHash, permission: permission, rpID: rpID)
-            return (true, wantsPresence && tokenUserPresent())
+            // Under a `deny` fault the token's presence does not count: presence is asked, and refused.
+            return (true, wantsPresence && tokenUserPresent() && !Self.faults.deniesPresence)
         }
         if requestsUV {
             try await performBuiltInUV(purpose)
@@ -46,6 +49,7 @@ extension Authenticator {
     func verifyPinUvAuthParam(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, clientDataHash: [UInt8],
                               permission: PinUvAuthTokenPermissions, rpID: String) throws(CTAPStatus) {
         let token = try authorize(param, protocol: version, message: clientDataHash, permission: permission)
+        guard configuration.rules.tokenUse.bindsToRP else { return }
         if let bound = token.rpID, bound != rpID { throw .pinAuthInvalid }
         guard token.userVerifiedFlagValue else { throw .pinAuthInvalid }
         if token.rpID == nil { pinUV.token?.rpID = rpID }
@@ -55,12 +59,13 @@ extension Authenticator {
     /// §6.2.2 step 6.1, §6.8.1): a token in use, of this protocol, whose MAC over `message`
     /// verifies and which holds `permission`; it is then marked used. Every failure is
     /// `CTAP2_ERR_PIN_AUTH_INVALID`.
+    /// `legacyAllowed`: a getPinToken token stands in for `permission` (the preview command).
     func authorize(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, message: [UInt8],
-                   permission: PinUvAuthTokenPermissions) throws(CTAPStatus) -> PinUvAuthTokenState {
+                   permission: PinUvAuthTokenPermissions, legacyAllowed: Bool = false) throws(CTAPStatus) -> PinUvAuthTokenState {
         var token = try tokenInUse()
         guard token.authProtocol == version else { throw .pinAuthInvalid }
         try version.implementation.verify(key: token.key, message: message, signature: param)
-        guard token.permissions.contains(permission) else { throw .pinAuthInvalid }
+        guard token.permissions.contains(permission) || (legacyAllowed && token.isLegacy) else { throw .pinAuthInvalid }
         token.markUsed()
         pinUV.token = token
         return token
@@ -70,7 +75,7 @@ extension Authenticator {
     /// one (CTAP 2.1 §6.5.2.2). None is `CTAP2_ERR_PIN_AUTH_INVALID`.
     func tokenInUse() throws(CTAPStatus) -> PinUvAuthTokenState {
         guard let token = pinUV.token else { throw .pinAuthInvalid }
-        guard token.isInUse(at: configuration.now(), limits: configuration.pinUvAuthTokenLimits) else {
+        guard !configuration.rules.tokenUse.expires || token.isInUse(at: configuration.now(), limits: configuration.pinUvAuthTokenLimits) else {
             pinUV.token = nil
             throw .pinAuthInvalid
         }
@@ -85,6 +90,7 @@ extension Authenticator {
     /// clearUserPresentFlag(), clearUserVerifiedFlag(), clearPinUvAuthTokenPermissionsExceptLbw()
     /// once a request authorised by the token has collected presence (§6.1.2 step 14, §6.2.2 step 10).
     func consumeTokenAfterPresence() {
+        guard configuration.rules.tokenUse.spentByPresence else { return }
         pinUV.token?.clearAfterUserPresence()
     }
 }

@@ -16,6 +16,8 @@ extension Authenticator {
 
     /// Asks for a touch; meanwhile the transport tells the platform the device waits for the user.
     func askPresence(_ request: UserActionRequest) async -> PresenceOutcome {
+        // A `deny` fault answers for the user, who is never asked.
+        if Self.faults.deniesPresence { return .denied }
         await Self.progress(.userPresenceNeeded)
         let outcome = await presence.confirmPresence(request)
         await Self.progress(.processing)
@@ -32,6 +34,8 @@ extension Authenticator {
         guard let verifier, verifier.isConfigured else { throw .invalidOption }
         let retries = try await deviceState().uvRetries
         guard retries > 0 else { throw .uvBlocked }
+        // A `deny` fault: the user declined, which costs no retry.
+        if Self.faults.deniesPresence { throw .operationDenied }
         await Self.progress(.userPresenceNeeded)
         let outcome = await verifier.verifyUser(request)
         await Self.progress(.processing)

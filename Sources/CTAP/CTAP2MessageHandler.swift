@@ -1,5 +1,6 @@
-/// Something that answers CTAP2 messages: what a transport (the CTAPHID server,
-/// the in-process client transport) hands its CTAPHID_CBOR payloads to.
+/// Something that answers CTAP2 messages, and CTAP1/U2F APDUs if it offers them: what a
+/// transport (the CTAPHID server, the in-process client transport) hands its CTAPHID_CBOR
+/// and CTAPHID_MSG payloads to.
 ///
 /// A message is the command byte followed by its CBOR parameters; the answer is
 /// a status byte followed by the CBOR response, if any (CTAP 2.1 §8.1).
@@ -24,6 +25,26 @@ public protocol CTAP2MessageHandler: Sendable {
     /// the reset window, consecutive wrong-PIN count, every caller's conversation)
     /// starts afresh.
     func powerCycle() async
+
+    /// The protocols this handler answers; a transport offers the host only these.
+    var protocols: CTAPProtocols { get }
+    /// The device profile it presents (`u2f`, `fido2.0`, `fido2.1`), when it has one.
+    var profileName: String? { get }
+    /// Answers one CTAP1/U2F command APDU (CTAP 2.1 §11.2.9.1.1 CTAPHID_MSG) with the
+    /// response APDU: data, if any, then the status word.
+    func handleAPDU(_ apdu: [UInt8], from caller: CTAPCaller,
+                    progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8]
+}
+
+extension CTAP2MessageHandler {
+    /// CTAP2 only, unless a handler says otherwise.
+    public var protocols: CTAPProtocols { .ctap2 }
+    public var profileName: String? { nil }
+    /// A handler without CTAP1 knows no instruction (ISO 7816-4 SW_INS_NOT_SUPPORTED).
+    public func handleAPDU(_ apdu: [UInt8], from caller: CTAPCaller,
+                           progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+        StatusWord.instructionNotSupported.bytes
+    }
 }
 
 extension CTAP2MessageHandler {

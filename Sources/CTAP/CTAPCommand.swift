@@ -13,4 +13,9 @@ public enum CTAPCommand: UInt8, Sendable, CaseIterable {
     case config = 0x0D
     /// authenticatorCredentialManagement under its CTAP 2.1-PRE code, still sent by older hosts.
     case credentialManagementPreview = 0x41
+    /// passkeyd's credential transfer (vendor commands, docs/vendor-commands.md): test controls,
+    /// each authenticated by a pinUvAuthToken with the `cm` permission.
+    case passkeydExport = 0xB0
+    case passkeydImport = 0xB1
+    case passkeydCredentialFlags = 0xB2
 }

@@ -42,4 +42,12 @@ public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
     }
 
     public func validate() throws(CTAPStatus) { try ClientDataHash.validate(clientDataHash) }
+
+    /// Whether the `icon` members of `rp` and `user`, where present, are text (a URL in CTAP
+    /// 2.0 §5.1 and WebAuthn L1). Later versions dropped the member and ignore it, so the typed
+    /// entities do not keep it; a 2.0 device type-checks it from the request's value.
+    public static func entityIconsAreText(in value: CBORValue) -> Bool {
+        let entities = [CodingKeys.rp, .user].compactMap { value.mapValue?[CBORValue($0.rawValue)]?.mapValue }
+        return entities.allSatisfy { entity in entity["icon"].map { $0.textValue != nil } ?? true }
+    }
 }

@@ -26,6 +26,9 @@ public struct CTAPHIDReassembler: Sendable {
         var length: Int
         var payload: [UInt8]
         var nextSequence: UInt8
+        /// An INIT arrived on another channel since this message began: a host (re)started,
+        /// so the next new message takes the device instead of meeting ERR_CHANNEL_BUSY.
+        var superseded = false
     }
 
     private var partial: Partial?
@@ -54,12 +57,17 @@ public struct CTAPHIDReassembler: Sendable {
             if let current = partial {
                 if command == .`init` {
                     // §11.2.9.1.3: INIT is answered at any time; on the channel in
-                    // reception it aborts that message (resynchronisation).
-                    if current.channel == channel { partial = nil }
+                    // reception it aborts that message (resynchronisation). On another
+                    // channel the message may still finish, until a new one needs the device.
+                    if current.channel == channel { partial = nil } else { partial?.superseded = true }
                 } else if current.channel == channel {
                     // An initialization packet where a continuation was due.
                     partial = nil
                     return .failed(channel: channel, error: .invalidSequence)
+                } else if current.superseded {
+                    // A message left unfinished before some host's INIT is abandoned, not left
+                    // holding the device until it times out (no CHANNEL_BUSY left over).
+                    partial = nil
                 } else {
                     return .failed(channel: channel, error: .channelBusy)
                 }

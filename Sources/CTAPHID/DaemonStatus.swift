@@ -16,9 +16,15 @@ public struct DaemonStatus: Sendable, Equatable {
     public var promptID: UInt64?
     /// The relying party the pending prompt is for, when it has one.
     public var rpID: String?
+    /// The profile of a device that answers CTAP1/U2F alone (no CTAP2 getInfo).
+    public static let u2fOnlyProfile = "u2f"
+
+    /// The device profile (`u2f`, `fido2.0`, `fido2.1`); absent from older daemons.
+    public var profile: String?
 
     public init(version: String, pid: Int, socket: String, startedAt: Date, pending: String,
-                promptID: UInt64? = nil, rpID: String? = nil) {
+                promptID: UInt64? = nil, rpID: String? = nil, profile: String? = nil) {
+        self.profile = profile
         self.version = version
         self.pid = pid
         self.socket = socket
@@ -38,6 +44,7 @@ public struct DaemonStatus: Sendable, Equatable {
         ]
         if let promptID { map["promptId"] = .unsigned(promptID) }
         if let rpID { map["rpId"] = .textString(rpID) }
+        if let profile { map["profile"] = .textString(profile) }
         return .map(map)
     }
 
@@ -51,6 +58,7 @@ public struct DaemonStatus: Sendable, Equatable {
         pending = try map.optional("pending", CBORRead.text) ?? "none"
         promptID = try map.optional("promptId", CBORRead.unsigned)
         rpID = try map.optional("rpId", CBORRead.text)
+        profile = try map.optional("profile", CBORRead.text)
     }
 
     /// Decodes the STATUS reply's bytes (docs/vendor-commands.md).

@@ -9,6 +9,11 @@ public enum VendorCommand: UInt8, Sendable, CaseIterable {
     case replug = 0x51
     /// Reply: a CBOR map describing the daemon.
     case status = 0x52
+    /// Payload: a CBOR map arming, listing or clearing faults. Reply: the armed faults.
+    case fault = 0x53
+    /// Starts a stream of device events on the channel: an empty reply, then one message
+    /// with this command byte per event until the connection closes.
+    case watch = 0x54
 
     public var command: CTAPHIDCommand { CTAPHIDCommand(rawValue: rawValue) }
 }

@@ -10,11 +10,16 @@ actor CTAPHIDConnection {
     /// Queues reports for the connection's writer. Not async on purpose: a
     /// cancelled transaction must still get its KEEPALIVE_CANCEL answer out.
     typealias Send = @Sendable ([UInt8]) -> Void
+    /// Writes reports and waits until the socket takes them: for a watch stream.
+    typealias Stream = @Sendable ([UInt8]) async -> Void
 
     private let id: CTAPHIDDevice.ConnectionID
     private let device: CTAPHIDDevice
     private let timing: CTAPHIDServer.Timing
     private let send: Send
+    private let stream: Stream
+    /// Forwards device events to a watching channel (vendor command WATCH).
+    private var watching: Task<Void, Never>?
     /// Closes this connection, saying why: for a peer past the limits.
     private let drop: @Sendable (String) -> Void
     private let logger: Logger
@@ -33,8 +38,9 @@ actor CTAPHIDConnection {
     private var isClosed = false
 
     init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, logger: Logger,
-         drop: @escaping @Sendable (String) -> Void, send: @escaping Send) {
+         drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream, send: @escaping Send) {
         self.drop = drop
+        self.stream = stream
         self.id = id
         self.device = device
         self.timing = timing
@@ -60,6 +66,7 @@ actor CTAPHIDConnection {
     func close() async {
         isClosed = true
         timer?.cancel()
+        watching?.cancel()
         reassembler.abandon()
         if let running {
             running.task.cancel()
@@ -136,15 +143,16 @@ actor CTAPHIDConnection {
             guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
             logger.info("wink")
             await reply(CTAPHIDMessage(channel: channel, command: .wink))
-        case .cbor:
-            guard !message.payload.isEmpty else { return await reply(.error(.invalidLength, channel: channel)) }
+        case .cbor where device.handler.protocols.contains(.ctap2), .msg where device.handler.protocols.contains(.ctap1):
+            // An empty APDU is still answered, with a status word (SW_WRONG_LENGTH), by the handler.
+            guard !message.payload.isEmpty || message.command == .msg else { return await reply(.error(.invalidLength, channel: channel)) }
             guard await device.beginTransaction(CTAPCaller(connection: id, channel: channel)) else {
                 return await reply(.error(.channelBusy, channel: channel))
             }
-            startTransaction(channel: channel, payload: message.payload)
+            startTransaction(channel: channel, command: message.command, payload: message.payload)
         default:
-            // MSG (no CTAP1, capability NMSG), LOCK (optional, not implemented),
-            // device-to-host commands and unknown bytes.
+            // CBOR or MSG where the profile offers no CTAP2 (CBOR clear) or no CTAP1 (NMSG), LOCK
+            // (optional, not implemented), device-to-host commands and unknown bytes.
             await reply(.error(.invalidCommand, channel: channel))
         }
     }
@@ -169,15 +177,25 @@ actor CTAPHIDConnection {
             if let running, running.channel == channel {
                 silenced.insert(running.id)
                 running.task.cancel()
+                // The device is free once the INIT is answered: the host's next command
+                // must not meet ERR_CHANNEL_BUSY from the transaction it abandoned.
+                await running.task.value
             }
             // A resynchronised channel starts afresh: nothing it began continues.
             await device.handler.release(CTAPCaller(connection: id, channel: channel))
         } else {
-            return await reply(.error(.invalidChannel, channel: channel))
+            // A channel nobody holds is adopted, as hardware keys do for a host that kept
+            // its CID across a replug; another connection's stays refused.
+            switch await device.adoptChannel(channel, for: id) {
+            case .adopted: allocated = channel
+            case .taken: return await reply(.error(.invalidChannel, channel: channel))
+            case .overLimit: return drop("more than \(CTAPHIDServer.Limits.channelsPerConnection) channels")
+            }
         }
         let response = CTAPHIDInitResponse(
             nonce: message.payload, channel: allocated, majorVersion: DaemonInfo.majorVersion,
-            minorVersion: DaemonInfo.minorVersion, buildVersion: DaemonInfo.buildVersion, capabilities: CTAPHIDServer.capabilities)
+            minorVersion: DaemonInfo.minorVersion, buildVersion: DaemonInfo.buildVersion,
+            capabilities: CTAPHIDServer.capabilities(device.handler.protocols))
         await reply(CTAPHIDMessage(channel: channel, command: .`init`, payload: response.payload))
     }
 
@@ -199,12 +217,39 @@ actor CTAPHIDConnection {
             await reply(CTAPHIDMessage(channel: channel, command: message.command))
         case .status:
             await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: await device.status()))
+        case .fault:
+            let request: FaultCommand
+            do { request = try FaultCommand(bytes: message.payload) } catch {
+                return await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [error.rawValue]))
+            }
+            let armed: [FaultRule]
+            switch request {
+            case .set(let rule): armed = await device.controls.arm(rule)
+            case .list: armed = await device.controls.armed
+            case .clear:
+                await device.controls.clear()
+                armed = []
+            }
+            await reply(CTAPHIDMessage(channel: channel, command: message.command,
+                                       payload: [CTAPStatus.success.rawValue] + FaultCommand.encodeReply(armed)))
+        case .watch:
+            guard watching == nil else { return await reply(.error(.invalidCommand, channel: channel)) }
+            let events = await device.controls.watch()
+            await reply(CTAPHIDMessage(channel: channel, command: message.command))
+            let stream = stream
+            watching = Task {
+                for await event in events {
+                    await stream(CTAPHIDMessage(channel: channel, command: message.command, payload: event.cbor.encoded).reports)
+                }
+            }
         }
     }
 
     // MARK: The CTAP transaction
 
-    private func startTransaction(channel: UInt32, payload: [UInt8]) {
+    /// Runs a CBOR message (CTAP2) or an APDU (CTAP1, CTAPHID_MSG); the answer goes back
+    /// under the same command.
+    private func startTransaction(channel: UInt32, command: CTAPHIDCommand, payload: [UInt8]) {
         nextTransaction += 1
         let transactionID = nextTransaction
         progress = .processing
@@ -219,12 +264,18 @@ actor CTAPHIDConnection {
         let task = Task { [weak self] in
             let response = await withTaskGroup(of: [UInt8]?.self) { group in
                 group.addTask {
-                    let answer = await handler.handleBeforeDurable(payload, from: caller, progress: report)
+                    let answer = command == .msg
+                        ? await handler.handleAPDU(payload, from: caller, progress: report)
+                        : await handler.handleBeforeDurable(payload, from: caller, progress: report)
                     // Free the device before the store's flush: the next transaction, from any
                     // channel, runs meanwhile and its registration shares a later flush (group
                     // commit). This answer still waits for the flush covering everything before it.
                     await device.endTransaction(caller)
-                    return await handler.durable() ? answer : [CTAPStatus.other.rawValue]
+                    guard await handler.durable() else {
+                        // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
+                        return command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
+                    }
+                    return answer
                 }
                 // §11.2.9.2.1: a KEEPALIVE at least every 100 ms while the command runs.
                 group.addTask {
@@ -243,9 +294,19 @@ actor CTAPHIDConnection {
                 }
                 return response
             }
-            await self?.finishTransaction(transactionID, channel: channel, response: response)
+            // A `drop` fault: the device vanished mid-transaction, as an unplug does.
+            if await device.controls.takeDrop(caller) {
+                await self?.unplug()
+                return
+            }
+            await self?.finishTransaction(transactionID, channel: channel, command: command, response: response)
         }
         running = (channel, transactionID, task)
+    }
+
+    private func unplug() {
+        running = nil
+        drop("a drop fault unplugged the device")
     }
 
     private func report(_ status: KeepaliveStatus, transaction: UInt64) {
@@ -259,10 +320,10 @@ actor CTAPHIDConnection {
         send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [progress.rawValue]).reports)
     }
 
-    private func finishTransaction(_ transactionID: UInt64, channel: UInt32, response: [UInt8]) async {
+    private func finishTransaction(_ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8]) async {
         if running?.id == transactionID { running = nil }
         guard silenced.remove(transactionID) == nil else { return }
-        await reply(CTAPHIDMessage(channel: channel, command: .cbor, payload: response))
+        await reply(CTAPHIDMessage(channel: channel, command: command, payload: response))
     }
 
     private func reply(_ message: CTAPHIDMessage) async {

@@ -12,6 +12,8 @@ actor CTAPHIDDevice {
 
     let handler: any CTAP2MessageHandler
     let broker: PromptBroker
+    /// Faults and watchers (vendor commands FAULT and WATCH).
+    let controls: TestControls
     let info: DaemonInfo
 
     private var owners: [UInt32: ConnectionID] = [:]
@@ -20,9 +22,10 @@ actor CTAPHIDDevice {
     /// Who holds the one CTAP transaction (§11.2.9: everyone else gets ERR_CHANNEL_BUSY).
     private var transaction: CTAPCaller?
 
-    init(handler: any CTAP2MessageHandler, broker: PromptBroker, info: DaemonInfo) {
+    init(handler: any CTAP2MessageHandler, broker: PromptBroker, controls: TestControls, info: DaemonInfo) {
         self.handler = handler
         self.broker = broker
+        self.controls = controls
         self.info = info
     }
 
@@ -39,9 +42,31 @@ actor CTAPHIDDevice {
         repeat {
             channel = UInt32.random(in: 1...(CTAPHIDChannel.broadcast - 1))
         } while owners[channel] != nil
+        hold(channel, for: connection)
+        return channel
+    }
+
+    /// What INIT on a channel nobody on this connection allocated finds.
+    enum Adoption: Sendable {
+        /// The channel was free and is now this connection's.
+        case adopted
+        /// Another connection holds it.
+        case taken
+        /// The connection holds as many channels as one may.
+        case overLimit
+    }
+
+    /// Takes a free non-broadcast channel for `connection`, as INIT on it asks.
+    func adoptChannel(_ channel: UInt32, for connection: ConnectionID) -> Adoption {
+        guard owners[channel] == nil else { return .taken }
+        guard channelCounts[connection, default: 0] < CTAPHIDServer.Limits.channelsPerConnection else { return .overLimit }
+        hold(channel, for: connection)
+        return .adopted
+    }
+
+    private func hold(_ channel: UInt32, for connection: ConnectionID) {
         owners[channel] = connection
         channelCounts[connection, default: 0] += 1
-        return channel
     }
 
     func owns(_ connection: ConnectionID, channel: UInt32) -> Bool {
@@ -74,7 +99,7 @@ actor CTAPHIDDevice {
         let prompt = await broker.pendingPrompt
         let status = DaemonStatus(
             version: DaemonInfo.currentVersion, pid: Int(info.pid), socket: info.socketPath, startedAt: info.startedAt,
-            pending: prompt?.kind.rawValue ?? "none", promptID: prompt?.id, rpID: prompt?.rpID)
+            pending: prompt?.kind.rawValue ?? "none", promptID: prompt?.id, rpID: prompt?.rpID, profile: handler.profileName)
         return status.cbor.encoded
     }
 }

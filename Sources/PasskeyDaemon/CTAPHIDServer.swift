@@ -31,11 +31,14 @@ public final class CTAPHIDServer: Sendable {
         public var timing: Timing
         /// Peers of any other uid are refused (SO_PEERCRED); our own by default.
         public var allowedPeerUID: uid_t
+        /// Bound here, or inherited from a service manager.
+        public var listener: ListeningSocket
 
-        public init(socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid()) {
+        public init(socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid(), listener: ListeningSocket = .bind) {
             self.socketPath = socketPath
             self.timing = timing
             self.allowedPeerUID = allowedPeerUID
+            self.listener = listener
         }
     }
 
@@ -47,32 +50,42 @@ public final class CTAPHIDServer: Sendable {
         static let channelsPerConnection = 64
     }
 
-    /// CBOR and no CTAP1 (NMSG); WINK is answered, so it is advertised.
-    static let capabilities: CTAPHIDCapabilities = [.cbor, .nmsg, .wink]
+    /// CBOR unless the handler offers no CTAP2 (NCBOR), NMSG unless it offers CTAP1/U2F;
+    /// WINK is answered, so it is advertised (CTAP 2.1 §11.2.9.1.3).
+    static func capabilities(_ protocols: CTAPProtocols) -> CTAPHIDCapabilities {
+        var capabilities: CTAPHIDCapabilities = [.wink]
+        if protocols.contains(.ctap2) { capabilities.insert(.cbor) }
+        if !protocols.contains(.ctap1) { capabilities.insert(.nmsg) }
+        return capabilities
+    }
 
     private typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
     public let socketPath: String
     private let serverChannel: NIOAsyncChannel<Connection?, Never>
     private let lockDescriptor: Int32
+    private let listener: ListeningSocket
     private let acceptTask: Task<Void, Never>
     private let logger: Logger
 
     private init(
         socketPath: String, serverChannel: NIOAsyncChannel<Connection?, Never>, lockDescriptor: Int32,
-        acceptTask: Task<Void, Never>, logger: Logger
+        listener: ListeningSocket, acceptTask: Task<Void, Never>, logger: Logger
     ) {
         self.socketPath = socketPath
         self.serverChannel = serverChannel
         self.lockDescriptor = lockDescriptor
+        self.listener = listener
         self.acceptTask = acceptTask
         self.logger = logger
     }
 
-    /// Binds the socket and starts accepting. When this returns, connections are accepted.
+    /// Binds the socket (or takes over the inherited one) and starts accepting. When this
+    /// returns, connections are accepted. An inherited socket's folder must pass the same
+    /// check as one passkeyd binds itself; it is not created, since the manager made it.
     public static func start(
         configuration: Configuration, handler: any CTAP2MessageHandler, broker: PromptBroker,
-        logger: Logger = Logger(label: "passkeyd.server")
+        controls: TestControls = TestControls(), logger: Logger = Logger(label: "passkeyd.server")
     ) async throws(DaemonError) -> CTAPHIDServer {
         let path = configuration.socketPath
         let file = SocketFile(path: path)
@@ -80,8 +93,9 @@ public final class CTAPHIDServer: Sendable {
         let lock = try file.lock()
         let serverChannel: NIOAsyncChannel<Connection?, Never>
         do {
-            try file.clearStale()
-            serverChannel = try await bind(path: path, allowedUID: configuration.allowedPeerUID, logger: logger)
+            if configuration.listener == .bind { try file.clearStale() }
+            serverChannel = try await bind(
+                configuration.listener, path: path, allowedUID: configuration.allowedPeerUID, logger: logger)
         } catch let error as DaemonError {
             close(lock)
             throw error
@@ -91,7 +105,7 @@ public final class CTAPHIDServer: Sendable {
         }
         chmod(path, 0o600)
 
-        let device = CTAPHIDDevice(handler: handler, broker: broker, info: DaemonInfo(socketPath: path))
+        let device = CTAPHIDDevice(handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
         let timing = configuration.timing
         let acceptTask = Task {
             await withDiscardingTaskGroup { group in
@@ -106,41 +120,48 @@ public final class CTAPHIDServer: Sendable {
         }
         logger.info("listening", metadata: ["socket": "\(path)"])
         return CTAPHIDServer(
-            socketPath: path, serverChannel: serverChannel, lockDescriptor: lock, acceptTask: acceptTask, logger: logger)
+            socketPath: path, serverChannel: serverChannel, lockDescriptor: lock, listener: configuration.listener,
+            acceptTask: acceptTask, logger: logger)
     }
 
     /// Stops accepting, closes every connection (cancelling its transaction),
-    /// removes the socket file and releases the lock.
+    /// removes the socket file (unless it was inherited) and releases the lock.
     public func stop() async {
         // Closing the listener ends the accept loop only after it has handed on every
         // connection already accepted, so each is served and closed (cancelling the loop
         // would drop those unserved, and NIO traps on a writer nobody finished).
         try? await serverChannel.channel.close()
         await acceptTask.value
-        unlink(socketPath)
+        if listener == .bind { unlink(socketPath) }
         close(lockDescriptor)
         logger.info("stopped", metadata: ["socket": "\(socketPath)"])
     }
 
-    private static func bind(path: String, allowedUID: uid_t, logger: Logger) async throws -> NIOAsyncChannel<Connection?, Never> {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    private static func bind(
+        _ listener: ListeningSocket, path: String, allowedUID: uid_t, logger: Logger
+    ) async throws -> NIOAsyncChannel<Connection?, Never> {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             // As deep as the kernel allows: a burst of non-blocking connects must not meet EAGAIN.
             .serverChannelOption(.backlog, value: SOMAXCONN)
-            .bind(unixDomainSocketPath: path) { channel in
-                peerUID(of: channel).flatMapThrowing { uid -> Connection? in
-                    // Refuse another user's process before reading a byte from it.
-                    guard uid == allowedUID else {
-                        logger.warning("refused peer of another uid", metadata: ["uid": "\(uid.map(String.init) ?? "unknown")"])
-                        channel.close(promise: nil)
-                        return nil
-                    }
-                    // Deinit-based teardown on purpose: a connection accepted while the
-                    // listener closes may never reach the accept loop, and NIO traps on an
-                    // unfinished writer otherwise (swift-nio #2637, #3481). Served connections
-                    // still end through executeThenClose.
-                    return try Connection(synchronouslyWrapping: channel)
+        let admit: @Sendable (Channel) -> EventLoopFuture<Connection?> = { channel in
+            peerUID(of: channel).flatMapThrowing { uid -> Connection? in
+                // Refuse another user's process before reading a byte from it.
+                guard uid == allowedUID else {
+                    logger.warning("refused peer of another uid", metadata: ["uid": "\(uid.map(String.init) ?? "unknown")"])
+                    channel.close(promise: nil)
+                    return nil
                 }
+                // Deinit-based teardown on purpose: a connection accepted while the
+                // listener closes may never reach the accept loop, and NIO traps on an
+                // unfinished writer otherwise (swift-nio #2637, #3481). Served connections
+                // still end through executeThenClose.
+                return try Connection(synchronouslyWrapping: channel)
             }
+        }
+        switch listener {
+        case .bind: return try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: admit)
+        case .inherited(let descriptor): return try await bootstrap.bind(descriptor, childChannelInitializer: admit)
+        }
     }
 
     /// The peer's uid from SO_PEERCRED; nil if the kernel will not say.
@@ -164,7 +185,10 @@ public final class CTAPHIDServer: Sendable {
                 logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
                 channel.channel.close(promise: nil)
             }
-            let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger, drop: drop) { reports in
+            // A watch stream writes with the socket's backpressure instead: its events wait in
+            // the watcher's own bounded buffer, which drops and counts (TestControls).
+            let stream: CTAPHIDConnection.Stream = { reports in try? await outbound.write(ByteBuffer(bytes: reports)) }
+            let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger, drop: drop, stream: stream) { reports in
                 if case .dropped = mailbox.yield(reports) { drop("\(Limits.queuedReplies) replies queued and unread") }
             }
             async let written: Void = {

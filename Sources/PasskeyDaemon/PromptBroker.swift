@@ -1,4 +1,5 @@
 import Authenticator
+import CTAP
 
 /// Holds the one question the daemon may be asking its user at a time (a touch
 /// or a fingerprint in `prompt` mode) until an answer arrives over the socket
@@ -33,9 +34,12 @@ public actor PromptBroker {
     private var nextID: UInt64 = 0
     /// How long a prompt waits; 30 s after CTAP 2.1 §6 (user action timeout).
     public let timeout: Duration
+    /// Where watchers see prompts come and go.
+    private let controls: TestControls?
 
-    public init(timeout: Duration = .seconds(30)) {
+    public init(timeout: Duration = .seconds(30), controls: TestControls? = nil) {
         self.timeout = timeout
+        self.controls = controls
     }
 
     /// What is waiting for an answer, if anything.
@@ -46,7 +50,14 @@ public actor PromptBroker {
         if Task.isCancelled { return .cancelled }
         nextID += 1
         let id = nextID
-        return await withTaskCancellationHandler {
+        await controls?.record(DeviceEvent(kind: .promptPending, rpID: rpID, detail: kind.rawValue))
+        let answer = await answer(to: id, kind: kind, rpID: rpID)
+        await controls?.record(DeviceEvent(kind: .promptAnswered, rpID: rpID, detail: "\(kind.rawValue) \(answer)"))
+        return answer
+    }
+
+    private func answer(to id: UInt64, kind: Kind, rpID: String?) async -> PresenceOutcome {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<PresenceOutcome, Never>) in
                 // A newer prompt supersedes an older one; only one transaction runs at a time.
                 finish(id: pending?.id, with: .cancelled)

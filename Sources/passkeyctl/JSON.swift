@@ -11,6 +11,15 @@ indirect enum JSON: Sendable {
     static func optional(_ value: Int?) -> JSON { value.map(JSON.int) ?? .null }
     static func optional(_ value: Bool?) -> JSON { value.map(JSON.bool) ?? .null }
 
+    /// One line, for streams of objects (JSON Lines).
+    var line: String {
+        switch self {
+        case .array(let items): return "[" + items.map(\.line).joined(separator: ",") + "]"
+        case .object(let fields): return "{" + fields.map { Self.quoted($0.0) + ":" + $0.1.line }.joined(separator: ",") + "}"
+        default: return text()
+        }
+    }
+
     /// Two-space indented text (RFC 8259).
     func text(indent: String = "") -> String {
         let inner = indent + "  "

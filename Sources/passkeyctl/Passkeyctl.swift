@@ -1,4 +1,5 @@
 import ArgumentParser
+import CTAPHID
 import Foundation
 
 /// passkeyctl: passkeyd's command line (info, credentials, PIN, reset, presence, daemon status).
@@ -12,9 +13,12 @@ struct Passkeyctl: AsyncParsableCommand {
 
             Exit codes: 0 ok, 1 usage, 2 no daemon, 3 wrong PIN, 4 PIN blocked, 5 not found or ambiguous, 6 denied or cancelled, 7 other device error, 8 refused in the authenticator's current state (docs/passkeyctl.md).
             """,
+        // The daemon's own version constant, so the two always agree.
+        version: PasskeydVersion.text,
         subcommands: [
             InfoCommand.self, ListCommand.self, DeleteCommand.self, RenameCommand.self, PINCommand.self,
-            ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self, WebAuthnCommand.self,
+            ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self, DoctorCommand.self,
+            WebAuthnCommand.self, FaultCommands.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, CredentialCommands.self,
         ])
 
     @OptionGroup var global: GlobalOptions

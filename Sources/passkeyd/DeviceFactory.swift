@@ -16,12 +16,12 @@ enum DeviceFactory {
     /// Opens the keystore in `dataDirectory` (key-file protection when `passphrase` is nil).
     static func make(
         dataDirectory: String, passphrase: String?, presence: DaemonUserPresence, verifier: DaemonUserVerifier,
-        logger: Logger
+        configuration: Authenticator.Configuration, controls: TestControls, logger: Logger
     ) async throws(KeystoreError) -> Device {
         let store = try Keystore.open(directory: dataDirectory, passphrase: passphrase)
         let authenticator = Authenticator(
-            store: store, presence: presence, verifier: verifier.isConfigured ? verifier : nil,
-            logger: Logger(label: "passkeyd.authenticator"))
+            store: store, presence: presence, verifier: verifier.isConfigured ? verifier : nil, configuration: configuration,
+            logger: Logger(label: "passkeyd.authenticator"), controls: controls)
         return Device(
             handler: authenticator,
             close: {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Authenticator
 import CTAP
 import CTAPHID
 import Foundation
@@ -15,7 +16,7 @@ struct Passkeyd: AsyncParsableCommand {
         discussion: """
             Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
             PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
-            PASSKEYD_UV, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL. A flag wins over the environment.
+            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER. A flag wins over the environment.
             """,
         version: DaemonInfo.currentVersion)
 
@@ -29,6 +30,14 @@ struct Passkeyd: AsyncParsableCommand {
     var presence: String?
     @Option(help: "Built-in user verification: auto, prompt, deny or off.")
     var uv: String?
+    @Option(help: "The kind of key to be: u2f, fido2.0 or fido2.1 (default fido2.1; docs/profiles.md).")
+    var profile: String?
+    @Flag(name: .customLong("backup-eligible"), help: "New credentials are backup eligible (WebAuthn flag BE); off, as on a hardware key.")
+    var backupEligible = false
+    @Flag(name: .customLong("backup-state"), help: "New credentials are backed up (flag BS); needs --backup-eligible.")
+    var backupState = false
+    @Option(help: "Signature counters: per-credential (default), global, or zero (as synced passkeys report).")
+    var counter: String?
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
@@ -49,6 +58,18 @@ struct Passkeyd: AsyncParsableCommand {
         let environmentPassphrase = Detach.inheritedPassphrase() ?? EnvironmentPassphrase.take()
         var settings = try settings()
         settings.passphraseValue = environmentPassphrase
+        let activation: SocketActivation.Inherited?
+        do { activation = try SocketActivation.take() } catch {
+            throw ValidationFailure(message: "passkeyd: \(error.description)")
+        }
+        if let activation {
+            guard !detach else {
+                throw ValidationFailure(message: "passkeyd: a socket-activated passkeyd runs in the foreground; remove --detach from the unit's ExecStart")
+            }
+            // The socket is where the manager bound it; --socket only names where to bind one.
+            settings.socket = activation.path
+            settings.listener = .inherited(descriptor: activation.descriptor)
+        }
         if detach, Detach.childDescriptor == nil {
             do {
                 let child = try Detach.spawnChild(logFile: logFile, passphrase: environmentPassphrase)
@@ -76,7 +97,9 @@ struct Passkeyd: AsyncParsableCommand {
             return ValidationFailure(message: "passkeyd: \(message)")
         }
 
-        let broker = PromptBroker()
+        // Faults and watchers: never persisted, so a restart disarms every fault.
+        let controls = TestControls(logger: Logger(label: "passkeyd.controls"))
+        let broker = PromptBroker(controls: controls)
         let presence = DaemonUserPresence(mode: settings.presence, broker: broker)
         let verifier = DaemonUserVerifier(mode: settings.verification, broker: broker)
         let passphrase: String?
@@ -85,14 +108,14 @@ struct Passkeyd: AsyncParsableCommand {
         do {
             device = try await DeviceFactory.make(
                 dataDirectory: settings.dataDirectory, passphrase: passphrase, presence: presence, verifier: verifier,
-                logger: logger)
+                configuration: settings.configuration, controls: controls, logger: logger)
         } catch { throw fail(error.description) }
 
         let server: CTAPHIDServer
         do {
             server = try await CTAPHIDServer.start(
-                configuration: .init(socketPath: settings.socket), handler: device.handler, broker: broker,
-                logger: Logger(label: "passkeyd.server"))
+                configuration: .init(socketPath: settings.socket, listener: settings.listener), handler: device.handler, broker: broker,
+                controls: controls, logger: Logger(label: "passkeyd.server"))
         } catch {
             await device.close()
             throw fail(error.description)
@@ -104,7 +127,11 @@ struct Passkeyd: AsyncParsableCommand {
             throw fail("cannot write pid file \(settings.pidFile ?? ""): \(error.localizedDescription)")
         }
         if let readiness { Detach.report("ready", on: readiness) }
-        logger.info("ready", metadata: ["socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)"])
+        logger.info("ready", metadata: [
+            "socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)",
+            "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
+            "counter": "\(settings.counter.rawValue)", "backupEligible": "\(settings.backup.eligible)", "backupState": "\(settings.backup.backedUp)",
+        ])
 
         let signal = await termination.wait()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
@@ -122,8 +149,21 @@ struct Passkeyd: AsyncParsableCommand {
         var passphraseValue: String?
         var presence: PresenceMode
         var verification: VerificationMode
+        var profile: DeviceProfile
         var pidFile: String?
         var logLevel: Logger.Level
+        /// `.inherited` under socket activation, filled in by `run()`.
+        var listener: ListeningSocket = .bind
+        var backup: BackupFlags
+        var counter: SignatureCounterMode
+
+        /// What kind of device the authenticator presents itself as.
+        var configuration: Authenticator.Configuration {
+            var configuration = Authenticator.Configuration(profile: profile)
+            configuration.backup = backup
+            configuration.signatureCounter = counter
+            return configuration
+        }
 
         func passphrase() throws(ValidationFailure) -> String? {
             if let passphraseFile {
@@ -169,17 +209,29 @@ struct Passkeyd: AsyncParsableCommand {
         guard let verification = VerificationMode(rawValue: uvText) else {
             throw ValidationFailure(message: "--uv must be auto, prompt, deny or off, not '\(uvText)'")
         }
+        let profileText = profile ?? environment["PASSKEYD_PROFILE"] ?? DeviceProfile.fido21.name
+        guard let deviceProfile = DeviceProfile(named: profileText) else {
+            let names = DeviceProfile.all.map(\.name).joined(separator: ", ")
+            throw ValidationFailure(message: "--profile must be one of \(names), not '\(profileText)'")
+        }
+        guard let backup = BackupFlags(eligible: backupEligible, backedUp: backupState) else {
+            throw ValidationFailure(message: "--backup-state needs --backup-eligible: a credential that is not eligible for backup cannot be backed up (WebAuthn L3 §6.1)")
+        }
+        let counterText = counter ?? environment["PASSKEYD_COUNTER"] ?? SignatureCounterMode.perCredential.rawValue
+        guard let counterMode = SignatureCounterMode(rawValue: counterText) else {
+            throw ValidationFailure(message: "--counter must be per-credential, global or zero, not '\(counterText)'")
+        }
         let levelText = logLevel ?? environment["PASSKEYD_LOG_LEVEL"] ?? Logger.Level.info.rawValue
         guard let level = Logger.Level(rawValue: levelText) else {
             throw ValidationFailure(message: "--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         return Settings(
             socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
-            dataDirectory: dataDir ?? environment["PASSKEYD_DATA_DIR"] ?? DefaultPaths.dataDirectory(environment: environment),
+            dataDirectory: dataDir ?? PasskeydDataFolder.choose(environment: environment).path,
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
             passphraseValue: nil,
-            presence: presenceMode, verification: verification,
-            pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level)
+            presence: presenceMode, verification: verification, profile: deviceProfile,
+            pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode)
     }
 }
 

@@ -15,7 +15,7 @@ struct Demo: Sendable {
     /// A site this device has no passkey for, for the immediate scenario.
     let news = Site(id: "news.passkeyd.test", name: "Passkey News")
 
-    func client(for site: Site, _ agent: ScriptedUserAgent) throws -> WebAuthnClient {
+    func client(for site: Site, _ agent: any UserAgent) throws -> WebAuthnClient {
         try WebAuthnClient(transport: transport, origin: site.origin, userAgent: agent)
     }
 
@@ -57,7 +57,7 @@ struct Demo: Sendable {
     /// The picker offers passkeys and saved passwords; a password is returned as a password.
     func passkeyOrPassword() async throws {
         try await shop.ensureAccounts(["alice"], transport: transport)
-        let saved = PasswordCredential(user: "carol@shop.passkeyd.test", password: "correct horse battery staple")
+        let saved = Site.savedPassword
         let agent = ScriptedUserAgent(picks: [.label(saved.user), .label("alice")])
         let client = try client(for: shop, agent)
         let options = await shop.server.authenticationOptions()
@@ -115,7 +115,7 @@ struct Demo: Sendable {
         let user = try await shop.signIn(with: client)
         print("✓ the modal request that followed signed \(user) in, verified by the server")
 
-        let saved = PasswordCredential(user: "carol@shop.passkeyd.test", password: "correct horse battery staple")
+        let saved = Site.savedPassword
         let filling = ScriptedUserAgent(picks: [.label(saved.user)])
         guard case .password(let password) = try await self.client(for: shop, filling).get(
             await shop.server.authenticationOptions(), mediation: .conditional, passwords: [saved]) else {

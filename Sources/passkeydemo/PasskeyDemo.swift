@@ -10,12 +10,19 @@ import WebAuthn
 /// `passkeydemo`: the six classic passkey sign-in scenarios, end to end — PasskeyClient in
 /// the browser's role, passkeyd (or an in-process authenticator) as the authenticator, and a
 /// relying party that really verifies. Each scenario prints what happened and why it passed.
+/// On a terminal without `--scenario` it is the seed apps instead: a feature list to pick from,
+/// the person answering every prompt, and the courier app's account flows.
 @main
 struct PasskeyDemo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkeydemo",
         abstract: "Run the six passkey sign-in scenarios end to end against a verifying relying party.",
-        discussion: "Scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).")
+        discussion: """
+            Scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).
+
+            On a terminal with no --scenario: the interactive feature list (arrow keys or a number), with the courier \
+            app's account flows; its session and server state live in --state-dir.
+            """)
 
     @Option(help: "The daemon's socket (default: $PASSKEYD_SOCKET, $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, /tmp/passkeyd-$UID/ctaphid.sock).")
     var socket: String?
@@ -24,7 +31,18 @@ struct PasskeyDemo: AsyncParsableCommand {
     var inProcess = false
 
     @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable); default: all six, in order.")
-    var scenarios: [Scenario] = Scenario.allCases
+    var scenarios: [Scenario] = []
+
+    @Option(name: .customLong("state-dir"), help: "The courier app's session and its server's accounts (default $XDG_STATE_HOME/passkeydemo, else ~/.local/state/passkeydemo).")
+    var stateDirectory: String?
+
+    @Flag(help: "The courier app's server cannot be reached (as when offline).")
+    var offline = false
+
+    /// The feature list for a person, the narrated scenarios for scripts and `make test`.
+    private var interactive: Bool {
+        scenarios.isEmpty && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+    }
 
     func run() async throws {
         // The scenarios narrate on stdout; library logs go to stderr, warnings only.
@@ -34,14 +52,20 @@ struct PasskeyDemo: AsyncParsableCommand {
             return handler
         }
         let transport: any CTAPTransport
+        let socketPath = socket ?? PasskeydSocket.defaultPath()
         if inProcess {
             transport = InProcessTransport(device: Authenticator(
                 store: InMemoryCredentialStore(), presence: ScriptedPresence.always(.approved),
                 verifier: ScriptedVerifier.always(.verified)))
         } else {
-            transport = UnixSocketTransport(path: socket ?? PasskeydSocket.defaultPath())
+            transport = UnixSocketTransport(path: socketPath)
         }
         let demo = Demo(transport: transport)
+        if interactive {
+            try await runInteractive(demo, answeringPresenceOn: inProcess ? nil : socketPath)
+            return
+        }
+        let scenarios = scenarios.isEmpty ? Scenario.allCases : scenarios
         var failed = 0
         for scenario in scenarios {
             print("\n== \(scenario.title)")
@@ -54,6 +78,34 @@ struct PasskeyDemo: AsyncParsableCommand {
         }
         print(failed == 0 ? "\nall \(scenarios.count) scenarios passed" : "\n\(failed) of \(scenarios.count) scenarios failed")
         if failed > 0 { throw ExitCode(1) }
+    }
+
+    private func runInteractive(_ demo: Demo, answeringPresenceOn socketPath: String?) async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let state = stateDirectory ?? ((environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state") + "/passkeydemo")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let keyboard = Keyboard.start()
+        defer { keyboard.restore() }
+        let console = Console(keyboard: keyboard)
+        // The touch, approved with Enter: PRESENCE on a second connection, as `passkeyctl approve` sends it.
+        let answer: @Sendable (Bool) async -> Void = { approve in
+            guard let socketPath else { return }
+            let line = UnixSocketTransport(path: socketPath)
+            _ = try? await line.vendor(.presence, payload: [approve ? 1 : 0])
+            await line.close()
+        }
+        let transport = demo.transport
+        let courier = Courier(
+            server: CourierServer(databasePath: state + "/courier-server.json", reachable: !offline),
+            sessionFile: CourierSessionFile(path: state + "/courier-session.json"), log: CourierLog(path: state + "/courier.log"),
+            console: console,
+            client: { origin in
+                let agent = TerminalUserAgent(console: console, answerPresence: answer)
+                return (try WebAuthnClient(transport: transport, origin: origin, userAgent: agent), agent)
+            })
+        await InteractiveDemo(demo: demo, console: console, courier: courier, answerPresence: answer).run()
+        console.say("Bye.")
     }
 }
 

@@ -50,15 +50,23 @@ struct Site: Sendable {
         guard case .passkey(let assertion) = try await client.get(options, mediation: mediation, passwords: passwords) else {
             throw ScenarioFailure("expected a passkey, got a password")
         }
+        return try await verify(assertion)
+    }
+
+    /// The server's check of an assertion; returns who signed in.
+    func verify(_ assertion: AuthenticationResponseJSON) async throws -> String {
         let accounts = self.accounts
         let verified = try await server.finishAuthentication(assertion, credential: { await accounts.credential($0) })
         await accounts.add(verified.credential)
         return String(decoding: verified.userHandle, as: UTF8.self)
     }
 
+    /// The one password account, as the browser's password manager has it saved.
+    static let savedPassword = PasswordCredential(user: "carol@shop.passkeyd.test", password: "correct horse battery staple")
+
     /// The server's password check for its one password account.
     func checkPassword(_ password: PasswordCredential) throws {
-        guard password.user == "carol@shop.passkeyd.test", password.password == "correct horse battery staple" else {
+        guard password == Self.savedPassword else {
             throw ScenarioFailure("the server rejected the password")
         }
     }

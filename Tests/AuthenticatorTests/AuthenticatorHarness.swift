@@ -41,14 +41,16 @@ struct Harness {
 
     /// `store` reopens a device over an existing store, as a daemon restart does.
     init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = nil, capacity: Int = 100,
-         store: InMemoryCredentialStore? = nil, logger: Logger? = nil, extensions: ExtensionRegistry = .standard) {
+         store: InMemoryCredentialStore? = nil, logger: Logger? = nil, extensions: ExtensionRegistry? = nil,
+         profile: DeviceProfile = .fido21, configure: (inout Authenticator.Configuration) -> Void = { _ in }) {
         self.store = store ?? InMemoryCredentialStore(capacity: capacity)
         self.presence = ScriptedPresence(presence)
         self.verifier = verifier
-        var configuration = Authenticator.Configuration()
+        var configuration = Authenticator.Configuration(profile: profile)
         let clock = self.clock
         configuration.now = { clock.now() }
-        configuration.extensions = extensions
+        if let extensions { configuration.extensions = extensions }
+        configure(&configuration)
         authenticator = Authenticator(
             store: self.store, presence: self.presence, verifier: verifier, configuration: configuration,
             logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))

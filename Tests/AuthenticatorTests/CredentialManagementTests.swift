@@ -236,4 +236,20 @@ import Testing
         #expect(response?.totalRPs == 3)
         #expect(try await Self.send(h, CredentialManagementRequest(subCommand: .enumerateRPsGetNextRP), command: .credentialManagementPreview).1?.rp == Self.rpB)
     }
+
+    /// A CTAP 2.1-PRE platform has only getPinToken's token: the preview command takes it,
+    /// 0x0A still wants the cm permission.
+    @Test(arguments: bothProtocols)
+    func thePreviewCommandTakesALegacyGetPinToken(version: PINUVAuthProtocolVersion) async throws {
+        let (h, _, _) = try await Self.populated(version)
+        let platform = PlatformPIN(h, version)
+        let legacy = try await platform.grantedToken(pin: "1234")
+        let request = platform.credentialManagement(.getCredsMetadata, token: legacy)
+        #expect(try await Self.send(h, request).0 == .pinAuthInvalid)
+        let (status, metadata) = try await Self.send(h, request, command: .credentialManagementPreview)
+        #expect(status == .success)
+        #expect(metadata?.existingResidentCredentialsCount == 4)
+        let mc = try await platform.grantedToken(pin: "1234", permissions: .mc)
+        #expect(try await Self.send(h, platform.credentialManagement(.getCredsMetadata, token: mc), command: .credentialManagementPreview).0 == .pinAuthInvalid)
+    }
 }

@@ -10,7 +10,8 @@ import Testing
         let (status, body) = try await h.send(.getInfo)
         #expect(status == .success)
         let info = try GetInfoResponse(cbor: try #require(body))
-        #expect(info.versions == ["FIDO_2_0", "FIDO_2_1"])
+        // The default fido2.1 profile also answers CTAP1/U2F (CTAP 2.1 §6.4 `versions`).
+        #expect(info.versions == ["U2F_V2", "FIDO_2_0", "FIDO_2_1"])
         #expect(info.aaguid == Authenticator.Configuration.passkeydAAGUID)
         #expect(info.algorithms.map(\.alg) == [-7, -8, -35, -36], "ES256 first")
         #expect(info.options["rk"] == true)

@@ -96,6 +96,25 @@ import CTAP
         #expect(reassembler.accept(message.packets[1]) == .complete(message))
     }
 
+    @Test func aNewMessageAfterAnInitElsewhereTakesOverAnUnfinishedOne() {
+        var reassembler = CTAPHIDReassembler()
+        let stale = CTAPHIDMessage(channel: 5, command: .cbor, payload: [UInt8](repeating: 3, count: 100))
+        #expect(reassembler.accept(stale.packets[0]) == .incomplete)
+        let initMessage = CTAPHIDMessage(channel: 7, command: .`init`, payload: [UInt8](repeating: 9, count: 8))
+        #expect(reassembler.accept(initMessage.packets[0]) == .complete(initMessage))
+        let next = CTAPHIDMessage(channel: 7, command: .cbor, payload: [4])
+        #expect(reassembler.accept(next.packets[0]) == .complete(next))
+        // The stale message is gone: its continuation is spurious now.
+        #expect(reassembler.accept(stale.packets[1]) == .ignored)
+    }
+
+    @Test func withoutAnInitAnotherChannelStillMeetsChannelBusy() {
+        var reassembler = CTAPHIDReassembler()
+        let message = CTAPHIDMessage(channel: 5, command: .cbor, payload: [UInt8](repeating: 3, count: 100))
+        #expect(reassembler.accept(message.packets[0]) == .incomplete)
+        #expect(reassembler.accept(CTAPHIDMessage(channel: 7, command: .cbor, payload: [4]).packets[0]) == .failed(channel: 7, error: .channelBusy))
+    }
+
     @Test func spuriousContinuationPacketsAreIgnored() {
         var reassembler = CTAPHIDReassembler()
         #expect(reassembler.accept(.continuation(channel: 5, sequence: 0, data: [1])) == .ignored)

@@ -13,6 +13,10 @@ import Testing
         let prompting = DaemonStatus(version: "0.1.0", pid: 1, socket: "/s", startedAt: Date(timeIntervalSince1970: 0),
                                      pending: "uv", promptID: 1 << 40, rpID: "example.com")
         #expect(try DaemonStatus(bytes: prompting.cbor.encoded) == prompting)
+        let profiled = DaemonStatus(version: "0.1.0", pid: 1, socket: "/s", startedAt: Date(timeIntervalSince1970: 0),
+                                    pending: "none", profile: "fido2.0")
+        #expect(try DaemonStatus(bytes: profiled.cbor.encoded).profile == "fido2.0")
+        #expect(try DaemonStatus(bytes: status.cbor.encoded).profile == nil, "older daemons say nothing")
     }
 
     @Test func anAbsentPendingMeansNoneAndMissingFieldsAreRefused() throws {

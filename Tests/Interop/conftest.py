@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from fido2.client import DefaultClientDataCollector, Fido2Client, UserInteraction
 
-from passkeyd_hid import Daemon
+from passkeyd_hid import Daemon, daemon_binary
+
+# passkeyd_fido2's pytest plugin (integrations/python) starts this tree's passkeyd.
+os.environ.setdefault("PASSKEYD_BIN", daemon_binary())
 
 ORIGIN = "https://example.com"
 RP_ID = "example.com"

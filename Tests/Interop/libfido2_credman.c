@@ -27,7 +27,8 @@
 #include <unistd.h>
 
 #include <fido.h>
-#include "passkeyd_io.h"
+#include "fill_random.h"
+#include <passkeyd-libfido2.h>
 #include <fido/credman.h>
 
 

@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include <fido.h>
-#include "passkeyd_io.h"
+#include "fill_random.h"
+#include <passkeyd-libfido2.h>
 #include <fido/eddsa.h>
 #include <fido/es256.h>
 

@@ -1,6 +1,7 @@
 import CTAP
 import CTAPHID
 import Foundation
+import PasskeydTestSupport
 import Testing
 @testable import PasskeyDaemon
 
@@ -32,7 +33,7 @@ import Testing
         let folder = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try makeStaleSocket(at: path)
+        try HandMadeSocket.stale(at: path)
         #expect(SocketFile(path: path).probe() == .stale)
 
         let daemon = try await TestDaemon.start(path: path)
@@ -117,20 +118,5 @@ import Testing
             _ = try await TestDaemon.start(path: path)
         }
         #expect(!FileManager.default.fileExists(atPath: target + "/ctaphid.sock"))
-    }
-
-    /// A socket file with nothing accepting on it, as a crashed daemon leaves.
-    private func makeStaleSocket(at path: String) throws {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        try #require(result == 0)
     }
 }

@@ -44,6 +44,36 @@ import Testing
         }
     }
 
+    @Test func initOnAChannelNobodyHoldsAdoptsIt() async throws {
+        try await withDaemon { daemon in
+            try await HIDTestClient.with(path: daemon.path) { client in
+                let chosen: UInt32 = 0x0A0B_0C0D
+                let nonce: [UInt8] = [2, 7, 1, 8, 2, 8, 1, 8]
+                let reply = try await client.transact(CTAPHIDMessage(channel: chosen, command: .`init`, payload: nonce))
+                let response = try #require(CTAPHIDInitResponse(payload: reply.payload))
+                #expect(reply.channel == chosen && response.channel == chosen && response.nonce == nonce)
+                #expect(try await client.transact(CTAPHIDMessage(channel: chosen, command: .ping, payload: [7])).payload == [7])
+                // Another connection's INIT on it is still refused.
+                try await HIDTestClient.with(path: daemon.path) { other in
+                    let refused = try await other.transact(CTAPHIDMessage(channel: chosen, command: .`init`, payload: nonce))
+                    #expect(refused.command == .error && refused.payload == [CTAPHIDError.invalidChannel.rawValue])
+                }
+            }
+        }
+    }
+
+    @Test func anUnfinishedMessageLeavesNoChannelBusyAfterAnInitElsewhere() async throws {
+        try await withDaemon(timing: .init(messageTimeout: .seconds(30))) { daemon in
+            try await HIDTestClient.with(path: daemon.path) { client in
+                let abandoned = try await client.initialize()
+                let fresh = try await client.initialize()
+                try await client.send(raw: CTAPHIDMessage(channel: abandoned, command: .ping, payload: [UInt8](repeating: 1, count: 200)).packets[0].report)
+                _ = try await client.transact(CTAPHIDMessage(channel: fresh, command: .`init`, payload: [UInt8](repeating: 3, count: 8)))
+                #expect(try await client.transact(CTAPHIDMessage(channel: fresh, command: .ping, payload: [9])).payload == [9])
+            }
+        }
+    }
+
     @Test func pingEchoesAMultiPacketPayload() async throws {
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in

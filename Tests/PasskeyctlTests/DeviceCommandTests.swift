@@ -36,6 +36,23 @@ import Testing
         }
     }
 
+    @Test func statusAndInfoShowTheProfile() async throws {
+        try await withDaemon(["--profile", "fido2.0"]) { daemon in
+            let status = try await daemon.ctl(["status", "--json"])
+            #expect(try status.json["profile"] as? String == "fido2.0")
+            let info = try await daemon.ctl(["info", "--json"])
+            #expect(info.status == 0)
+            #expect(try info.json["profile"] as? String == "fido2.0")
+            #expect(try info.json["versions"] as? [String] == ["U2F_V2", "FIDO_2_0"])
+            #expect(try await daemon.ctl(["status"]).stdout.contains("as a fido2.0 key"))
+        }
+        try await withDaemon(["--profile", "u2f"]) { daemon in
+            let info = try await daemon.ctl(["info"])
+            #expect(info.status == 0)
+            #expect(info.stdout.contains("u2f (CTAP1/U2F only"))
+        }
+    }
+
     @Test func approveAndDenyAnswerThePendingPresencePrompt() async throws {
         try await withDaemon(["--presence", "prompt"]) { daemon in
             let idle = try await daemon.ctl(["approve"])

@@ -12,6 +12,8 @@ import Testing
         ([], ["PASSKEYD_PRESENCE": "sometimes"], "--presence must be auto, prompt or deny, not 'sometimes'"),
         (["--uv", "maybe"], [:], "--uv must be auto, prompt, deny or off, not 'maybe'"),
         ([], ["PASSKEYD_UV": "maybe"], "--uv must be auto, prompt, deny or off, not 'maybe'"),
+        (["--profile", "fido2"], [:], "--profile must be one of u2f, fido2.0, fido2.1, not 'fido2'"),
+        ([], ["PASSKEYD_PROFILE": "ctap3"], "--profile must be one of u2f, fido2.0, fido2.1, not 'ctap3'"),
         (["--log-level", "loud"], [:], "--log-level must be one of trace, debug, info, notice, warning, error, critical"),
         ([], ["PASSKEYD_LOG_LEVEL": "loud"], "--log-level must be one of trace, debug, info, notice, warning, error, critical"),
         (["--bogus"], [:], "--bogus"),

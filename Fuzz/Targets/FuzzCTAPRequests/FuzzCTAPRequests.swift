@@ -27,6 +27,11 @@ private let parsers: [UInt8: @Sendable ([UInt8]) -> Void] = [
     0x80 | CTAPCommand.getInfo.rawValue: { roundTrip($0, GetInfoResponse.init(cbor:), \.cbor) },
     0x80 | CTAPCommand.clientPIN.rawValue: { roundTrip($0, ClientPINResponse.init(cbor:), \.cbor) },
     0x80 | CTAPCommand.credentialManagement.rawValue: { roundTrip($0, CredentialManagementResponse.init(cbor:), \.cbor) },
+    // CTAP1/U2F command APDUs (CTAPHID_MSG), read as Authenticator.handleAPDU reads them.
+    0xF1: { bytes in
+        guard let parsed = try? U2FRequest(apdu: bytes) else { return }
+        require((try? U2FRequest(apdu: parsed.apdu.bytes)) == parsed, "U2FRequest changed through its own APDU")
+    },
     // Authenticator data is raw bytes with embedded CBOR (CTAP 2.1 §6.1), read by the platform.
     0xF0: { bytes in
         guard let parsed = try? AuthenticatorData(bytes: bytes) else { return }

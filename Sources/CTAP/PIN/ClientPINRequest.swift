@@ -43,6 +43,14 @@ public struct ClientPINRequest: CTAPStructure, Sendable, Hashable {
         self.rpId = rpId
     }
 
+    /// The subcommand a request names, read alone: what a device that lacks it answers
+    /// `CTAP2_ERR_INVALID_SUBCOMMAND` to before judging the rest.
+    public static func subCommand(in value: CBORValue) -> ClientPINSubcommand? {
+        guard let map = try? CBORMap(value), let raw = try? map.optional(CBORValue(CodingKeys.subCommand.rawValue), CBORRead.unsigned),
+              raw <= UInt8.max else { return nil }
+        return ClientPINSubcommand(rawValue: UInt8(raw))
+    }
+
     /// The first steps of each subcommand: "If any of the following are missing,
     /// return CTAP2_ERR_MISSING_PARAMETER" (§6.5.5.2–§6.5.5.7).
     public func validate() throws(CTAPStatus) {

@@ -44,6 +44,32 @@ public actor UnixSocketTransport: CTAPTransport {
         try await transact(command: command.command, payload: payload, keepalive: { _ in })
     }
 
+    /// Sends a vendor command that answers with a stream (WATCH, docs/vendor-commands.md), calls
+    /// `subscribed` once its first reply came, and hands each later message to `receive`, until the
+    /// daemon closes the connection (`.disconnected`) or the calling task is cancelled (a normal
+    /// return). The transport serves nothing else meanwhile; the daemon may stay silent as long as it likes.
+    public func subscribe(_ command: VendorCommand, payload: [UInt8], subscribed: @Sendable () -> Void = {},
+                          receive: @Sendable ([UInt8]) async -> Void) async throws(TransportError) {
+        _ = try await vendor(command, payload: payload)
+        subscribed()
+        await beginTransaction()
+        defer { endTransaction() }
+        guard let connection else { throw .disconnected }
+        var events = connection.events
+        while !Task.isCancelled {
+            let message: [UInt8]
+            do {
+                message = try await readReply(from: &events, channel: connection.cid, to: command.command, keepalive: { _ in }, silenceTimeout: nil)
+            } catch {
+                if Task.isCancelled { break }
+                await close()
+                throw error
+            }
+            await receive(message)
+        }
+        await close()
+    }
+
     /// Closes the connection; the next request opens a new one.
     public func close() async {
         if let connection {
@@ -102,16 +128,17 @@ public actor UnixSocketTransport: CTAPTransport {
         }
         var events = connection.events
         do {
-            return .success(try await readReply(from: &events, channel: connection.cid, to: command, keepalive: keepalive))
+            return .success(try await readReply(from: &events, channel: connection.cid, to: command, keepalive: keepalive, silenceTimeout: silenceTimeout))
         } catch {
             return .failure(error)
         }
     }
 
-    /// Reads until the reply to `command` on our channel, passing keepalives on.
+    /// Reads until the reply to `command` on our channel, passing keepalives on; a device
+    /// silent for longer than `silenceTimeout` (if given) is `.timeout`.
     private func readReply(from events: inout AsyncStream<ReportStreamHandler.Event>.Iterator, channel: UInt32,
-                           to command: CTAPHIDCommand,
-                           keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
+                           to command: CTAPHIDCommand, keepalive: @escaping @Sendable (KeepaliveStatus) -> Void,
+                           silenceTimeout: Duration?) async throws(TransportError) -> [UInt8] {
         var reassembler = CTAPHIDReassembler(onlyChannel: channel)
         var lastHeard = ContinuousClock.now
         while true {
@@ -119,7 +146,7 @@ public actor UnixSocketTransport: CTAPTransport {
             let report: [UInt8]
             switch event {
             case .tick:
-                if ContinuousClock.now - lastHeard > silenceTimeout { throw .timeout }
+                if let silenceTimeout, ContinuousClock.now - lastHeard > silenceTimeout { throw .timeout }
                 continue
             case .report(let bytes):
                 report = bytes

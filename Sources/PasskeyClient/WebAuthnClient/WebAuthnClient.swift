@@ -57,9 +57,9 @@ public struct WebAuthnClient: Sendable {
             "passkeyPlatformAuthenticator": false,
             "userVerifyingPlatformAuthenticator": false,
             "relatedOrigins": false,
-            "signalAllAcceptedCredentials": false,
-            "signalCurrentUserDetails": false,
-            "signalUnknownCredential": false,
+            "signalAllAcceptedCredentials": true,
+            "signalCurrentUserDetails": true,
+            "signalUnknownCredential": true,
             "extension:credProps": true,
         ]
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CTAP
+import CTAPHID
 import PasskeyClient
 
 /// `passkeyctl info`: what the authenticator is (getInfo, CTAP 2.1 §6.4), its PIN state and credential counts.
@@ -13,6 +14,16 @@ struct InfoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let connection = global.connect()
+        // The profile comes from STATUS: a U2F-only device has no getInfo to ask.
+        let profile = try? DaemonStatus(bytes: await connection.vendor(.status)).profile
+        if profile == DaemonStatus.u2fOnlyProfile {
+            if global.json {
+                Output.json(.object([("profile", .string(DaemonStatus.u2fOnlyProfile)), ("versions", .array([.string("U2F_V2")]))]))
+            } else {
+                print("profile   \(DaemonStatus.u2fOnlyProfile) (CTAP1/U2F only: no CTAP2 getInfo)\nversions  U2F_V2")
+            }
+            return
+        }
         let info = try await connection.info()
         // Counting stored credentials takes a token; ask for one only if the PIN is at hand without a prompt.
         var metadata: CredentialsMetadata?
@@ -25,6 +36,7 @@ struct InfoCommand: AsyncParsableCommand {
         let options = info.options.sorted { $0.key < $1.key }
         if global.json {
             Output.json(.object([
+                ("profile", .optional(profile)),
                 ("versions", .array(info.versions.map(JSON.string))),
                 ("aaguid", .string(Names.aaguid(info.aaguid))),
                 ("firmwareVersion", .optional(info.firmwareVersion)),
@@ -44,6 +56,7 @@ struct InfoCommand: AsyncParsableCommand {
         let stored = metadata.map { "\($0.existing) stored, " } ?? ""
         let remaining = (metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials).map { "room for \($0) more" } ?? "room unknown"
         let rows: [[String]] = [
+            ["profile", profile ?? "unknown"],
             ["versions", info.versions.joined(separator: ", ")],
             ["AAGUID", Names.aaguid(info.aaguid)],
             ["firmware", info.firmwareVersion.map(String.init) ?? "unknown"],

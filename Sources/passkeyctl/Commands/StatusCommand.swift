@@ -22,10 +22,12 @@ struct StatusCommand: AsyncParsableCommand {
                 ("startedAt", .string(status.startedAt.formatted(.iso8601))),
                 ("pending", .string(status.pending)),
             ] + (status.promptID.map { [("promptId", JSON.int(Int(truncatingIfNeeded: $0)))] } ?? [])
-              + (status.rpID.map { [("rpId", JSON.string($0))] } ?? [])))
+              + (status.rpID.map { [("rpId", JSON.string($0))] } ?? [])
+              + (status.profile.map { [("profile", JSON.string($0))] } ?? [])))
         } else {
             let uptime = Int(Date().timeIntervalSince(status.startedAt))
-            print("passkeyd \(status.version) is running (pid \(status.pid)) on \(status.socket), "
+            print("passkeyd \(status.version) is running (pid \(status.pid)) on \(status.socket)"
+                  + (status.profile.map { " as a \($0) key" } ?? "") + ", "
                   + "since \(status.startedAt.formatted(.iso8601)) (up \(Self.duration(uptime))); pending prompt: \(status.pending)"
                   + (status.promptID.map { " #\($0)" } ?? "") + (status.rpID.map { " for \($0)" } ?? "") + ".")
         }

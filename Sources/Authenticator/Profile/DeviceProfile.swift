@@ -1,0 +1,50 @@
+import CTAP
+
+/// Which kind of security key the authenticator stands in for: what it advertises (protocols,
+/// getInfo versions, options and members, PIN/UV auth protocols, extensions) and which rule
+/// set its commands follow where CTAP 2.0 and 2.1 differ (docs/profiles.md). Commands consult
+/// `rules`; nothing compares a profile's name.
+public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
+    /// How `--profile` names it.
+    public let name: String
+    /// CTAPHID_MSG (CTAP1/U2F) and CTAPHID_CBOR (CTAP2), as INIT's capabilities report them.
+    public let protocols: CTAPProtocols
+    /// getInfo `versions` (CTAP 2.1 §6.4).
+    public let versions: [String]
+    /// The extensions offered (CTAP 2.1 §12), by identifier.
+    public let extensions: Set<String>
+    /// The CTAP2 rule set.
+    public let rules: CTAPRules
+
+    /// A U2F-only key: CTAPHID_MSG alone (NCBOR), so hosts fall back to U2F.
+    public static let u2f = DeviceProfile(
+        name: "u2f", protocols: .ctap1, versions: ["U2F_V2"], extensions: [], rules: .ctap20)
+    /// A CTAP 2.0 key (Proposed Standard, 2019-01-30) that also speaks U2F.
+    public static let fido20 = DeviceProfile(
+        name: "fido2.0", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0"], extensions: ["hmac-secret"], rules: .ctap20)
+    /// A CTAP 2.1 key that also speaks U2F: the default.
+    public static let fido21 = DeviceProfile(
+        name: "fido2.1", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1"],
+        extensions: Set(ExtensionRegistry.standard.identifiers), rules: .ctap21)
+
+    public static let all: [DeviceProfile] = [.u2f, .fido20, .fido21]
+
+    /// The profile `--profile` / `PASSKEYD_PROFILE` names, if any.
+    public init?(named name: String) {
+        guard let profile = Self.all.first(where: { $0.name == name }) else { return nil }
+        self = profile
+    }
+
+    init(name: String, protocols: CTAPProtocols, versions: [String], extensions: Set<String>, rules: CTAPRules) {
+        self.name = name
+        self.protocols = protocols
+        self.versions = versions
+        self.extensions = extensions
+        self.rules = rules
+    }
+
+    public var description: String { name }
+
+    public static func == (lhs: DeviceProfile, rhs: DeviceProfile) -> Bool { lhs.name == rhs.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}

@@ -1,0 +1,101 @@
+import CTAP
+import Foundation
+
+/// passkeyd's credential transfer commands (docs/vendor-commands.md, docs/testing-your-relying-party.md):
+/// export and import of discoverable credentials, and a credential's backup flags. Test controls,
+/// but never unauthenticated: each needs a pinUvAuthToken with the `cm` permission, as credential
+/// management does (CTAP 2.1 §6.8.1), so private keys leave only after the PIN or built-in UV.
+extension Authenticator {
+    /// At most this many credentials per page: with private keys, a page stays well inside one
+    /// CTAPHID message (7609 bytes).
+    static let exportPageSize = 8
+
+    func exportCredentials(_ request: AuthenticatedVendorRequest<ExportParameters>) async throws(CTAPStatus) -> ExportResponse {
+        let token = try authorizeTransfer(request, .passkeydExport)
+        let parameters = request.parameters
+        if let bound = token.rpID, bound != parameters.rpID { throw .pinAuthInvalid }
+        var all: [CredentialSource]
+        do {
+            if let rpID = parameters.rpID { all = try await store.credentials(rpID: rpID) } else { all = try await store.allCredentials() }
+        } catch { throw storeFailure(error) }
+        // A stable order, so pages neither repeat nor skip: RP ID, then creation, then ID.
+        all.sort { a, b in
+            if a.rp.id != b.rp.id { return a.rp.id < b.rp.id }
+            if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
+            return a.id.lexicographicallyPrecedes(b.id)
+        }
+        let offset = parameters.offset ?? 0
+        guard offset <= all.count else { throw .invalidParameter }
+        let page = all[offset..<min(all.count, offset + Self.exportPageSize)]
+        let withKeys = parameters.includePrivateKeys == true
+        if withKeys { logger.notice("credentials exported with their private keys", metadata: ["count": "\(page.count)"]) }
+        // The count last used, where a lease counts ahead of the stored mark (SignatureCounterLease).
+        let records = page.map { $0.record(includingPrivateKey: withKeys, signCount: counterLeases.resident[$0.id]?.issued ?? $0.signCount) }
+        return ExportResponse(credentials: records, total: all.count)
+    }
+
+    func importCredential(_ request: AuthenticatedVendorRequest<ImportParameters>) async throws(CTAPStatus) {
+        let token = try authorizeTransfer(request, .passkeydImport)
+        let record = request.parameters.credential
+        if let bound = token.rpID, bound != record.rp.id { throw .pinAuthInvalid }
+        let source = try CredentialSource(importing: record)
+        do { try await store.save(source) } catch { throw storeFailure(error) }
+        logger.info("credential imported")
+    }
+
+    func setCredentialFlags(_ request: AuthenticatedVendorRequest<CredentialFlagsParameters>) async throws(CTAPStatus) -> CredentialSource {
+        let token = try authorizeTransfer(request, .passkeydCredentialFlags)
+        let parameters = request.parameters
+        let stored: CredentialSource?
+        do { stored = try await store.credential(id: parameters.credentialID) } catch { throw storeFailure(error) }
+        guard var source = stored else { throw .noCredentials }
+        if let bound = token.rpID, bound != source.rp.id { throw .pinAuthInvalid }
+        let current = source.backup ?? .singleDevice
+        // WebAuthn L3 §6.1: BS never without BE.
+        guard let backup = BackupFlags(eligible: parameters.backupEligible ?? current.eligible,
+                                       backedUp: parameters.backupState ?? current.backedUp) else { throw .invalidParameter }
+        source.backup = backup
+        do { try await store.save(source) } catch { throw storeFailure(error) }
+        return source
+    }
+
+    /// CTAP 2.1 §6.8.1 steps 1–4, for a vendor command: a pinUvAuthParam over `command || parameters`
+    /// from a token with the `cm` permission.
+    private func authorizeTransfer<P>(_ request: AuthenticatedVendorRequest<P>, _ command: CTAPCommand) throws(CTAPStatus) -> PinUvAuthTokenState {
+        guard let param = request.pinUvAuthParam else { throw .puatRequired }
+        return try authorize(param, protocol: try Self.pinUvAuthProtocol(request.pinUvAuthProtocol),
+                             message: request.authenticatedMessage(command), permission: .cm)
+    }
+}
+
+extension CredentialSource {
+    func record(includingPrivateKey: Bool, signCount: UInt32) -> CredentialRecord {
+        CredentialRecord(
+            id: id, rp: rp, user: user, algorithm: algorithm.rawValue, signCount: Int(signCount),
+            privateKey: includingPrivateKey ? privateKey : nil, credProtect: Int(credProtect),
+            backupEligible: (backup ?? .singleDevice).eligible, backupState: (backup ?? .singleDevice).backedUp,
+            createdAt: Int(createdAt.timeIntervalSince1970), countsSignatures: countsSignatures)
+    }
+
+    /// A record to store, checked as makeCredential would check its inputs: a supported algorithm
+    /// whose key is valid, a credential ID within the device's limit, a credProtect level and
+    /// backup flags that exist. Every refusal is `CTAP1_ERR_INVALID_PARAMETER`; a record without
+    /// its private key is `CTAP2_ERR_MISSING_PARAMETER`.
+    init(importing record: CredentialRecord) throws(CTAPStatus) {
+        guard let privateKey = record.privateKey else { throw .missingParameter }
+        guard let algorithm = COSEAlgorithm(rawValue: record.algorithm), algorithm != .ecdhESHKDF256 else { throw .unsupportedAlgorithm }
+        guard (1...128).contains(record.id.count), record.user.id.count <= 64 else { throw .invalidParameter }
+        guard (try? CredentialKey(algorithm: algorithm, rawRepresentation: privateKey).publicKey()) != nil else { throw .invalidParameter }
+        let credProtect = record.credProtect ?? 1
+        guard (1...3).contains(credProtect) else { throw .invalidParameter }
+        guard let backup = BackupFlags(eligible: record.backupEligible ?? false, backedUp: record.backupState ?? false) else {
+            throw .invalidParameter
+        }
+        guard let signCount = UInt32(exactly: record.signCount ?? 0) else { throw .invalidParameter }
+        self.init(id: record.id, rp: record.rp, user: record.user, algorithm: algorithm, privateKey: privateKey,
+                  signCount: signCount, createdAt: record.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date(),
+                  credProtect: UInt8(credProtect))
+        self.backup = backup
+        countsSignatures = record.countsSignatures
+    }
+}

@@ -1,0 +1,40 @@
+import CTAP
+
+/// The events a command's typed request and response describe, derived here so that no
+/// spec step emits anything.
+extension DeviceEvent {
+    init(made response: MakeCredentialResponse, for request: MakeCredentialRequest) {
+        let authData = try? AuthenticatorData(bytes: response.attestation.authenticatorData)
+        self.init(kind: .credentialAdded, rpID: request.rp.id, credentialID: authData?.attestedCredentialData?.credentialID,
+                  userName: request.user.name, signCount: authData?.signCount)
+    }
+
+    init(asserted response: GetAssertionResponse, rpID: String) {
+        let authData = try? AuthenticatorData(bytes: response.authenticatorData)
+        self.init(kind: .credentialAsserted, rpID: rpID, credentialID: response.credential.id,
+                  userName: response.user?.name, signCount: authData?.signCount)
+    }
+
+    /// pin.set or pin.changed after a successful clientPIN; nil for every other subcommand.
+    init?(pinChangedBy request: ClientPINRequest) {
+        switch request.subCommand {
+        case .setPIN: self.init(kind: .pinSet)
+        case .changePIN: self.init(kind: .pinChanged)
+        default: return nil
+        }
+    }
+
+    /// credential.deleted or credential.updated after a successful credential management
+    /// subcommand; nil for the ones that only read.
+    init?(changedBy request: CredentialManagementRequest) {
+        let parameters = request.subCommandParams
+        switch request.subCommand {
+        case .deleteCredential:
+            self.init(kind: .credentialDeleted, credentialID: parameters?.credentialID?.id)
+        case .updateUserInformation:
+            self.init(kind: .credentialUpdated, credentialID: parameters?.credentialID?.id, userName: parameters?.user?.name)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import CTAP
+
+extension Authenticator {
+    /// U2F_REGISTER (FIDO U2F Raw Message Formats §4). The key handle is a non-resident
+    /// credential ID (ES256, sealed with the application parameter as its rpIdHash), so
+    /// CTAP2 getAssertion accepts it too (CTAP 2.1 §10.2).
+    func u2fRegister(_ request: U2FRegisterRequest) async throws(StatusWord) -> U2FResponse {
+        // §4.2: registration always tests user presence.
+        try await u2fPresence(UserActionRequest(purpose: .makeCredential))
+        let wrappingKey = try await u2fDevice { () async throws(CTAPStatus) in try await deviceState().wrappingKey }
+        let attestation = try await u2fAttestationIdentity()
+        return try await u2fDevice { () async throws(CTAPStatus) -> U2FResponse in
+            let key = try CredentialKey.generate(.es256)
+            let keyHandle = try CredentialWrapping.wrap(key, extensions: CredentialExtensionState(), rpIDHash: request.application, wrappingKey: wrappingKey)
+            // §4.3: the user public key as an uncompressed point (X9.62: 0x04 ‖ x ‖ y).
+            guard case .p256(let x, let y, _) = try key.publicKey() else { throw .other }
+            let publicKey = [0x04] + x + y
+            let signed = U2FSignedData.registration(
+                application: request.application, challenge: request.challenge, keyHandle: keyHandle, publicKey: publicKey)
+            let signature: [UInt8]
+            do { signature = try attestation.sign(signed) } catch { throw .other }
+            logger.info("U2F credential registered")
+            return .registration(publicKey: publicKey, keyHandle: keyHandle, attestationCertificate: attestation.certificate, signature: signature)
+        }
+    }
+
+    /// The device's attestation identity, made and stored the first time it is needed.
+    private func u2fAttestationIdentity() async throws(StatusWord) -> U2FAttestationIdentity {
+        if let identity = try await u2fDevice({ () async throws(CTAPStatus) in try await deviceState().u2fAttestation }) { return identity }
+        let made: U2FAttestationIdentity
+        do { made = try U2FAttestationIdentity.make() } catch { throw .noPreciseDiagnosis }
+        return try await u2fDevice { () async throws(CTAPStatus) in
+            try await updateDeviceState { (state: inout DeviceState) -> U2FAttestationIdentity in
+                if state.u2fAttestation == nil { state.u2fAttestation = made }
+                return state.u2fAttestation ?? made
+            }
+        }
+    }
+}

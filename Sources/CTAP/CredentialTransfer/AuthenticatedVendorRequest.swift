@@ -1,0 +1,54 @@
+import CBOR
+
+/// A request of one of passkeyd's vendor CTAP2 commands (CTAP 2.1 §6: 0x40–0xBF are the
+/// vendor's): parameters, and a pinUvAuthParam over `command || parameters` made with a
+/// pinUvAuthToken that holds the `cm` permission, as credential management's (§6.8.1).
+///
+/// Like `CredentialManagementRequest`, a request parsed from the wire keeps the parameter bytes
+/// as received, since the MAC covers those exact bytes.
+public struct AuthenticatedVendorRequest<Parameters: CTAPStructure & Sendable & Hashable>: Sendable, Hashable {
+    public var parameters: Parameters
+    public var pinUvAuthProtocol: Int?
+    public var pinUvAuthParam: [UInt8]?
+    private var receivedParameterBytes: [UInt8]? = nil
+
+    public init(parameters: Parameters, pinUvAuthProtocol: Int? = nil, pinUvAuthParam: [UInt8]? = nil) {
+        self.parameters = parameters
+        self.pinUvAuthProtocol = pinUvAuthProtocol
+        self.pinUvAuthParam = pinUvAuthParam
+    }
+
+    /// What pinUvAuthParam authenticates for `command`.
+    public func authenticatedMessage(_ command: CTAPCommand) -> [UInt8] {
+        [command.rawValue] + (receivedParameterBytes ?? parameters.cbor.encoded)
+    }
+
+    /// `{1: parameters, 2: pinUvAuthProtocol, 3: pinUvAuthParam}`.
+    public var cbor: CBORValue {
+        var map: [CBORValue: CBORValue] = [1: parameters.cbor]
+        if let pinUvAuthProtocol { map[2] = CBORValue(pinUvAuthProtocol) }
+        if let pinUvAuthParam { map[3] = .byteString(pinUvAuthParam) }
+        return .map(map)
+    }
+
+    public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
+        let value: CBORValue
+        do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
+        let map = try CBORMap(value)
+        parameters = try Parameters(cbor: try map.required(1) { $0 })
+        pinUvAuthProtocol = try map.optional(2, CBORRead.int)
+        pinUvAuthParam = try map.optional(3, CBORRead.bytes)
+        guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[CBORValue(1)] else { throw .invalidCBOR }
+        receivedParameterBytes = raw
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.parameters == b.parameters && a.pinUvAuthProtocol == b.pinUvAuthProtocol && a.pinUvAuthParam == b.pinUvAuthParam
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(parameters)
+        hasher.combine(pinUvAuthProtocol)
+        hasher.combine(pinUvAuthParam)
+    }
+}

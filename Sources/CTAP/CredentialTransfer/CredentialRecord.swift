@@ -1,0 +1,44 @@
+import CBOR
+
+/// A discoverable credential as passkeyd's credential transfer commands carry it (docs/vendor-commands.md):
+/// what `passkeyctl export` writes out and `import` puts back. The private key travels only
+/// when the export asked for it.
+public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
+    enum CodingKeys: Int, CodingKey {
+        case id = 0x01, rp, user, algorithm, signCount, privateKey, credProtect, backupEligible, backupState, createdAt, countsSignatures
+    }
+
+    public var id: [UInt8]
+    public var rp: PublicKeyCredentialRpEntity
+    public var user: PublicKeyCredentialUserEntity
+    /// A COSE algorithm identifier (WebAuthn L3 §5.8.5).
+    public var algorithm: Int
+    @Unsigned public var signCount: Int?
+    /// The key's raw form in passkeyd's keystore: the P-256/384/521 scalar or the Ed25519 seed.
+    public var privateKey: [UInt8]?
+    /// 1 userVerificationOptional, 2 …WithCredentialIDList, 3 …Required (CTAP 2.1 §12.1).
+    @Unsigned public var credProtect: Int?
+    public var backupEligible: Bool?
+    public var backupState: Bool?
+    /// Unix time in seconds.
+    @Unsigned public var createdAt: Int?
+    /// False for a credential whose counter stays 0 for good, as the Credential Exchange Format
+    /// requires of imported passkeys (CXF 1.0, PasskeyCredential); absent means true.
+    public var countsSignatures: Bool?
+
+    public init(id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: Int,
+                signCount: Int? = nil, privateKey: [UInt8]? = nil, credProtect: Int? = nil,
+                backupEligible: Bool? = nil, backupState: Bool? = nil, createdAt: Int? = nil, countsSignatures: Bool? = nil) {
+        self.countsSignatures = countsSignatures
+        self.id = id
+        self.rp = rp
+        self.user = user
+        self.algorithm = algorithm
+        self.signCount = signCount
+        self.privateKey = privateKey
+        self.credProtect = credProtect
+        self.backupEligible = backupEligible
+        self.backupState = backupState
+        self.createdAt = createdAt
+    }
+}

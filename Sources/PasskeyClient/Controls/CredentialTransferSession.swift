@@ -1,0 +1,48 @@
+import CBOR
+import CTAP
+
+/// passkeyd's credential transfer commands (docs/vendor-commands.md), typed: export and import
+/// of discoverable credentials and a credential's backup flags. Each request carries a
+/// pinUvAuthParam from a token with the `cm` permission, as credential management does.
+public struct CredentialTransferSession: Sendable {
+    public let session: CTAP2Session
+    public let token: PinUvAuthToken
+
+    public init(session: CTAP2Session, token: PinUvAuthToken) {
+        self.session = session
+        self.token = token
+    }
+
+    /// Every discoverable credential (of `rpID`, when given), page by page; private keys only
+    /// when asked for.
+    public func export(rpID: String? = nil, includePrivateKeys: Bool = false) async throws(CTAP2Error) -> [CredentialRecord] {
+        var records: [CredentialRecord] = []
+        while true {
+            let parameters = ExportParameters(rpID: rpID, includePrivateKeys: includePrivateKeys ? true : nil,
+                                              offset: records.isEmpty ? nil : records.count)
+            guard let body = try await call(.passkeydExport, parameters) else { throw .malformedResponse }
+            let page: ExportResponse
+            do { page = try ExportResponse(cbor: body) } catch { throw .malformedResponse }
+            records += page.credentials
+            guard let total = page.total else { throw .malformedResponse }
+            if records.count >= total || page.credentials.isEmpty { return records }
+        }
+    }
+
+    /// Stores one credential as discoverable; one with the same RP and user handle is replaced.
+    public func importCredential(_ record: CredentialRecord) async throws(CTAP2Error) {
+        _ = try await call(.passkeydImport, ImportParameters(credential: record))
+    }
+
+    /// Sets a stored credential's BE and BS (nil: unchanged); BS without BE is refused.
+    public func setBackupFlags(credentialID: [UInt8], eligible: Bool?, backedUp: Bool?) async throws(CTAP2Error) {
+        _ = try await call(.passkeydCredentialFlags,
+                           CredentialFlagsParameters(credentialID: credentialID, backupEligible: eligible, backupState: backedUp))
+    }
+
+    private func call<P: CTAPStructure & Sendable & Hashable>(_ command: CTAPCommand, _ parameters: P) async throws(CTAP2Error) -> CBORValue? {
+        var request = AuthenticatedVendorRequest(parameters: parameters, pinUvAuthProtocol: token.protocolVersion)
+        request.pinUvAuthParam = token.authenticate(request.authenticatedMessage(command))
+        return try await session.send(command, request.cbor)
+    }
+}

@@ -1,0 +1,60 @@
+import CTAP
+import CTAPHID
+
+/// passkeyd's test controls, typed (docs/testing-your-relying-party.md): faults to arm, list
+/// and clear, and the stream of what the device does. Over the daemon's socket, through the
+/// FAULT and WATCH vendor commands (docs/vendor-commands.md).
+public struct DeviceControls: Sendable {
+    public let transport: UnixSocketTransport
+
+    public init(transport: UnixSocketTransport) {
+        self.transport = transport
+    }
+
+    /// Arms a fault; returns every armed fault, oldest first.
+    @discardableResult
+    public func arm(_ rule: FaultRule) async throws(CTAP2Error) -> [FaultRule] {
+        try await send(.set(rule))
+    }
+
+    public func armedFaults() async throws(CTAP2Error) -> [FaultRule] {
+        try await send(.list)
+    }
+
+    public func clearFaults() async throws(CTAP2Error) {
+        _ = try await send(.clear)
+    }
+
+    /// The device's events from the moment this returns (the daemon has confirmed the watch),
+    /// until the consumer stops iterating or the daemon goes away (the stream then ends with
+    /// `CTAP2Error.transport`). Uses its own connection.
+    public func events() async throws(CTAP2Error) -> AsyncThrowingStream<DeviceEvent, any Error> {
+        let watcher = UnixSocketTransport(path: transport.path)
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: DeviceEvent.self)
+        let subscription = AsyncStream.makeStream(of: Void.self)
+        let task = Task {
+            do throws(TransportError) {
+                try await watcher.subscribe(.watch, payload: [], subscribed: { subscription.continuation.finish() }) { payload in
+                    guard let event = try? DeviceEvent(bytes: payload) else { return }
+                    continuation.yield(event)
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: CTAP2Error.transport(error))
+            }
+            subscription.continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        // Returns once subscribed, or once the attempt failed (the stream then ends with why).
+        for await _ in subscription.stream {}
+        return stream
+    }
+
+    private func send(_ command: FaultCommand) async throws(CTAP2Error) -> [FaultRule] {
+        let reply: [UInt8]
+        do { reply = try await transport.vendor(.fault, payload: command.cbor.encoded) } catch { throw .transport(error) }
+        guard let status = reply.first.flatMap(CTAPStatus.init(rawValue:)) else { throw .malformedResponse }
+        guard status == .success else { throw .status(status) }
+        do { return try FaultCommand.decodeReply(Array(reply.dropFirst())) } catch { throw .malformedResponse }
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import CTAP
+import Foundation
+import PasskeyClient
+
+/// `passkeyctl export` / `import`: discoverable credentials out of one passkeyd and into another
+/// (docs/testing-your-relying-party.md). Both need the PIN or built-in UV, as credential management does.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Write the discoverable credentials out as JSON (Chrome's virtual authenticator's fields) or CXF.",
+        discussion: "Private keys are written only with --include-private-keys; keep such a file as secret as the keys. CXF leaves out passkeys whose counter is not 0, as that format requires.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Only this RP ID's credentials.") var rp: String?
+    @Flag(name: .customLong("include-private-keys"), help: "Include each credential's private key (PKCS#8).") var includePrivateKeys = false
+    @Option(help: "json (default) or cxf.") var format: String = CredentialFile.Format.json.rawValue
+    @Option(name: .shortAndLong, help: "Write to this file (created private, mode 600) instead of standard output.") var output: String?
+
+    func validate() throws {
+        guard let format = CredentialFile.Format(rawValue: format) else { throw ValidationError("--format must be json or cxf.") }
+        if format == .cxf, !includePrivateKeys { throw ValidationError("A cxf file carries private keys: add --include-private-keys.") }
+    }
+
+    func run() async throws {
+        let format = CredentialFile.Format(rawValue: format)!
+        let connection = global.connect()
+        let transfer = try await TransferSession.open(connection, pinFile: global.pinFile)
+        var records = try await connection.run { () async throws(CTAP2Error) in
+            try await transfer.export(rpID: rp, includePrivateKeys: includePrivateKeys)
+        }
+        if format == .cxf {
+            let counting = records.filter { ($0.signCount ?? 0) != 0 }
+            if !counting.isEmpty {
+                Output.error("Left out \(counting.count) passkey\(counting.count == 1 ? "" : "s") whose signature counter is not 0: the Credential Exchange Format carries only passkeys without a counter (start passkeyd with --counter zero to make such passkeys).")
+            }
+            records.removeAll { ($0.signCount ?? 0) != 0 }
+        }
+        let text = CredentialFile.encode(records, format: format).text() + "\n"
+        guard let output else { return print(text, terminator: "") }
+        try TransferSession.writePrivately(text, to: output)
+        Output.error("Wrote \(records.count) credential\(records.count == 1 ? "" : "s") to \(output).")
+    }
+}
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Store the credentials of an export file (json or cxf) as discoverable credentials.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The file `passkeyctl export --include-private-keys` wrote.") var file: String
+    @Option(help: "json (default) or cxf.") var format: String = CredentialFile.Format.json.rawValue
+
+    func validate() throws {
+        if CredentialFile.Format(rawValue: format) == nil { throw ValidationError("--format must be json or cxf.") }
+    }
+
+    func run() async throws {
+        guard let data = FileManager.default.contents(atPath: file) else { throw Failure.usage("Cannot read \(file).") }
+        let records = try CredentialFile.decode(data, format: CredentialFile.Format(rawValue: format)!)
+        let connection = global.connect()
+        let transfer = try await TransferSession.open(connection, pinFile: global.pinFile)
+        for record in records {
+            try await connection.run { () async throws(CTAP2Error) in try await transfer.importCredential(record) }
+        }
+        Report.done(json: global.json, "Imported \(records.count) credential\(records.count == 1 ? "" : "s").", [("count", .int(records.count))])
+    }
+}
+
+/// `passkeyctl credential flags ID --be on|off --bs on|off` (WebAuthn L3 §6.1.3: BS never without BE).
+struct CredentialCommands: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "credential", abstract: "Change a stored credential's properties, for testing a relying party.",
+        subcommands: [CredentialFlagsCommand.self])
+}
+
+struct CredentialFlagsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flags", abstract: "Set a credential's backup eligibility (BE) and backup state (BS).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The credential's base64url ID or a unique prefix of it.") var id: String
+    @Option(help: "Backup eligible: on or off.") var be: Switch?
+    @Option(help: "Backed up: on or off (on needs BE).") var bs: Switch?
+
+    enum Switch: String, ExpressibleByArgument {
+        case on, off
+        var value: Bool { self == .on }
+    }
+
+    func validate() throws {
+        if be == nil, bs == nil { throw ValidationError("Give --be, --bs or both.") }
+    }
+
+    func run() async throws {
+        let connection = global.connect()
+        let management = try await connection.managementSession(pinFile: global.pinFile)
+        let entry = try await CredentialCatalog.load(management, connection: connection).resolve(id)
+        let transfer = CredentialTransferSession(session: management.session, token: management.token)
+        do {
+            try await transfer.setBackupFlags(credentialID: entry.credential.credentialID, eligible: be?.value, backedUp: bs?.value)
+        } catch .status(.invalidParameter) {
+            throw Failure.refused("A credential cannot be backed up without being backup eligible (WebAuthn L3 §6.1): add --be on.")
+        } catch {
+            throw Failure(error, socket: connection.socket)
+        }
+        Report.done(json: global.json, "Backup flags of \(entry.id) set.")
+    }
+}
+
+/// The credential transfer session over a token with the `cm` permission.
+enum TransferSession {
+    static func open(_ connection: Connection, pinFile: String?) async throws(Failure) -> CredentialTransferSession {
+        let management = try await connection.managementSession(pinFile: pinFile)
+        return CredentialTransferSession(session: management.session, token: management.token)
+    }
+
+    /// A file only its owner can read: it may hold private keys.
+    static func writePrivately(_ text: String, to path: String) throws(Failure) {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw .usage("Cannot write \(path): \(String(cString: strerror(errno))).") }
+        defer { Glibc.close(fd) }
+        fchmod(fd, 0o600)
+        let bytes = Array(text.utf8)
+        guard Glibc.write(fd, bytes, bytes.count) == bytes.count else { throw .usage("Cannot write \(path): \(String(cString: strerror(errno))).") }
+    }
+}

@@ -1,0 +1,87 @@
+import CBOR
+import CTAP
+import Testing
+@testable import Authenticator
+
+/// What each profile advertises, and the CTAP 2.0 rules the fido2.0 profile's steps follow
+/// (docs/profiles.md; the interop suite provokes every row against the daemon too).
+struct DeviceProfileTests {
+    @Test func profilesAreNamedAsTheFlagSaysAndNoOther() {
+        #expect(DeviceProfile.all.map(\.name) == ["u2f", "fido2.0", "fido2.1"])
+        #expect(DeviceProfile(named: "fido2.0") == .fido20)
+        #expect(DeviceProfile(named: "fido2") == nil)
+    }
+
+    @Test func fido20AdvertisesOnlyWhatCTAP20Has() async throws {
+        let h = Harness(profile: .fido20)
+        let (status, body) = try await h.send(.getInfo)
+        #expect(status == .success)
+        let info = try GetInfoResponse(cbor: try #require(body))
+        #expect(info.versions == ["U2F_V2", "FIDO_2_0"])
+        #expect(info.pinUvAuthProtocols == [1])
+        #expect(info.extensions == ["hmac-secret"])
+        #expect(Set(info.options.keys) == ["rk", "up", "plat", "clientPin"])
+        #expect(info.algorithms.isEmpty && info.maxCredentialCountInList == nil && info.remainingDiscoverableCredentials == nil)
+    }
+
+    @Test func fido20WithholdsTheCommandsAndSubcommandsOf21() async throws {
+        let h = Harness(profile: .fido20)
+        #expect(try await h.status(of: .credentialManagement, CredentialManagementRequest(subCommand: .getCredsMetadata).cbor) == .invalidCommand)
+        #expect(try await h.status(of: .credentialManagementPreview, CredentialManagementRequest(subCommand: .getCredsMetadata).cbor) == .invalidCommand)
+        #expect(try await h.status(of: .selection) == .invalidCommand)
+        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getUVRetries).cbor) == .invalidSubcommand)
+        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getPinUvAuthTokenUsingPinWithPermissions).cbor) == .invalidSubcommand)
+        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 2).cbor) == .invalidParameter)
+        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 1).cbor) == .success)
+    }
+
+    @Test func optionStatusesFollowTheRuleSet() async throws {
+        for (profile, rk, uv) in [(DeviceProfile.fido20, CTAPStatus.invalidOption, CTAPStatus.unsupportedOption),
+                                  (.fido21, .unsupportedOption, .invalidOption)] {
+            let h = Harness(profile: profile)
+            var request = Fixture.getAssertion()
+            request.options.rk = true
+            #expect(try await h.status(of: .getAssertion, request.cbor) == rk, "\(profile)")
+            #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(uv: true).cbor) == uv, "\(profile)")
+            #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(rk: false, uv: true).cbor) == uv, "\(profile)")
+        }
+    }
+
+    @Test func a20DeviceTypeChecksEntityIcons() async throws {
+        for (profile, mistyped) in [(DeviceProfile.fido20, CTAPStatus.cborUnexpectedType), (.fido21, .success)] {
+            let h = Harness(profile: profile)
+            var value = try #require(Fixture.makeCredential(rk: false).cbor.mapValue)
+            var rp = try #require(value[2]?.mapValue)
+            rp["icon"] = 7
+            value[2] = .map(rp)
+            #expect(try await h.status(of: .makeCredential, .map(value)) == mistyped, "\(profile)")
+            rp["icon"] = "https://example.com/icon.png"
+            value[2] = .map(rp)
+            #expect(try await h.status(of: .makeCredential, .map(value)) == .success, "\(profile)")
+        }
+    }
+
+    @Test func aPINProtectsEveryCredentialUnder20AndDiscoverableOnesUnder21() async throws {
+        for (profile, nonDiscoverable) in [(DeviceProfile.fido20, CTAPStatus.puatRequired), (.fido21, .success)] {
+            let h = Harness(profile: profile)
+            #expect(try await PlatformPIN(h, .one).setPIN("1234") == .success)
+            #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(rk: false).cbor) == nonDiscoverable, "\(profile)")
+            #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(rk: true).cbor) == .puatRequired, "\(profile)")
+        }
+    }
+
+    @Test func a20PinTokenServesUntilThePowerCycle() async throws {
+        for (profile, second) in [(DeviceProfile.fido20, CTAPStatus.success), (.fido21, .pinAuthInvalid)] {
+            let h = Harness(profile: profile)
+            let platform = PlatformPIN(h, .one)
+            #expect(try await platform.setPIN("1234") == .success)
+            let token = try await platform.grantedToken(pin: "1234")
+            #expect(try await h.status(of: .makeCredential, platform.makeCredential(token).cbor) == .success, "\(profile)")
+            #expect(try await h.status(of: .makeCredential, platform.makeCredential(token, user: Fixture.user(2)).cbor) == second, "\(profile)")
+            // Nor does a 2.0 token expire with the 2.1 usage timer.
+            h.clock.advance(.seconds(700))
+            let later = try await h.status(of: .getAssertion, platform.getAssertion(token).cbor)
+            #expect(later == (profile == .fido20 ? .success : .pinAuthInvalid), "\(profile)")
+        }
+    }
+}

@@ -1,0 +1,301 @@
+"""Test controls against the real daemon, judged by real verifiers: each armed fault flips
+what Fido2Server and py_webauthn say, and the next transaction verifies again; `passkeyctl
+watch --json` shows a scripted session in order (docs/testing-your-relying-party.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+import webauthn
+from fido2 import cbor
+from fido2.client import ClientError
+from fido2.server import Fido2Server
+from webauthn.helpers.exceptions import InvalidAuthenticationResponse
+
+from conftest import make_client
+from passkeyd_pin import passkeyctl, passkeyctl_binary
+
+
+@pytest.fixture(scope="module")
+def daemon(daemon_factory):
+    return daemon_factory("--presence", "auto", "--uv", "auto")
+
+
+def ctl(daemon, *args: str) -> subprocess.CompletedProcess:
+    result = passkeyctl(daemon.socket, *args, pin=None)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+class Account:
+    """One RP with one registered passkey, and what its server remembers of it."""
+
+    def __init__(self, device, name: str):
+        self.rp_id = f"{name}.controls.example"
+        self.origin = f"https://{self.rp_id}"
+        self.server = Fido2Server({"id": self.rp_id, "name": name})
+        self.client = make_client(device, self.origin)
+        options, state = self.server.register_begin(
+            {"id": os.urandom(16), "name": f"{name}@example.net", "displayName": name},
+            resident_key_requirement="required", user_verification="required")
+        result = self.client.make_credential(options.public_key)
+        self.credential = self.server.register_complete(state, result).credential_data
+        self.sign_count = 0
+
+    def attempt(self, *, require_uv: bool = True) -> tuple[str | None, str | None]:
+        """One sign-in judged by both servers: (Fido2Server's refusal, py_webauthn's refusal), None
+        where one accepts. The stored count moves only when both accept, as an RP's would."""
+        request, state = self.server.authenticate_begin(user_verification="required" if require_uv else "discouraged")
+        response = self.client.get_assertion(request.public_key).get_response(0)
+        fido2_error = webauthn_error = None
+        try:
+            self.server.authenticate_complete(state, [self.credential], response)
+        except ValueError as e:
+            fido2_error = str(e)
+        try:
+            verified = webauthn.verify_authentication_response(
+                credential=json.dumps(dict(response)),
+                expected_challenge=request.public_key.challenge,
+                expected_rp_id=self.rp_id,
+                expected_origin=self.origin,
+                credential_public_key=cbor.encode(dict(self.credential.public_key)),
+                credential_current_sign_count=self.sign_count,
+                require_user_verification=require_uv,
+            )
+        except InvalidAuthenticationResponse as e:
+            webauthn_error = str(e)
+        if fido2_error is None and webauthn_error is None:
+            self.sign_count = verified.new_sign_count
+        return fido2_error, webauthn_error
+
+    def sign_in(self) -> None:
+        assert self.attempt() == (None, None)
+
+
+def test_bogus_signature_is_rejected_once_then_sign_in_verifies(daemon, device):
+    account = Account(device, "bogus")
+    ctl(daemon, "fault", "set", "bogus-signature", "--rp", account.rp_id)
+    fido2_error, webauthn_error = account.attempt()
+    assert fido2_error == "Invalid signature."
+    assert webauthn_error and "signature" in webauthn_error.lower()
+    account.sign_in()
+
+
+def test_cleared_uv_fails_servers_that_require_verification(daemon, device):
+    account = Account(device, "clearuv")
+    ctl(daemon, "fault", "set", "clear-uv", "--rp", account.rp_id)
+    fido2_error, webauthn_error = account.attempt()
+    assert fido2_error == "User verification required, but user verified flag not set."
+    assert webauthn_error and "verif" in webauthn_error.lower()
+    account.sign_in()
+
+
+def test_cleared_up_fails_both_servers(daemon, device):
+    account = Account(device, "clearup")
+    ctl(daemon, "fault", "set", "clear-up", "--rp", account.rp_id)
+    fido2_error, webauthn_error = account.attempt(require_uv=False)
+    assert fido2_error == "User Present flag not set."
+    assert webauthn_error and "not present" in webauthn_error
+    account.sign_in()
+
+
+@pytest.mark.parametrize("fault", ["counter-rewind=2", "counter-freeze", "counter-zero"])
+def test_a_counter_that_does_not_advance_is_caught_by_the_sign_count_check(daemon, device, fault):
+    account = Account(device, "counter" + fault.split("=")[0].split("-")[1])
+    for _ in range(3):
+        account.sign_in()
+    ctl(daemon, "fault", "set", fault, "--rp", account.rp_id)
+    fido2_error, webauthn_error = account.attempt()
+    assert fido2_error is None, "Fido2Server keeps no counter"
+    assert webauthn_error and "sign count" in webauthn_error
+    account.sign_in()  # the device's own counter kept advancing underneath
+
+
+def test_status_fault_answers_that_status_and_list_shows_what_is_armed(daemon, device):
+    account = Account(device, "status")
+    ctl(daemon, "fault", "set", "status=CTAP2_ERR_PIN_AUTH_BLOCKED", "--count", "2", "--rp", account.rp_id)
+    armed = json.loads(ctl(daemon, "--json", "fault", "list").stdout)
+    assert {"fault": "status=CTAP2_ERR_PIN_AUTH_BLOCKED", "remaining": 2, "rpId": account.rp_id} in armed
+    for _ in range(2):
+        with pytest.raises(ClientError) as err:
+            account.attempt()
+        assert err.value.cause.code == 0x34
+    account.sign_in()
+    assert json.loads(ctl(daemon, "--json", "fault", "list").stdout) == []
+
+
+def test_deny_refuses_and_latency_keeps_keepalives_flowing(daemon, device):
+    account = Account(device, "denylatency")
+    ctl(daemon, "fault", "set", "deny", "--rp", account.rp_id)
+    with pytest.raises(ClientError):
+        account.attempt()
+    ctl(daemon, "fault", "set", "latency=1500", "--rp", account.rp_id)
+    started = time.monotonic()
+    account.sign_in()  # python-fido2 gives up on a device silent for longer than this; keepalives keep it waiting
+    assert time.monotonic() - started >= 1.5
+
+
+def test_drop_makes_the_device_vanish_mid_transaction(daemon, device):
+    account = Account(device, "drop")
+    ctl(daemon, "fault", "set", "drop", "--rp", account.rp_id)
+    with pytest.raises(Exception):
+        account.attempt()
+    fresh = daemon.device()
+    try:
+        account.client = make_client(fresh, account.origin)
+        account.sign_in()
+    finally:
+        fresh.close()
+
+
+def test_clear_disarms_everything_and_bad_spellings_are_refused(daemon):
+    ctl(daemon, "fault", "set", "bogus-signature", "--always")
+    ctl(daemon, "fault", "clear")
+    assert "No faults armed." in ctl(daemon, "fault", "list").stdout
+    bad = passkeyctl(daemon.socket, "fault", "set", "counter-rewind=zero", pin=None)
+    assert bad.returncode == 1 and "positive whole number" in bad.stderr
+
+
+def test_faults_do_not_survive_a_restart(daemon_factory):
+    first = daemon_factory("--presence", "auto", "--uv", "auto")
+    ctl(first, "fault", "set", "drop", "--always")
+    assert first.stop() == 0
+    again = daemon_factory("--presence", "auto", "--uv", "auto", data_dir=first.data_dir)
+    assert json.loads(ctl(again, "--json", "fault", "list").stdout) == []
+
+
+def test_watch_shows_a_scripted_session_in_order(daemon, device):
+    watcher = subprocess.Popen(
+        [passkeyctl_binary(), "--socket", daemon.socket, "--json", "watch"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={k: v for k, v in os.environ.items() if not k.startswith("PASSKEY")})
+    try:
+        assert "Watching" in watcher.stderr.readline()  # subscribed: everything from here on is shown
+        account = Account(device, "watched")
+        ctl(daemon, "fault", "set", "counter-zero", "--rp", account.rp_id)
+        account.sign_in()
+        events = []
+        deadline = time.monotonic() + 20
+        while len(events) < 3 and time.monotonic() < deadline:
+            line = watcher.stdout.readline()
+            if not line:
+                break
+            event = json.loads(line)
+            if event.get("rpId") == account.rp_id:
+                events.append(event)
+    finally:
+        watcher.terminate()
+        watcher.wait(10)
+    assert [e["event"] for e in events] == ["credential.added", "fault.fired", "credential.asserted"]
+    added, fired, asserted = events
+    assert added["userName"] == "watched@example.net" and added["signCount"] == 0
+    assert fired["detail"] == "counter-zero"
+    assert asserted["credentialId"] == added["credentialId"] and asserted["signCount"] == 0
+    for event in events:
+        assert not {"privateKey", "pin", "token"} & set(event)
+
+
+def test_export_and_import_carry_a_passkey_to_a_fresh_daemon(daemon_factory, tmp_path):
+    source = daemon_factory("--presence", "auto", "--uv", "auto")
+    dev = source.device()
+    try:
+        account = Account(dev, "exported")
+        account.sign_in()
+    finally:
+        dev.close()
+    public = json.loads(ctl(source, "export", "--rp", account.rp_id).stdout)
+    assert len(public) == 1 and "privateKey" not in public[0], "keys leave only when asked for"
+    path = tmp_path / "credentials.json"
+    ctl(source, "export", "--rp", account.rp_id, "--include-private-keys", "--output", str(path))
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    exported = json.loads(path.read_text())
+    assert exported[0]["rpId"] == account.rp_id and exported[0]["signCount"] == 1 and exported[0]["algorithm"] == -7
+    assert exported[0]["privateKey"] not in source.log(), "a private key never reaches the log"
+
+    target = daemon_factory("--presence", "auto", "--uv", "auto")
+    assert "Imported 1 credential." in ctl(target, "import", str(path)).stdout
+    dev = target.device()
+    try:
+        account.client = make_client(dev, account.origin)
+        account.sign_in()  # the RP's stored public key verifies, and the counter went on from 1
+        assert account.sign_count == 2
+    finally:
+        dev.close()
+
+
+def test_cxf_round_trip_keeps_counters_at_zero(daemon_factory, tmp_path):
+    source = daemon_factory("--presence", "auto", "--uv", "auto", "--counter", "zero")
+    dev = source.device()
+    try:
+        account = Account(dev, "cxf")
+        account.sign_in()
+    finally:
+        dev.close()
+    path = tmp_path / "credentials.cxf.json"
+    ctl(source, "export", "--format", "cxf", "--include-private-keys", "--output", str(path))
+    header = json.loads(path.read_text())
+    assert header["version"] == {"major": 1, "minor": 0}
+    passkeys = [c for a in header["accounts"] for i in a["items"] for c in i["credentials"] if c["type"] == "passkey"]
+    assert [p["rpId"] for p in passkeys] == [account.rp_id]
+
+    target = daemon_factory("--presence", "auto", "--uv", "auto")
+    ctl(target, "import", "--format", "cxf", str(path))
+    dev = target.device()
+    try:
+        account.client = make_client(dev, account.origin)
+        for _ in range(2):
+            account.sign_in()
+            assert account.sign_count == 0, "CXF: an imported passkey's counter stays 0"
+    finally:
+        dev.close()
+
+
+def test_cxf_export_leaves_out_passkeys_with_a_counter(daemon_factory, tmp_path):
+    source = daemon_factory("--presence", "auto", "--uv", "auto")
+    dev = source.device()
+    try:
+        Account(dev, "counted").sign_in()
+    finally:
+        dev.close()
+    result = ctl(source, "export", "--format", "cxf", "--include-private-keys")
+    assert "Left out 1 passkey" in result.stderr
+    assert json.loads(result.stdout)["accounts"][0]["items"] == []
+
+
+def test_backup_flags_per_credential(daemon, device):
+    account = Account(device, "flags")
+    listed = json.loads(ctl(daemon, "--json", "export", "--rp", account.rp_id).stdout)
+    credential_id = listed[0]["credentialId"]
+    refused = passkeyctl(daemon.socket, "credential", "flags", credential_id, "--bs", "on", pin=None)
+    assert refused.returncode != 0 and "backup eligible" in refused.stderr
+    ctl(daemon, "credential", "flags", credential_id, "--be", "on", "--bs", "on")
+    request, _ = account.server.authenticate_begin()
+    data = account.client.get_assertion(request.public_key).get_response(0).response.authenticator_data
+    assert data.is_backup_eligible() and data.is_backed_up()
+    exported = json.loads(ctl(daemon, "export", "--rp", account.rp_id).stdout)[0]
+    assert exported["backupEligibility"] is True and exported["backupState"] is True
+
+
+def test_backup_flags_from_the_command_line_reach_py_webauthn(daemon_factory):
+    synced = daemon_factory("--presence", "auto", "--uv", "auto", "--backup-eligible", "--backup-state")
+    dev = synced.device()
+    try:
+        account = Account(dev, "synced")
+        options, state = account.server.register_begin(
+            {"id": os.urandom(16), "name": "second@example.net", "displayName": "second"}, resident_key_requirement="required")
+        result = account.client.make_credential(options.public_key)
+        verified = webauthn.verify_registration_response(
+            credential=json.dumps(dict(result)), expected_challenge=options.public_key.challenge,
+            expected_rp_id=account.rp_id, expected_origin=account.origin)
+        assert verified.credential_backed_up
+        assert verified.credential_device_type == "multi_device"
+    finally:
+        dev.close()
+
+
+def test_backup_state_without_eligibility_is_refused_at_start(daemon_factory):
+    with pytest.raises(RuntimeError, match="--backup-state needs --backup-eligible"):
+        daemon_factory("--backup-state")

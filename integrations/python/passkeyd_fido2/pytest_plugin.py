@@ -1,0 +1,44 @@
+"""pytest fixtures: a throw-away passkeyd on a temporary socket and data folder.
+
+Loaded by pytest's entry points once passkeyd-fido2 is installed; or name it with
+`-p passkeyd_fido2.pytest_plugin`. passkeyd comes from `$PASSKEYD_BIN`, else PATH.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from . import Daemon
+
+#: Presence approved at once and built-in user verification that always succeeds: a test
+#: needs no person. Override the `passkeyd_flags` fixture for others (e.g. `--uv off`).
+DEFAULT_FLAGS = ("--presence", "auto", "--uv", "auto")
+
+
+@pytest.fixture
+def passkeyd_flags() -> tuple[str, ...]:
+    """The flags `passkeyd_daemon` starts passkeyd with."""
+    return DEFAULT_FLAGS
+
+
+@pytest.fixture
+def passkeyd_daemon(passkeyd_flags):
+    """A running passkeyd of its own, stopped with SIGTERM (which must exit 0) and removed afterwards."""
+    daemon = Daemon(*passkeyd_flags).start()
+    try:
+        yield daemon
+    finally:
+        code = daemon.stop()
+        log = daemon.log()
+        daemon.remove()
+    assert code == 0, f"passkeyd exited {code} on SIGTERM:\n{log}"
+
+
+@pytest.fixture
+def passkeyd_device(passkeyd_daemon):
+    """A python-fido2 CtapHidDevice on `passkeyd_daemon`."""
+    device = passkeyd_daemon.device()
+    try:
+        yield device
+    finally:
+        device.close()
