@@ -63,7 +63,7 @@ extension Authenticator {
     /// from a token with the `cm` permission.
     private func authorizeTransfer<P>(_ request: AuthenticatedVendorRequest<P>, _ command: CTAPCommand) throws(CTAPStatus) -> PinUvAuthTokenState {
         guard let param = request.pinUvAuthParam else { throw .puatRequired }
-        return try authorize(param, protocol: try Self.pinUvAuthProtocol(request.pinUvAuthProtocol),
+        return try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
                              message: request.authenticatedMessage(command), permission: .cm)
     }
 }
