@@ -11,7 +11,7 @@ let nio: [Target.Dependency] = [
     .product(name: "NIOPosix", package: "swift-nio"),
 ]
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
-// The U2F attestation certificate (docs/profiles.md says why not a hand-written DER writer).
+// The U2F attestation certificate and the --attestation x5c test PKI (docs/profiles.md says why not a hand-written DER writer).
 let certificates: [Target.Dependency] = [
     .product(name: "X509", package: "swift-certificates"),
     .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
-        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", logging, crypto[0]]),
+        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", logging, crypto[0]] + certificates),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: [

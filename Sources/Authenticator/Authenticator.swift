@@ -187,6 +187,8 @@ public actor Authenticator: CTAP2MessageHandler {
             await controls.record(DeviceEvent(kind: .credentialAdded, rpID: record.rp.id, credentialID: record.id,
                                               userName: record.user.name, signCount: record.signCount.flatMap(UInt32.init(exactly:))))
             return nil
+        case .passkeydAttestationRoot:
+            return AttestationRootResponse(certificate: try await attestationAuthority().rootCertificate).cbor
         case .passkeydCredentialFlags:
             let updated = try await setCredentialFlags(AuthenticatedVendorRequest(parameters: parameters))
             await controls.record(DeviceEvent(kind: .credentialUpdated, rpID: updated.rp.id, credentialID: updated.id,

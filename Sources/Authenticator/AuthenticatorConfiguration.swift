@@ -31,6 +31,8 @@ extension Authenticator {
 
         /// BE and BS for new credentials (WebAuthn L3 §6.1); a stored credential keeps what it was made with.
         public var backup: BackupFlags = .singleDevice
+        /// What makeCredential's attestation statement proves.
+        public var attestation: AttestationMode = .selfAttestation
         /// How signature counters advance.
         public var signatureCounter: SignatureCounterMode = .perCredential
 

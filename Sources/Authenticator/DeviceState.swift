@@ -18,6 +18,9 @@ public struct DeviceState: Sendable, Codable, Equatable {
     /// The U2F attestation key and its self-signed certificate, made on the first U2F_REGISTER.
     /// Optional so device states written before U2F existed still decode.
     public var u2fAttestation: U2FAttestationIdentity?
+    /// The test attestation root and the attestation certificate under it (`--attestation x5c`),
+    /// made on first use. Optional so device states written before it existed still decode.
+    public var attestationAuthority: AttestationAuthority?
 
     public static let maxPINRetries = 8
     public static let maxUVRetries = 8

@@ -96,13 +96,9 @@ extension Authenticator {
             extensions: outputs.authenticatorDataExtensions)
         let authDataBytes = authData.bytes
 
-        // Step 20: packed self attestation, unless the platform prefers `none` (CTAP 2.2 §6.1.2).
-        let statement: AttestationStatement
-        if request.attestationFormatsPreference?.first == "none" {
-            statement = .none
-        } else {
-            statement = .packed(alg: algorithm.rawValue, sig: faults.reported(signature: try key.sign(authDataBytes + request.clientDataHash)), x5c: nil)
-        }
+        let statement = try await attestationStatement(
+            authenticatorData: authDataBytes, clientDataHash: request.clientDataHash, key: key,
+            preferredFormat: request.attestationFormatsPreference?.first)
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
         return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement))
     }

@@ -18,4 +18,6 @@ public enum CTAPCommand: UInt8, Sendable, CaseIterable {
     case passkeydExport = 0xB0
     case passkeydImport = 0xB1
     case passkeydCredentialFlags = 0xB2
+    /// The test attestation root certificate (public, unauthenticated).
+    case passkeydAttestationRoot = 0xB3
 }

@@ -16,7 +16,7 @@ struct Passkeyd: AsyncParsableCommand {
         discussion: """
             Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
             PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
-            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER. A flag wins over the environment.
+            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION. A flag wins over the environment.
             """,
         version: DaemonInfo.currentVersion)
 
@@ -38,6 +38,8 @@ struct Passkeyd: AsyncParsableCommand {
     var backupState = false
     @Option(help: "Signature counters: per-credential (default), global, or zero (as synced passkeys report).")
     var counter: String?
+    @Option(help: "Attestation: self (default, packed self attestation), x5c (packed, chained to this keystore's test root: passkeyctl attestation-ca) or none.")
+    var attestation: String?
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
@@ -131,6 +133,7 @@ struct Passkeyd: AsyncParsableCommand {
             "socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)",
             "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
             "counter": "\(settings.counter.rawValue)", "backupEligible": "\(settings.backup.eligible)", "backupState": "\(settings.backup.backedUp)",
+            "attestation": "\(settings.attestation.rawValue)",
         ])
 
         let signal = await termination.wait()
@@ -156,12 +159,14 @@ struct Passkeyd: AsyncParsableCommand {
         var listener: ListeningSocket = .bind
         var backup: BackupFlags
         var counter: SignatureCounterMode
+        var attestation: AttestationMode
 
         /// What kind of device the authenticator presents itself as.
         var configuration: Authenticator.Configuration {
             var configuration = Authenticator.Configuration(profile: profile)
             configuration.backup = backup
             configuration.signatureCounter = counter
+            configuration.attestation = attestation
             return configuration
         }
 
@@ -221,6 +226,10 @@ struct Passkeyd: AsyncParsableCommand {
         guard let counterMode = SignatureCounterMode(rawValue: counterText) else {
             throw ValidationFailure(message: "--counter must be per-credential, global or zero, not '\(counterText)'")
         }
+        let attestationText = attestation ?? environment["PASSKEYD_ATTESTATION"] ?? AttestationMode.selfAttestation.rawValue
+        guard let attestationMode = AttestationMode(rawValue: attestationText) else {
+            throw ValidationFailure(message: "--attestation must be none, self or x5c, not '\(attestationText)'")
+        }
         let levelText = logLevel ?? environment["PASSKEYD_LOG_LEVEL"] ?? Logger.Level.info.rawValue
         guard let level = Logger.Level(rawValue: levelText) else {
             throw ValidationFailure(message: "--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -231,7 +240,8 @@ struct Passkeyd: AsyncParsableCommand {
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
             passphraseValue: nil,
             presence: presenceMode, verification: verification, profile: deviceProfile,
-            pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode)
+            pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode,
+            attestation: attestationMode)
     }
 }
 

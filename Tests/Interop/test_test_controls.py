@@ -299,3 +299,63 @@ def test_backup_flags_from_the_command_line_reach_py_webauthn(daemon_factory):
 def test_backup_state_without_eligibility_is_refused_at_start(daemon_factory):
     with pytest.raises(RuntimeError, match="--backup-state needs --backup-eligible"):
         daemon_factory("--backup-state")
+
+
+def test_x5c_attestation_verifies_against_the_keystores_root(daemon_factory):
+    from webauthn.helpers.structs import AttestationFormat
+    from fido2.attestation import Attestation, AttestationType
+    from cryptography import x509
+
+    vendor = daemon_factory("--presence", "auto", "--uv", "auto", "--attestation", "x5c")
+    pem = ctl(vendor, "attestation-ca").stdout
+    root = x509.load_pem_x509_certificate(pem.encode())
+    dev = vendor.device()
+    try:
+        account = Account(dev, "attested")
+        direct = Fido2Server({"id": account.rp_id, "name": "attested"}, attestation="direct")
+        options, state = direct.register_begin(
+            {"id": os.urandom(16), "name": "x5c@example.net", "displayName": "x5c"}, resident_key_requirement="required")
+        result = account.client.make_credential(options.public_key)
+    finally:
+        dev.close()
+    att = result.response.attestation_object
+    assert att.fmt == "packed" and len(att.att_stmt["x5c"]) == 1
+    verdict = Attestation.for_type("packed")().verify(att.att_stmt, att.auth_data, result.response.client_data.hash)
+    assert verdict.attestation_type == AttestationType.BASIC
+    leaf = x509.load_der_x509_certificate(att.att_stmt["x5c"][0])
+    assert leaf.issuer == root.subject
+    aaguid = leaf.extensions.get_extension_for_oid(x509.ObjectIdentifier("1.3.6.1.4.1.45724.1.1.4")).value.value
+    assert aaguid[2:] == att.auth_data.credential_data.aaguid  # an OCTET STRING of the AAGUID (WebAuthn L3 §8.2.1)
+    verified = webauthn.verify_registration_response(
+        credential=json.dumps(dict(result)), expected_challenge=options.public_key.challenge,
+        expected_rp_id=account.rp_id, expected_origin=account.origin,
+        pem_root_certs_bytes_by_fmt={AttestationFormat.PACKED: [pem.encode()]})
+    assert verified.fmt == AttestationFormat.PACKED
+
+    # Another keystore's root is not a trust anchor for these attestations.
+    other = daemon_factory("--presence", "auto", "--uv", "auto", "--attestation", "x5c")
+    foreign = ctl(other, "attestation-ca").stdout
+    assert foreign != pem
+    with pytest.raises(Exception):
+        webauthn.verify_registration_response(
+            credential=json.dumps(dict(result)), expected_challenge=options.public_key.challenge,
+            expected_rp_id=account.rp_id, expected_origin=account.origin,
+            pem_root_certs_bytes_by_fmt={AttestationFormat.PACKED: [foreign.encode()]})
+
+    statement = json.loads(ctl(vendor, "metadata").stdout)
+    assert statement["aaguid"] == "cebed41c-3efc-4080-98c5-e3ce60214c97"
+    assert statement["protocolFamily"] == "fido2" and statement["schema"] == 3
+    assert statement["attestationRootCertificates"] == ["".join(pem.strip().splitlines()[1:-1])]
+    assert "secp256r1_ecdsa_sha256_raw" in statement["authenticationAlgorithms"]
+
+
+def test_attestation_none_sends_no_statement(daemon_factory):
+    quiet = daemon_factory("--presence", "auto", "--uv", "auto", "--attestation", "none")
+    dev = quiet.device()
+    try:
+        account = Account(dev, "noattestation")
+        direct = Fido2Server({"id": account.rp_id, "name": "none"}, attestation="direct")
+        options, _ = direct.register_begin({"id": os.urandom(16), "name": "n@example.net", "displayName": "n"})
+        assert account.client.make_credential(options.public_key).response.attestation_object.fmt == "none"
+    finally:
+        dev.close()

@@ -1,0 +1,79 @@
+import CTAP
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// The keystore's test attestation PKI for `--attestation x5c`: a root CA, and the attestation
+/// key and certificate it issued. Made once per device state, sealed with it by the store,
+/// replaced by authenticatorReset like every other secret. A test relying party trusts the
+/// root (`passkeyctl attestation-ca`), exactly as it would trust a vendor's root.
+public struct AttestationAuthority: Sendable, Codable, Equatable {
+    /// The root CA's certificate, DER.
+    public var rootCertificate: [UInt8]
+    /// The attestation key (P-256 scalar) and its certificate, DER.
+    public var attestationKey: [UInt8]
+    public var attestationCertificate: [UInt8]
+
+    /// id-fido-gen-ce-aaguid (WebAuthn L3 §8.2.1): the AAGUID in the attestation certificate.
+    static let aaguidExtension = try! ASN1ObjectIdentifier(dotRepresentation: "1.3.6.1.4.1.45724.1.1.4")
+
+    /// A root (CA, may sign certificates, 30 years) and an attestation certificate under it that
+    /// meets WebAuthn L3 §8.2.1: version 3; subject C, O, OU "Authenticator Attestation" and CN;
+    /// not a CA; the AAGUID in id-fido-gen-ce-aaguid, not critical. The root's key is not kept:
+    /// nothing else is ever issued under it.
+    static func make(aaguid: [UInt8], now: Date = Date()) throws -> AttestationAuthority {
+        let rootKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName {
+            CountryName("ZZ")
+            OrganizationName("passkeyd")
+            OrganizationalUnitName("Test Attestation Root")
+            CommonName("passkeyd test attestation root (this keystore only)")
+        }
+        let root = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(rootKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-60), notValidAfter: now.addingTimeInterval(30 * 365 * 86_400),
+            issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            },
+            issuerPrivateKey: Certificate.PrivateKey(rootKey))
+
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName {
+            CountryName("ZZ")
+            OrganizationName("passkeyd")
+            OrganizationalUnitName("Authenticator Attestation")
+            CommonName("passkeyd attestation")
+        }
+        var aaguidValue = DER.Serializer()
+        try aaguidValue.serialize(ASN1OctetString(contentBytes: ArraySlice(aaguid)))
+        let leaf = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-60), notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
+            issuer: rootName, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Certificate.Extension(oid: aaguidExtension, critical: false, value: ArraySlice(aaguidValue.serializedBytes))
+            },
+            issuerPrivateKey: Certificate.PrivateKey(rootKey))
+        return AttestationAuthority(
+            rootCertificate: try Self.der(root), attestationKey: Array(key.rawRepresentation), attestationCertificate: try Self.der(leaf))
+    }
+
+    /// A DER ECDSA (ES256) signature over `message` with the attestation key.
+    func sign(_ message: [UInt8]) throws(CTAPStatus) -> [UInt8] {
+        do { return Array(try P256.Signing.PrivateKey(rawRepresentation: attestationKey).signature(for: message).derRepresentation) } catch {
+            throw .other
+        }
+    }
+
+    private static func der(_ certificate: Certificate) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+}
