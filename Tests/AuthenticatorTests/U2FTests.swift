@@ -152,6 +152,10 @@ struct U2FTests {
         #expect(try #require(try await h.store.credential(id: attested.credentialID)?.signCount) >= 1)
         let next = try await h.getAssertion(Fixture.getAssertion(allow: [attested.credentialID]))
         #expect(try AuthenticatorData(bytes: next.authenticatorData).signCount == 2)
+        // And the same device after a restart counts on above the stored mark.
+        let (againStatus, again) = await Self.authenticate(Harness(store: h.store), .enforceUserPresence, keyHandle: attested.credentialID)
+        try #require(againStatus == .noError && again.count >= 5)
+        #expect(again[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } > 2)
         // Its RP is the application: another application's parameter does not find it.
         #expect(await Self.authenticate(h, .checkOnly, keyHandle: attested.credentialID, application: [UInt8](repeating: 2, count: 32)).0 == .wrongData)
     }
