@@ -30,16 +30,12 @@ public struct AttestationAuthority: Sendable, Codable, Equatable {
             OrganizationalUnitName("Test Attestation Root")
             CommonName("passkeyd test attestation root (this keystore only)")
         }
-        let root = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(rootKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-60), notValidAfter: now.addingTimeInterval(30 * 365 * 86_400),
-            issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
+        let root = try CertificateIssuer.issue(
+            rootKey.publicKey, subject: rootName, issuer: rootName, signedBy: rootKey, years: 30, now: now,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: Certificate.PrivateKey(rootKey))
+            })
 
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
@@ -50,18 +46,13 @@ public struct AttestationAuthority: Sendable, Codable, Equatable {
         }
         var aaguidValue = DER.Serializer()
         try aaguidValue.serialize(ASN1OctetString(contentBytes: ArraySlice(aaguid)))
-        let leaf = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-60), notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
-            issuer: rootName, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+        let leaf = try CertificateIssuer.issue(
+            key.publicKey, subject: name, issuer: rootName, signedBy: rootKey, years: 20, now: now,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Certificate.Extension(oid: aaguidExtension, critical: false, value: ArraySlice(aaguidValue.serializedBytes))
-            },
-            issuerPrivateKey: Certificate.PrivateKey(rootKey))
-        return AttestationAuthority(
-            rootCertificate: try Self.der(root), attestationKey: Array(key.rawRepresentation), attestationCertificate: try Self.der(leaf))
+            })
+        return AttestationAuthority(rootCertificate: root, attestationKey: Array(key.rawRepresentation), attestationCertificate: leaf)
     }
 
     /// A DER ECDSA (ES256) signature over `message` with the attestation key.
@@ -69,11 +60,5 @@ public struct AttestationAuthority: Sendable, Codable, Equatable {
         do { return Array(try P256.Signing.PrivateKey(rawRepresentation: attestationKey).signature(for: message).derRepresentation) } catch {
             throw .other
         }
-    }
-
-    private static func der(_ certificate: Certificate) throws -> [UInt8] {
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        return serializer.serializedBytes
     }
 }

@@ -26,16 +26,10 @@ public struct U2FAttestationIdentity: Sendable, Codable, Equatable {
             OrganizationalUnitName("Authenticator Attestation")
             CommonName("passkeyd U2F attestation")
         }
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-60), notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
-            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) },
-            issuerPrivateKey: Certificate.PrivateKey(key))
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        return U2FAttestationIdentity(privateKey: Array(key.rawRepresentation), certificate: serializer.serializedBytes)
+        let certificate = try CertificateIssuer.issue(
+            key.publicKey, subject: name, issuer: name, signedBy: key, years: 20, now: now,
+            extensions: try Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) })
+        return U2FAttestationIdentity(privateKey: Array(key.rawRepresentation), certificate: certificate)
     }
 
     /// A DER ECDSA signature over `message` with the attestation key.
