@@ -14,8 +14,10 @@ struct InfoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let connection = global.connect()
-        // The profile comes from STATUS: a U2F-only device has no getInfo to ask.
-        let profile = try? DaemonStatus(bytes: await connection.vendor(.status)).profile
+        // The profile comes from STATUS: a U2F-only device has no getInfo to ask. A refused or
+        // missing daemon is reported as such; only an unreadable reply leaves the profile unknown.
+        let reply = try await connection.vendor(.status)
+        let profile = (try? DaemonStatus(bytes: reply))?.profile
         if profile == DaemonStatus.u2fOnlyProfile {
             if global.json {
                 Output.json(.object([("profile", .string(DaemonStatus.u2fOnlyProfile)), ("versions", .array([.string("U2F_V2")]))]))
