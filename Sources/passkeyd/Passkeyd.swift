@@ -206,33 +206,26 @@ struct Passkeyd: AsyncParsableCommand {
     }
 
     private func settings() throws(ValidationFailure) -> Settings {
-        let presenceText = presence ?? environment["PASSKEYD_PRESENCE"] ?? PresenceMode.auto.rawValue
-        guard let presenceMode = PresenceMode(rawValue: presenceText) else {
-            throw ValidationFailure(message: "--presence must be auto, prompt or deny, not '\(presenceText)'")
+        let presenceMode = try choose(presence, "PASSKEYD_PRESENCE", PresenceMode.auto.rawValue, PresenceMode.init(rawValue:)) {
+            "--presence must be auto, prompt or deny, not '\($0)'"
         }
-        let uvText = uv ?? environment["PASSKEYD_UV"] ?? VerificationMode.auto.rawValue
-        guard let verification = VerificationMode(rawValue: uvText) else {
-            throw ValidationFailure(message: "--uv must be auto, prompt, deny or off, not '\(uvText)'")
+        let verification = try choose(uv, "PASSKEYD_UV", VerificationMode.auto.rawValue, VerificationMode.init(rawValue:)) {
+            "--uv must be auto, prompt, deny or off, not '\($0)'"
         }
-        let profileText = profile ?? environment["PASSKEYD_PROFILE"] ?? DeviceProfile.fido21.name
-        guard let deviceProfile = DeviceProfile(named: profileText) else {
-            let names = DeviceProfile.all.map(\.name).joined(separator: ", ")
-            throw ValidationFailure(message: "--profile must be one of \(names), not '\(profileText)'")
+        let deviceProfile = try choose(profile, "PASSKEYD_PROFILE", DeviceProfile.fido21.name, DeviceProfile.init(named:)) {
+            "--profile must be one of \(DeviceProfile.all.map(\.name).joined(separator: ", ")), not '\($0)'"
         }
         guard let backup = BackupFlags(eligible: backupEligible, backedUp: backupState) else {
             throw ValidationFailure(message: "--backup-state needs --backup-eligible: a credential that is not eligible for backup cannot be backed up (WebAuthn L3 §6.1)")
         }
-        let counterText = counter ?? environment["PASSKEYD_COUNTER"] ?? SignatureCounterMode.perCredential.rawValue
-        guard let counterMode = SignatureCounterMode(rawValue: counterText) else {
-            throw ValidationFailure(message: "--counter must be per-credential, global or zero, not '\(counterText)'")
+        let counterMode = try choose(counter, "PASSKEYD_COUNTER", SignatureCounterMode.perCredential.rawValue, SignatureCounterMode.init(rawValue:)) {
+            "--counter must be per-credential, global or zero, not '\($0)'"
         }
-        let attestationText = attestation ?? environment["PASSKEYD_ATTESTATION"] ?? AttestationMode.selfAttestation.rawValue
-        guard let attestationMode = AttestationMode(rawValue: attestationText) else {
-            throw ValidationFailure(message: "--attestation must be none, self or x5c, not '\(attestationText)'")
+        let attestationMode = try choose(attestation, "PASSKEYD_ATTESTATION", AttestationMode.selfAttestation.rawValue, AttestationMode.init(rawValue:)) {
+            "--attestation must be none, self or x5c, not '\($0)'"
         }
-        let levelText = logLevel ?? environment["PASSKEYD_LOG_LEVEL"] ?? Logger.Level.info.rawValue
-        guard let level = Logger.Level(rawValue: levelText) else {
-            throw ValidationFailure(message: "--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        let level = try choose(logLevel, "PASSKEYD_LOG_LEVEL", Logger.Level.info.rawValue, Logger.Level.init(rawValue:)) { _ in
+            "--log-level must be one of trace, debug, info, notice, warning, error, critical"
         }
         return Settings(
             socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
@@ -242,6 +235,15 @@ struct Passkeyd: AsyncParsableCommand {
             presence: presenceMode, verification: verification, profile: deviceProfile,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode,
             attestation: attestationMode)
+    }
+
+    /// An option's value: the flag, else the environment variable, else the default; read by
+    /// `parse`, or refused with `refusal(text)`.
+    private func choose<T>(_ flag: String?, _ variable: String, _ fallback: String, _ parse: (String) -> T?,
+                           refusal: (String) -> String) throws(ValidationFailure) -> T {
+        let text = flag ?? environment[variable] ?? fallback
+        guard let value = parse(text) else { throw ValidationFailure(message: refusal(text)) }
+        return value
     }
 }
 
