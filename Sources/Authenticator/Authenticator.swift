@@ -191,16 +191,13 @@ public actor Authenticator: CTAP2MessageHandler {
         case .passkeydImport:
             let request = try AuthenticatedVendorRequest<ImportParameters>(parameters: parameters)
             try await importCredential(request)
-            let record = request.parameters.credential
-            await controls.record(DeviceEvent(kind: .credentialAdded, rpID: record.rp.id, credentialID: record.id,
-                                              userName: record.user.name, signCount: record.signCount.flatMap(UInt32.init(exactly:))))
+            await controls.record(DeviceEvent(imported: request.parameters.credential))
             return nil
         case .passkeydAttestationRoot:
             return AttestationRootResponse(certificate: try await attestationAuthority().rootCertificate).cbor
         case .passkeydCredentialFlags:
             let updated = try await setCredentialFlags(AuthenticatedVendorRequest(parameters: parameters))
-            await controls.record(DeviceEvent(kind: .credentialUpdated, rpID: updated.rp.id, credentialID: updated.id,
-                                              userName: updated.user.name, detail: "backup flags"))
+            await controls.record(DeviceEvent(flagsChangedOn: updated))
             return nil
         default:
             throw .invalidCommand

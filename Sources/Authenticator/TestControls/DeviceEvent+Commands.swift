@@ -37,4 +37,15 @@ extension DeviceEvent {
             return nil
         }
     }
+
+    /// credential.added for a credential passkeydImport stored.
+    init(imported record: CredentialRecord) {
+        self.init(kind: .credentialAdded, rpID: record.rp.id, credentialID: record.id, userName: record.user.name,
+                  signCount: record.signCount.flatMap(UInt32.init(exactly:)))
+    }
+
+    /// credential.updated for new backup flags (passkeydCredentialFlags).
+    init(flagsChangedOn source: CredentialSource) {
+        self.init(kind: .credentialUpdated, rpID: source.rp.id, credentialID: source.id, userName: source.user.name, detail: "backup flags")
+    }
 }
