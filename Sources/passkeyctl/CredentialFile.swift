@@ -32,18 +32,39 @@ enum CredentialFile {
         }
     }
 
-    /// Credentials to import, each with its private key in passkeyd's raw form.
+    /// Credentials to import, each with its private key in passkeyd's raw form; every entry is
+    /// checked before any is returned, so a bad one stops the whole import.
     static func decode(_ data: Data, format: Format) throws(Failure) -> [Entry] {
         let value: Any
         do { value = try JSONSerialization.jsonObject(with: data) } catch {
             throw .usage("The file is not JSON: \(error.localizedDescription)")
         }
+        let entries: [Entry]
         switch format {
         case .json:
             guard let items = value as? [[String: Any]] else { throw .usage("A json credential file is an array of objects.") }
-            return try items.enumerated().map { (index, item) throws(Failure) in try record(json: item, at: index) }
+            entries = try items.enumerated().map { (index, item) throws(Failure) in try record(json: item, at: index) }
         case .cxf:
-            return try records(cxf: value)
+            entries = try records(cxf: value)
+        }
+        var first: [[UInt8]: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            if let earlier = first[entry.record.id] {
+                throw .usage("Credential \(index + 1) has the same credentialId as credential \(earlier + 1). Nothing was imported.")
+            }
+            first[entry.record.id] = index
+        }
+        return entries
+    }
+
+    /// Refuses entries whose credential ID the authenticator already holds for another account:
+    /// the import would make two credentials of one ID. The same account's is replaced.
+    static func checkAgainst(_ stored: [CredentialRecord], _ entries: [Entry]) throws(Failure) {
+        let accounts = Dictionary(stored.map { ($0.id, ($0.rp.id, $0.user.id)) }, uniquingKeysWith: { first, _ in first })
+        for (index, entry) in entries.enumerated() {
+            if let account = accounts[entry.record.id], account != (entry.record.rp.id, entry.record.user.id) {
+                throw .refused("Credential \(index + 1): this authenticator already holds its credentialId for another account. Nothing was imported.")
+            }
         }
     }
 

@@ -265,6 +265,53 @@ def test_export_and_import_carry_a_passkey_to_a_fresh_daemon(daemon_factory, tmp
         dev.close()
 
 
+def _corrupt(entries: list[dict], how: str) -> None:
+    """Spoils the second entry of an export one way."""
+    second = entries[1]
+    if how == "bad base64url":
+        second["userHandle"] = "not*base64"
+    elif how == "duplicate id":
+        second["credentialId"] = entries[0]["credentialId"]
+    elif how == "wrong key type":
+        second["privateKey"] = entries[0]["privateKey"][:40]  # a truncated PKCS#8 is no key at all
+    elif how == "mismatched algorithm":
+        second["algorithm"] = -8  # an ES256 key declared EdDSA
+    elif how == "missing rpId":
+        del second["rpId"]
+
+
+@pytest.mark.parametrize("how", ["bad base64url", "duplicate id", "wrong key type", "mismatched algorithm", "missing rpId"])
+def test_import_names_the_bad_entry_and_imports_nothing(daemon_factory, tmp_path, how):
+    source, _ = daemon_with_account(daemon_factory, "first")
+    dev = source.device()
+    try:
+        Account(dev, "second")
+    finally:
+        dev.close()
+    exported = json.loads(ctl(source, "export", "--include-private-keys").stdout)
+    assert len(exported) == 2
+    _corrupt(exported, how)
+    path = tmp_path / "credentials.json"
+    path.write_text(json.dumps(exported))
+    target = daemon_factory("--presence", "auto", "--uv", "auto")
+    result = passkeyctl(target.socket, "import", str(path), pin=None)
+    assert result.returncode != 0
+    assert "redential 2" in result.stderr, result.stderr  # the entry is named
+    assert json.loads(ctl(target, "export").stdout) == [], "nothing imported"
+
+
+def test_import_refuses_an_id_stored_for_another_account(daemon_factory, tmp_path):
+    source, _ = daemon_with_account(daemon_factory, "taken")
+    exported = json.loads(ctl(source, "export", "--include-private-keys").stdout)
+    original = exported[0]["userHandle"]
+    exported[0]["userHandle"] = base64.urlsafe_b64encode(b"someone else").decode().rstrip("=")
+    path = tmp_path / "credentials.json"
+    path.write_text(json.dumps(exported))
+    result = passkeyctl(source.socket, "import", str(path), pin=None)
+    assert result.returncode != 0 and "another account" in result.stderr, result.stderr
+    assert [c["userHandle"] for c in json.loads(ctl(source, "export").stdout)] == [original], "the stored one is untouched"
+
+
 def test_cxf_round_trip_keeps_counters_at_zero(daemon_factory, tmp_path):
     source, account = daemon_with_account(daemon_factory, "cxf", "--counter", "zero")
     path = tmp_path / "credentials.cxf.json"

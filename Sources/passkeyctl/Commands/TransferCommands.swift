@@ -63,6 +63,7 @@ struct ImportCommand: AsyncParsableCommand {
         let connection = global.connect()
         let withBlobs = entries.indices.filter { entries[$0].largeBlob != nil }
         let transfer = try await TransferSession.open(connection, pinFile: global.pinFile, writingLargeBlobs: !withBlobs.isEmpty)
+        try CredentialFile.checkAgainst(try await connection.run { () async throws(CTAP2Error) in try await transfer.export() }, entries)
         // Each blob goes in under a fresh largeBlobKey. The new array is checked against the
         // authenticator's capacity before any credential is stored, and written after the last.
         var pendingBlobs: (session: LargeBlobsSession, array: SerializedLargeBlobArray)?
