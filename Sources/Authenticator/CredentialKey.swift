@@ -7,9 +7,9 @@ import Secp256k1
 /// A credential private key of one of the supported algorithms.
 ///
 /// `rawRepresentation` is what the keystore and the wrapped credential ID keep: the EC scalar
-/// (ES256K's through libsecp256k1),
-/// the Ed25519 seed, the ML-DSA seed (32 bytes, FIPS 204 §6.1 ξ), or for RSA the modulus and
-/// private exponent, 256 bytes each (the primes are recovered from them when signing).
+/// (ES256K's used through libsecp256k1), the Ed25519 seed, the ML-DSA seed (32 bytes, FIPS 204
+/// §6.1 ξ), or for RSA the modulus and private exponent, 256 bytes each (the primes are
+/// recovered from them when signing).
 struct CredentialKey: Sendable {
     let algorithm: COSEAlgorithm
     let rawRepresentation: [UInt8]
@@ -82,9 +82,9 @@ struct CredentialKey: Sendable {
     }
 
     /// Signs `message` as WebAuthn L3 §6.5.5 says: the ECDSA algorithms as DER signatures over
-    /// SHA-256 / SHA-384 / SHA-512 of the message (ES256K over SHA-256 on secp256k1), EdDSA as the raw 64-byte Ed25519 signature,
-    /// RS256 / PS256 as RSASSA-PKCS1-v1_5 / RSASSA-PSS (salt of 32 bytes) over SHA-256, and
-    /// ML-DSA as the pure FIPS 204 signature with an empty context.
+    /// SHA-256 / SHA-384 / SHA-512 of the message (ES256K over SHA-256 on secp256k1), EdDSA as
+    /// the raw 64-byte Ed25519 signature, RS256 / PS256 as RSASSA-PKCS1-v1_5 / RSASSA-PSS (salt
+    /// of 32 bytes) over SHA-256, and ML-DSA as the pure FIPS 204 signature with an empty context.
     func sign(_ message: [UInt8]) throws(CTAPStatus) -> [UInt8] {
         do {
             switch algorithm {
