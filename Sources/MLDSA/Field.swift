@@ -1,0 +1,66 @@
+/// Arithmetic in Z_q and R_q = Z_q[X]/(X^256 + 1) for q = 2^23 − 2^13 + 1 (FIPS 204 §2.3, §7.5).
+///
+/// Coefficients are `Int` in [0, q); products of two fit in 64 bits, so reduction is a plain `%`.
+enum Field {
+    static let q = 8_380_417
+    /// Dropped bits of t (FIPS 204 Table 1).
+    static let d = 13
+    static let n = 256
+    /// ζ = 1753, a primitive 512th root of unity mod q.
+    static let zeta = 1753
+
+    /// ζ^BitRev8(m) mod q for m in 0..<256 (FIPS 204 Appendix B); indexed by the public loop counter only.
+    static let zetas: [Int] = (0..<256).map { m in
+        var reversed = 0
+        for bit in 0..<8 where m & (1 << bit) != 0 { reversed |= 1 << (7 - bit) }
+        return power(zeta, reversed)
+    }
+
+    static func reduce(_ value: Int) -> Int {
+        let r = value % q
+        return r < 0 ? r + q : r
+    }
+
+    static func power(_ base: Int, _ exponent: Int) -> Int {
+        var result = 1, b = base % q, e = exponent
+        while e > 0 {
+            if e & 1 == 1 { result = result * b % q }
+            b = b * b % q
+            e >>= 1
+        }
+        return result
+    }
+
+    /// r mod± α: the representative in (−α/2, α/2] (FIPS 204 §2.3).
+    static func centered(_ r: Int, _ alpha: Int) -> Int {
+        let r0 = ((r % alpha) + alpha) % alpha
+        return r0 > alpha / 2 ? r0 - alpha : r0
+    }
+
+    /// |r mod± q|, the coefficient's size for the ∞-norm checks.
+    static func magnitude(_ r: Int) -> Int { abs(centered(r, q)) }
+}
+
+/// A polynomial in R_q or its NTT form T_q: 256 coefficients in [0, q).
+struct Polynomial: Sendable, Equatable {
+    var coefficients: [Int]
+
+    init(_ coefficients: [Int]) { self.coefficients = coefficients }
+
+    static var zero: Polynomial { Polynomial([Int](repeating: 0, count: Field.n)) }
+
+    subscript(index: Int) -> Int {
+        get { coefficients[index] }
+        set { coefficients[index] = newValue }
+    }
+
+    func map(_ transform: (Int) -> Int) -> Polynomial { Polynomial(coefficients.map(transform)) }
+
+    static func + (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { Field.reduce(a[$0] + b[$0]) }) }
+    static func - (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { Field.reduce(a[$0] - b[$0]) }) }
+    /// Pointwise product in T_q (FIPS 204 Algorithm 45, MultiplyNTT).
+    static func * (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { a[$0] * b[$0] % Field.q }) }
+
+    /// ‖w‖∞ over the centered representatives.
+    var infinityNorm: Int { coefficients.reduce(0) { Swift.max($0, Field.magnitude($1)) } }
+}
