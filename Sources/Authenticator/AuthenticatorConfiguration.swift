@@ -20,7 +20,7 @@ extension Authenticator {
         /// Algorithms in order of preference; getInfo lists them in this order (docs/algorithms.md):
         /// ES256 first, then EdDSA, the larger curves, ML-DSA, RSA (its keys are slow to make), and
         /// ES256K last (the fewest relying parties verify it).
-        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512, .mldsa65, .mldsa87, .ps256, .rs256, .es256K]
+        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512, .mldsa44, .mldsa65, .mldsa87, .ps256, .rs256, .es256K]
         /// How long getNextAssertion state lives after the last assertion (CTAP 2.1 §6.3).
         public var assertionStateLifetime: Duration = .seconds(30)
         /// How long after power-up authenticatorReset is allowed (CTAP 2.1 §6.6).

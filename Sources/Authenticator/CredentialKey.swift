@@ -2,6 +2,7 @@ import CTAP
 import Crypto
 import CryptoExtras
 import Foundation
+import MLDSA
 import Secp256k1
 
 /// A credential private key of one of the supported algorithms.
@@ -28,6 +29,7 @@ struct CredentialKey: Sendable {
             case .es512: raw = Array(P521.Signing.PrivateKey().rawRepresentation)
             case .edDSA: raw = Array(Curve25519.Signing.PrivateKey().rawRepresentation)
             case .es256K: raw = Secp256k1.generatePrivateKey()
+            case .mldsa44: raw = MLDSAPrivateKey(parameters: .mldsa44).seed
             case .mldsa65: raw = Array(try MLDSA65.PrivateKey().seedRepresentation)
             case .mldsa87: raw = Array(try MLDSA87.PrivateKey().seedRepresentation)
             case .rs256, .ps256:
@@ -35,7 +37,7 @@ struct CredentialKey: Sendable {
                 let primitives = try key.publicKey.getKeyPrimitives()
                 guard let d = Self.privateExponent(of: key) else { throw CTAPStatus.other }
                 raw = Self.padded(Array(primitives.modulus)) + d
-            case .ecdhESHKDF256, .arkgP256, .mldsa44: throw CTAPStatus.unsupportedAlgorithm
+            case .ecdhESHKDF256, .arkgP256: throw CTAPStatus.unsupportedAlgorithm
             }
         } catch let status as CTAPStatus {
             throw status
@@ -67,13 +69,15 @@ struct CredentialKey: Sendable {
             case .es256K:
                 let (x, y) = Self.coordinates(try Secp256k1.publicKey(privateKey: rawRepresentation))
                 return .secp256k1(x: x, y: y)
+            case .mldsa44:
+                return .mldsa(publicKey: try MLDSAPrivateKey(seed: rawRepresentation, parameters: .mldsa44).publicKey.rawRepresentation, algorithm: algorithm)
             case .mldsa65:
                 return .mldsa(publicKey: Array(try MLDSA65.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).publicKey.rawRepresentation), algorithm: algorithm)
             case .mldsa87:
                 return .mldsa(publicKey: Array(try MLDSA87.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).publicKey.rawRepresentation), algorithm: algorithm)
             case .rs256, .ps256:
                 return .rsa(n: Array(rawRepresentation.prefix(Self.rsaModulusBytes)), e: Self.rsaPublicExponent, algorithm: algorithm)
-            case .ecdhESHKDF256, .arkgP256, .mldsa44:
+            case .ecdhESHKDF256, .arkgP256:
                 throw CTAPStatus.unsupportedAlgorithm
             }
         } catch {
@@ -98,6 +102,8 @@ struct CredentialKey: Sendable {
                 return Array(try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message))
             case .es256K:
                 return try Secp256k1.signature(for: message, privateKey: rawRepresentation)
+            case .mldsa44:
+                return try MLDSAPrivateKey(seed: rawRepresentation, parameters: .mldsa44).signature(for: message)
             case .mldsa65:
                 return Array(try MLDSA65.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).signature(for: message))
             case .mldsa87:
@@ -108,7 +114,7 @@ struct CredentialKey: Sendable {
                     d: rawRepresentation.dropFirst(Self.rsaModulusBytes))
                 let padding: _RSA.Signing.Padding = algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS
                 return Array(try key.signature(for: message, padding: padding).rawRepresentation)
-            case .ecdhESHKDF256, .arkgP256, .mldsa44:
+            case .ecdhESHKDF256, .arkgP256:
                 throw CTAPStatus.unsupportedAlgorithm
             }
         } catch {

@@ -63,7 +63,7 @@ enum CredentialWrapping {
 
     private static let algorithms: [UInt8: COSEAlgorithm] = [
         1: .es256, 2: .edDSA, 3: .es384, 4: .es512, 5: .rs256, 6: .ps256, 7: .mldsa65, 8: .mldsa87, 9: .esp256,
-        10: .es256K,
+        10: .es256K, 11: .mldsa44,
     ]
 
     private static func algorithmByte(_ algorithm: COSEAlgorithm) -> UInt8 {

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import CTAP
+import MLDSA
 import Secp256k1
 
 extension COSEKey {
@@ -8,7 +9,7 @@ extension COSEKey {
     /// ES256/ES384/ES512 are DER ECDSA signatures over SHA-256/384/512 with P-256/384/521;
     /// ES256K a DER ECDSA signature over SHA-256 on secp256k1 (RFC 8812 §3.2);
     /// EdDSA is a raw Ed25519 signature; RS256 / PS256 are RSASSA-PKCS1-v1_5 / RSASSA-PSS over SHA-256
-    /// (RFC 8812 §2, RFC 8230 §2); ML-DSA-65 / -87 pure FIPS 204 signatures with an empty context.
+    /// (RFC 8812 §2, RFC 8230 §2); ML-DSA-44 / -65 / -87 pure FIPS 204 signatures with an empty context.
     func verifies(_ signature: [UInt8], over data: [UInt8]) throws(VerificationError) -> Bool {
         switch self {
         case .p256(let x, let y, let algorithm):
@@ -36,6 +37,9 @@ extension COSEKey {
             guard let key = try? _RSA.Signing.PublicKey(n: n, e: e) else { throw .unusablePublicKey }
             let padding: _RSA.Signing.Padding = algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS
             return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: padding)
+        case .mldsa(let publicKey, .mldsa44):
+            guard let key = try? MLDSAPublicKey(rawRepresentation: publicKey, parameters: .mldsa44) else { throw .unusablePublicKey }
+            return key.isValidSignature(signature, for: data)
         case .mldsa(let publicKey, .mldsa65):
             guard let key = try? MLDSA65.PublicKey(rawRepresentation: publicKey) else { throw .unusablePublicKey }
             return key.isValidSignature(signature, for: data)

@@ -13,6 +13,7 @@ enum Names {
         case COSEAlgorithm.rs256.rawValue: return "RS256"
         case COSEAlgorithm.ps256.rawValue: return "PS256"
         case COSEAlgorithm.esp256.rawValue: return "ESP256"
+        case COSEAlgorithm.mldsa44.rawValue: return "ML-DSA-44"
         case COSEAlgorithm.mldsa65.rawValue: return "ML-DSA-65"
         case COSEAlgorithm.mldsa87.rawValue: return "ML-DSA-87"
         case COSEAlgorithm.es256K.rawValue: return "ES256K"

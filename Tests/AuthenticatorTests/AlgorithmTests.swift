@@ -3,11 +3,11 @@ import CTAP
 import Testing
 @testable import Authenticator
 
-/// RS256, PS256, ML-DSA-65, ML-DSA-87 and ES256K beside the ECDSA and EdDSA algorithms (docs/algorithms.md).
+/// RS256, PS256, ML-DSA-44, ML-DSA-65, ML-DSA-87 and ES256K beside the ECDSA and EdDSA algorithms (docs/algorithms.md).
 @Suite struct AlgorithmTests {
     @Test func getInfoListsTheAlgorithmsInTheirDocumentedOrder() async throws {
         let info = try await PlatformPIN(Harness(), .two).info()
-        #expect(info.algorithms.map(\.alg) == [-7, -8, -35, -36, -49, -50, -37, -257, -47])
+        #expect(info.algorithms.map(\.alg) == [-7, -8, -35, -36, -48, -49, -50, -37, -257, -47])
         #expect(info.maxCredentialIdLength == CredentialWrapping.idLength(keySize: 512))
     }
 

@@ -3,6 +3,7 @@ import CTAP
 import Crypto
 import CryptoExtras
 import Logging
+import MLDSA
 import Secp256k1
 import Synchronization
 import Testing
@@ -143,9 +144,11 @@ func verify(signature: [UInt8], over message: [UInt8], with key: COSEKey) throws
         let padding: _RSA.Signing.Padding = algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS
         return try _RSA.Signing.PublicKey(n: n, e: e).isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: message, padding: padding)
     case .mldsa(let publicKey, let algorithm):
-        return algorithm == .mldsa65
-            ? try MLDSA65.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
-            : try MLDSA87.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
+        switch algorithm {
+        case .mldsa44: return try MLDSAPublicKey(rawRepresentation: publicKey, parameters: .mldsa44).isValidSignature(signature, for: message)
+        case .mldsa65: return try MLDSA65.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
+        default: return try MLDSA87.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
+        }
     case .secp256k1(let x, let y):
         return try Secp256k1.isValidSignature(signature, for: message, publicKey: x + y)
     case .arkgP256:

@@ -27,16 +27,16 @@ import Testing
 
     @Test func firstSupportedAlgorithmInThePlatformsOrderWins() async throws {
         let h = Harness()
-        // ML-DSA-44 (-48) is not offered.
-        let response = try await h.makeCredential(Fixture.makeCredential(algs: [-48, -8, -7]))
+        // RS1 (-65535) is not offered.
+        let response = try await h.makeCredential(Fixture.makeCredential(algs: [-65535, -8, -7]))
         let key = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData).publicKey
         #expect(key.algorithm == .edDSA)
     }
 
     @Test func unsupportedAlgorithmsOnlyIsRefused() async throws {
         let h = Harness()
-        // ML-DSA-44: swift-crypto does not expose it (docs/algorithms.md); RS1 (-65535) is not offered.
-        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(algs: [-48, -65535]).cbor) == .unsupportedAlgorithm)
+        // RS512 (-259) and RS1 (-65535) are not offered.
+        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(algs: [-259, -65535]).cbor) == .unsupportedAlgorithm)
     }
 
     @Test func attestationNoneWhenThePlatformPrefersIt() async throws {

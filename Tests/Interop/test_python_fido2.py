@@ -61,7 +61,7 @@ def test_get_info_is_canonical_cbor(device):
 
 #: Every algorithm passkeyd offers that py_webauthn 3.0.1 also verifies (it has no ES384).
 PY_WEBAUTHN_ALGORITHMS = {"ES256": ES256, "EdDSA": EDDSA, "ES512": -36, "PS256": -37, "RS256": -257,
-                          "ML-DSA-65": -49, "ML-DSA-87": -50}
+                          "ML-DSA-44": -48, "ML-DSA-65": -49, "ML-DSA-87": -50}
 
 
 @pytest.mark.parametrize("alg", PY_WEBAUTHN_ALGORITHMS.values(), ids=PY_WEBAUTHN_ALGORITHMS.keys())

@@ -3,6 +3,7 @@ import Crypto
 import CryptoExtras
 import CTAP
 import Foundation
+import MLDSA
 import Secp256k1
 import WebAuthn
 
@@ -16,6 +17,8 @@ struct TestAuthenticator {
         case p521(P521.Signing.PrivateKey)
         /// RS256 or PS256.
         case rsa(_RSA.Signing.PrivateKey, COSEAlgorithm)
+        /// ML-DSA-44 through the project's own FIPS 204 module.
+        case mldsa44(MLDSAPrivateKey)
         case mldsa65(MLDSA65.PrivateKey)
         case mldsa87(MLDSA87.PrivateKey)
         /// ES256K: a secp256k1 scalar, signed through libsecp256k1.
@@ -42,6 +45,7 @@ struct TestAuthenticator {
     static func rsa(_ algorithm: COSEAlgorithm) -> TestAuthenticator {
         TestAuthenticator(key: .rsa(try! _RSA.Signing.PrivateKey(keySize: .bits2048), algorithm))
     }
+    static func mldsa44() -> TestAuthenticator { TestAuthenticator(key: .mldsa44(MLDSAPrivateKey(parameters: .mldsa44))) }
     static func mldsa65() -> TestAuthenticator { TestAuthenticator(key: .mldsa65(try! MLDSA65.PrivateKey())) }
     static func mldsa87() -> TestAuthenticator { TestAuthenticator(key: .mldsa87(try! MLDSA87.PrivateKey())) }
     static func es256K() -> TestAuthenticator { TestAuthenticator(key: .secp256k1(Secp256k1.generatePrivateKey())) }
@@ -62,6 +66,8 @@ struct TestAuthenticator {
         case .rsa(let k, let algorithm):
             let primitives = try! k.publicKey.getKeyPrimitives()
             return .rsa(n: Array(primitives.modulus), e: Array(primitives.publicExponent), algorithm: algorithm)
+        case .mldsa44(let k):
+            return .mldsa(publicKey: k.publicKey.rawRepresentation, algorithm: .mldsa44)
         case .mldsa65(let k):
             return .mldsa(publicKey: Array(k.publicKey.rawRepresentation), algorithm: .mldsa65)
         case .mldsa87(let k):
@@ -80,6 +86,7 @@ struct TestAuthenticator {
         case .p521(let k): return Array(try! k.signature(for: data).derRepresentation)
         case .rsa(let k, let algorithm):
             return Array(try! k.signature(for: data, padding: algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS).rawRepresentation)
+        case .mldsa44(let k): return k.signature(for: data)
         case .mldsa65(let k): return Array(try! k.signature(for: data))
         case .mldsa87(let k): return Array(try! k.signature(for: data))
         case .secp256k1(let k): return try! Secp256k1.signature(for: data, privateKey: k)
