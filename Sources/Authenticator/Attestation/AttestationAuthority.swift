@@ -14,6 +14,12 @@ public struct AttestationAuthority: Sendable, Codable, Equatable {
     /// The attestation key (P-256 scalar) and its certificate, DER.
     public var attestationKey: [UInt8]
     public var attestationCertificate: [UInt8]
+    /// The enterprise attestation key and certificate (CTAP 2.1 §7.1), issued with the others:
+    /// its subject names this device alone. Nil in authorities made before enterprise
+    /// attestation existed, which cannot issue it afterwards (the root's key is gone), so those
+    /// devices offer no enterprise attestation.
+    public var enterpriseKey: [UInt8]?
+    public var enterpriseCertificate: [UInt8]?
 
     /// id-fido-gen-ce-aaguid (WebAuthn L3 §8.2.1): the AAGUID in the attestation certificate.
     static let aaguidExtension = try! ASN1ObjectIdentifier(dotRepresentation: "1.3.6.1.4.1.45724.1.1.4")
@@ -52,12 +58,29 @@ public struct AttestationAuthority: Sendable, Codable, Equatable {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Certificate.Extension(oid: aaguidExtension, critical: false, value: ArraySlice(aaguidValue.serializedBytes))
             })
-        return AttestationAuthority(rootCertificate: root, attestationKey: Array(key.rawRepresentation), attestationCertificate: leaf)
+        // CTAP 2.1 §7.1: an enterprise attestation may identify the device; the batch certificate above must not.
+        let enterpriseKey = P256.Signing.PrivateKey()
+        let serial = (0..<8).map { _ in UInt8.random(in: 0...255) }.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let enterpriseName = try DistinguishedName {
+            CountryName("ZZ")
+            OrganizationName("passkeyd")
+            OrganizationalUnitName("Authenticator Attestation")
+            CommonName("passkeyd enterprise attestation \(serial)")
+        }
+        let enterpriseLeaf = try CertificateIssuer.issue(
+            enterpriseKey.publicKey, subject: enterpriseName, issuer: rootName, signedBy: rootKey, years: 20, now: now,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Certificate.Extension(oid: aaguidExtension, critical: false, value: ArraySlice(aaguidValue.serializedBytes))
+            })
+        return AttestationAuthority(rootCertificate: root, attestationKey: Array(key.rawRepresentation), attestationCertificate: leaf,
+                                    enterpriseKey: Array(enterpriseKey.rawRepresentation), enterpriseCertificate: enterpriseLeaf)
     }
 
-    /// A DER ECDSA (ES256) signature over `message` with the attestation key.
-    func sign(_ message: [UInt8]) throws(CTAPStatus) -> [UInt8] {
-        do { return Array(try P256.Signing.PrivateKey(rawRepresentation: attestationKey).signature(for: message).derRepresentation) } catch {
+    /// A DER ECDSA (ES256) signature over `message` with the attestation key, or the enterprise one.
+    func sign(_ message: [UInt8], enterprise: Bool = false) throws(CTAPStatus) -> [UInt8] {
+        guard let key = enterprise ? enterpriseKey : attestationKey else { throw .other }
+        do { return Array(try P256.Signing.PrivateKey(rawRepresentation: key).signature(for: message).derRepresentation) } catch {
             throw .other
         }
     }
