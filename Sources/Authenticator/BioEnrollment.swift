@@ -1,10 +1,11 @@
 import CTAP
 
 extension Authenticator {
-    /// authenticatorBioEnrollment (CTAP 2.1 §6.7) on the simulated fingerprint reader.
+    /// authenticatorBioEnrollment (CTAP 2.1 §6.7) on the simulated fingerprint reader, also answered
+    /// under the CTAP 2.1-PRE command 0x40 (`preview`), whose requests are the same.
     /// `enrollment` is the caller's fingerprint being enrolled; on return, the one its next
     /// enrollCaptureNextSample continues, if any. Nothing stored changes unless every check passes.
-    func bioEnrollment(_ request: BioEnrollmentRequest,
+    func bioEnrollment(_ request: BioEnrollmentRequest, preview: Bool = false,
                        continuing enrollment: inout FingerprintEnrollment?) async throws(CTAPStatus) -> BioEnrollmentResponse? {
         guard let sensor = configuration.fingerprintSensor, let verifier else { throw .invalidCommand }
         let subCommand: BioEnrollmentSubcommand
@@ -19,8 +20,9 @@ extension Authenticator {
         // pinUvAuthParam) with the be permission; the permissions RP ID plays no part.
         if subCommand.isAuthenticated {
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
+            // A CTAP 2.1-PRE platform may hold only getPinToken's token, so the preview command takes it.
             _ = try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
-                              message: request.authenticatedMessage, permission: .be)
+                              message: request.authenticatedMessage, permission: .be, legacyAllowed: preview)
         }
         let params = request.subCommandParams
         switch subCommand {

@@ -181,4 +181,19 @@ struct BioEnrollmentTests {
         #expect(try await h.status(of: .bioEnrollment, [0x06: true]) == .invalidCommand)
         #expect(try await PlatformPIN(h, .one).info().options["bioEnroll"] == nil)
     }
+
+    @Test func thePreviewCommandIsTheSameAndTakesTheLegacyToken() async throws {
+        let h = Self.reader()
+        let bio = try await Self.session(h)
+        let id = try await Self.enroll(bio)
+        let legacy = try await PlatformPIN(h, .two).grantedToken(pin: PlatformPIN.testPIN)
+        var request = BioEnrollmentRequest(subCommand: .enumerateEnrollments, pinUvAuthProtocol: 2)
+        request.pinUvAuthParam = legacy.authenticate(request.authenticatedMessage)
+        // 0x09 keeps requiring be; 0x40 (CTAP 2.1-PRE) takes getPinToken's token, as credentialMgmtPreview does.
+        #expect(try await h.status(of: .bioEnrollment, request.cbor) == .pinAuthInvalid)
+        let (status, body) = try await h.send(.bioEnrollmentPreview, request.cbor)
+        #expect(status == .success)
+        #expect(try BioEnrollmentResponse(cbor: try #require(body)).templateInfos?.map(\.templateId) == [id])
+        #expect(try await Harness().status(of: .bioEnrollmentPreview, [0x06: true]) == .invalidCommand)
+    }
 }

@@ -18,12 +18,12 @@ ES256 = [{"type": "public-key", "alg": -7}]
 PIN = "4826"
 MAKE_CREDENTIAL, GET_ASSERTION, CLIENT_PIN = 0x01, 0x02, 0x06
 CRED_MGMT, SELECTION, CRED_MGMT_PREVIEW = 0x0A, 0x0B, 0x41
-BIO_ENROLLMENT, LARGE_BLOBS, CONFIG = 0x09, 0x0C, 0x0D
+BIO_ENROLLMENT, LARGE_BLOBS, CONFIG, BIO_ENROLLMENT_PREVIEW = 0x09, 0x0C, 0x0D, 0x40
 # A harmless request for each command 2.1 added: getFingerprintSensorInfo, a one-byte
 # large-blob read, an unknown config subcommand (INVALID_SUBCOMMAND where the command exists).
 NEWER_COMMANDS = {
     CRED_MGMT: {1: 1}, CRED_MGMT_PREVIEW: {1: 1}, SELECTION: None,
-    BIO_ENROLLMENT: {1: 1, 2: 7}, LARGE_BLOBS: {1: 1, 3: 0}, CONFIG: {1: 0x7F},
+    BIO_ENROLLMENT: {1: 1, 2: 7}, BIO_ENROLLMENT_PREVIEW: {1: 1, 2: 7}, LARGE_BLOBS: {1: 1, 3: 0}, CONFIG: {1: 0x7F},
 }
 # getInfo options that name a 2.1 (or 2.2) command or token: a 2.0 key advertises none of them.
 NEWER_OPTIONS = {"bioEnroll", "largeBlobs", "authnrCfg", "perCredMgmtRO", "ep", "alwaysUv", "setMinPINLength"}
