@@ -38,16 +38,17 @@ struct Connection: Sendable {
         }
     }
 
-    /// A pinUvAuthToken with the `cm` permission: from the PIN when one is set, else from
+    /// A pinUvAuthToken with `permissions` (at least `cm`): from the PIN when one is set, else from
     /// built-in user verification (CTAP 2.1 §6.5.5.7), else the person is told to set a PIN.
     /// `known` spares a getInfo the caller already made.
-    func managementSession(pinFile: String?, info known: GetInfoResponse? = nil) async throws(Failure) -> CredentialManagementSession {
+    func managementSession(pinFile: String?, info known: GetInfoResponse? = nil,
+                           permissions: PinUvAuthTokenPermissions = .cm) async throws(Failure) -> CredentialManagementSession {
         let info: GetInfoResponse
         if let known { info = known } else { info = try await self.info() }
         guard CredentialManagementSession.command(for: info) != nil else {
             throw .refused("This authenticator does not support credential management.")
         }
-        let token = try await token(permissions: .cm, info: info, pinFile: pinFile, purpose: "Managing credentials")
+        let token = try await token(permissions: permissions, info: info, pinFile: pinFile, purpose: "Managing credentials")
         do { return try CredentialManagementSession(session: session, token: token, info: info) } catch {
             throw Failure(error, socket: socket)
         }
