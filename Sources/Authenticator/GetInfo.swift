@@ -25,7 +25,6 @@ extension Authenticator {
             "perCredMgmtRO": true,
         ]) { $1 }
         // bioEnroll: present with a fingerprint sensor, true once a finger is enrolled (CTAP 2.1 §6.7).
-        let sensor = configuration.fingerprintSensor
         if hasFingerprintReader { options["bioEnroll"] = try await !enrolledFingerprints().isEmpty }
         // ep: present where enterprise attestation can be enabled, true once it is (CTAP 2.1 §7.1).
         if isEnterpriseAttestationCapable(state) { options["ep"] = state.enterpriseAttestation ?? false }
@@ -48,7 +47,7 @@ extension Authenticator {
             firmwareVersion: configuration.firmwareVersion,
             maxCredBlobLength: configuration.extensions.identifiers.contains(CredBlob.identifier) ? CredBlobExtension.maxLength : nil,
             maxRPIDsForSetMinPINLength: Self.maxRPIDsForSetMinPINLength,
-            uvModality: sensor.map { _ in FingerprintSensor.uvModality },
+            uvModality: hasFingerprintReader ? FingerprintSensor.uvModality : nil,
             remainingDiscoverableCredentials: max(0, store.capacity - stored),
             encIdentifier: try Self.encryptedIdentifier(state))
     }
