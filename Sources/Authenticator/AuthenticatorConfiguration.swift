@@ -34,6 +34,14 @@ extension Authenticator {
         public var maxSerializedLargeBlobArray: Int = 4096
         /// How long a large-blob write in fragments waits for its next fragment (CTAP 2.1 §6.10.2).
         public var largeBlobWriteLifetime: Duration = .seconds(30)
+        /// The simulated fingerprint reader (`--bio`), if the device has one: it offers
+        /// authenticatorBioEnrollment, and built-in UV is configured once a finger is enrolled.
+        public var fingerprintSensor: FingerprintSensor?
+        /// How long a fingerprint enrollment waits for its next capture (CTAP 2.1 §6.7.4).
+        public var fingerprintEnrollmentLifetime: Duration = .seconds(30)
+        /// The RP IDs vendor-facilitated enterprise attestation attests (CTAP 2.1 §7.1.1): what a
+        /// vendor would build into the device for its enterprise customers; test names here.
+        public var enterpriseAttestationRPIDs: Set<String> = ["enterprise.passkeyd.test"]
         /// The monotonic clock behind every timeout; tests substitute their own.
         public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 

@@ -3,7 +3,7 @@
 run_device_suite.py reports one pass count for the whole sdist suite, and the suite
 skips a whole module when getInfo lacks a feature. This runs the sdist's
 tests/device/test_clientpin.py and test_credman.py on a fresh daemon and fails
-if any test there fails, or skips for a reason other than the known ones below.
+if any test there fails or skips.
 """
 
 from __future__ import annotations
@@ -18,9 +18,6 @@ from passkeyd_hid import HERE, Daemon
 
 MODULES = ["tests/device/test_clientpin.py", "tests/device/test_credman.py"]
 
-#: Skips that are the suite's own verdict on features passkeyd does not offer, with why:
-#: PERSISTENT_CREDENTIAL_MGMT (pcmr) is CTAP 2.2.
-ALLOWED_SKIPS = re.compile(r"Persistent PUAT not supported")
 
 
 def test_sdist_clientpin_and_credman_pass():
@@ -43,13 +40,14 @@ def test_sdist_clientpin_and_credman_pass():
 
     passed = re.findall(r"^PASSED (tests/device/\S+)", proc.stdout, re.M)
     skips = re.findall(r"^SKIPPED \[\d+\] (\S+): (.*)$", proc.stdout, re.M)
-    unexpected = [f"{where}: {why}" for where, why in skips if not ALLOWED_SKIPS.fullmatch(why.strip())]
-    assert not unexpected, "skipped for a reason passkeyd could fix:\n" + "\n".join(unexpected)
+    # Every feature these modules probe is offered now (ML-DSA-44 was the last), so nothing may skip.
+    assert not skips, "skipped for a reason passkeyd could fix:\n" + "\n".join(f"{where}: {why}" for where, why in skips)
 
     per_module = {m: sum(1 for p in passed if p.startswith(m + "::")) for m in MODULES}
     print(f"device suite PIN/credman: {per_module}")
     # Every ClientPin test runs under both protocols (3 tests x 2).
     assert per_module["tests/device/test_clientpin.py"] == 6, out
     # list_and_delete for ES256, EdDSA, ES384, ES512, PS256, RS256, ES256K, ML-DSA-44, ML-DSA-65 and
-    # ML-DSA-87, update, and missing_permissions (which borrows the lbw permission), each under both protocols.
-    assert per_module["tests/device/test_credman.py"] == 24, out
+    # ML-DSA-87, update, missing_permissions (which borrows the lbw permission) and read_only_management
+    # (the persistent pcmr token), each under both protocols.
+    assert per_module["tests/device/test_credman.py"] == 26, out
