@@ -17,6 +17,16 @@ public struct MLDSAPrivateKey: Sendable {
     public init(seed: some Collection<UInt8>, parameters: MLDSAParameters = .mldsa44) throws(MLDSAError) {
         let seed = Array(seed)
         guard seed.count == 32 else { throw .seedLength }
+        self.init(validSeed: seed, parameters: parameters)
+    }
+
+    /// A fresh key from the system's random generator.
+    public init(parameters: MLDSAParameters = .mldsa44) {
+        var generator = SystemRandomNumberGenerator()
+        self.init(validSeed: randomBytes(32, using: &generator), parameters: parameters)
+    }
+
+    private init(validSeed seed: [UInt8], parameters: MLDSAParameters) {
         let expanded = SHAKE.digest(.shake256, seed + [UInt8(parameters.k), UInt8(parameters.l)], count: 128)
         let rho = Array(expanded[0..<32]), rhoPrime = Array(expanded[32..<96])
         let matrix = Sampling.expandA(rho, parameters)
@@ -36,13 +46,6 @@ public struct MLDSAPrivateKey: Sendable {
         self.s1 = s1Hat
         self.s2 = NTT.forward(s2)
         self.t0 = NTT.forward(split.map { Polynomial($0.map { Field.reduce($0.low) }) })
-    }
-
-    /// A fresh key from the system's random generator.
-    public init(parameters: MLDSAParameters = .mldsa44) {
-        var generator = SystemRandomNumberGenerator()
-        // A 32-byte seed is the only requirement, so this cannot throw.
-        try! self.init(seed: randomBytes(32, using: &generator), parameters: parameters)
     }
 
     /// Hedged ML-DSA.Sign (Algorithm 2) with 32 fresh random bytes and an empty context.
