@@ -16,7 +16,7 @@ enum CredentialWrapping {
     /// The ID length for a 32-byte key (ES256, EdDSA).
     static let idLength = idLength(keySize: 32)
     static func idLength(keySize: Int) -> Int { 1 + 12 + 2 + keySize + 16 }
-    private static let keySizes: [UInt8: Int] = [1: 32, 2: 32, 3: 48, 4: 66, 5: 512, 6: 512, 7: 32, 8: 32, 9: 32, 10: 32]
+    private static let keySizes: [UInt8: Int] = [1: 32, 2: 32, 3: 48, 4: 66, 5: 512, 6: 512, 7: 32, 8: 32, 9: 32, 10: 32, 11: 32]
     /// The longest ID this device mints: an RSA credential's (getInfo's maxCredentialIdLength).
     static let maxIDLength = idLength(keySize: 512)
 
