@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging] + crypto + certificates),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
-            "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),
+            "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
         ] + crypto),
         // The CTAPHID server on the Unix socket.
         .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "CTAP", "CTAPHID", "CBOR", logging] + nio),

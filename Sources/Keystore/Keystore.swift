@@ -31,6 +31,12 @@ public actor Keystore: CredentialStore {
     /// What `durable()` flushes.
     private let wal: WALFile
     private var groupCommit = GroupCommit()
+    /// How many credentials are stored: counted once (a walk over an index, tens of ms on a
+    /// million), then kept in step by every write, so getInfo does not count each time. This
+    /// actor is the store's only writer (`KeystoreLock`).
+    private var storedCount: Int?
+    private var writesStarted = 0
+    private var writesRunning = 0
 
     init(queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
@@ -57,7 +63,7 @@ public actor Keystore: CredentialStore {
     public func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource] {
         try await failures {
             let rpHash = sealer.lookup.rp(rpID)
-            let rows = try await read { db in
+            let rows = try readNow { db in
                 try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash], path: self.path)
             }
             // `open` checks the row's RP hash against the record, so no other RP's record comes back.
@@ -68,7 +74,7 @@ public actor Keystore: CredentialStore {
     public func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource? {
         try await failures {
             let idHash = sealer.lookup.credential(id)
-            let rows = try await read { db in
+            let rows = try readNow { db in
                 try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash], path: self.path)
             }
             return try rows.first.map { row throws(KeystoreError) in try sealer.open(row) }
@@ -85,9 +91,20 @@ public actor Keystore: CredentialStore {
     }
 
     public func count() async throws(CredentialStoreError) -> Int {
-        try await failures {
+        if let storedCount { return storedCount }
+        let (started, quiet) = (writesStarted, writesRunning == 0)
+        let counted = try await failures {
             try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 }
         }
+        // A write that ran meanwhile may or may not be in the figure, and adjusts the count
+        // after it: keep only a figure no write overlapped.
+        if quiet, writesStarted == started, writesRunning == 0 { storedCount = counted }
+        return counted
+    }
+
+    /// After a write that added or removed `change` credentials.
+    private func countChanged(by change: Int) {
+        storedCount = storedCount.map { $0 + change }
     }
 
     /// Stores a credential, replacing in the same transaction any with the same RP ID
@@ -99,12 +116,15 @@ public actor Keystore: CredentialStore {
             let row = try sealer.seal(credential)
             let capacity = capacity
             // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-            try await write(diskFullIsStoreFull: true, flush: false) { db in
+            let replaced = try await write(diskFullIsStoreFull: true, flush: false) { db in
                 try db.cachedStatement(sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?")
                     .execute(arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
+                let replaced = db.changesCount
                 guard try Self.countBelow(capacity, db) else { throw CredentialStoreError.full }
                 try Self.insert(row, db)
+                return replaced
             }
+            countChanged(by: 1 - replaced)
         }
     }
 
@@ -119,6 +139,7 @@ public actor Keystore: CredentialStore {
                 for row in rows { try Self.insert(row, db) }
                 guard try Self.countBelow(capacity + 1, db) else { throw CredentialStoreError.full }
             }
+            countChanged(by: rows.count)
         }
     }
 
@@ -143,9 +164,11 @@ public actor Keystore: CredentialStore {
     public func delete(credentialID: [UInt8]) async throws(CredentialStoreError) {
         try await failures {
             let idHash = sealer.lookup.credential(credentialID)
-            try await write { db in
+            let deleted = try await write { db in
                 try db.execute(sql: "DELETE FROM credential WHERE credentialIDHash = ?", arguments: [idHash])
+                return db.changesCount
             }
+            countChanged(by: -deleted)
         }
     }
 
@@ -158,6 +181,7 @@ public actor Keystore: CredentialStore {
                 try db.execute(sql: "DELETE FROM credential")
                 try Self.storeDeviceState(sealed, db)
             }
+            storedCount = 0
         }
     }
 
@@ -276,6 +300,14 @@ public actor Keystore: CredentialStore {
         }
     }
 
+    /// The lookups an assertion makes, on the calling thread and outside a transaction: one
+    /// SELECT is consistent on its own, and the hop to GRDB's queue and back (two thread
+    /// wake-ups, a BEGIN and a COMMIT) cost more than the lookup. It waits while a write runs.
+    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
+        guard let queue else { throw KeystoreError.closed }
+        do { return try queue.inDatabase(body) } catch { throw Self.keystoreError(error, path: path) }
+    }
+
     private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
         do { return try await queue.read(body) } catch { throw Self.keystoreError(error, path: path) }
@@ -291,15 +323,20 @@ public actor Keystore: CredentialStore {
     ) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
+        writesStarted += 1
+        writesRunning += 1
+        defer { writesRunning -= 1 }
         do {
             let result = try await queue.write(body)
             groupCommit.recordCommit()
             if flush { try await durable() }
             return result
         }
-        catch let error as CredentialStoreError { throw error }
-        catch let status as CTAPStatus { throw status }
         catch {
+            // The rows may or may not have changed: count afresh when next asked.
+            storedCount = nil
+            if let error = error as? CredentialStoreError { throw error }
+            if let status = error as? CTAPStatus { throw status }
             let failure = Self.keystoreError(error, path: path)
             if failure == .diskFull(path: path), diskFullIsStoreFull {
                 Self.logger.error("\(failure)")
