@@ -31,12 +31,6 @@ public actor Keystore: CredentialStore {
     /// What `durable()` flushes.
     private let wal: WALFile
     private var groupCommit = GroupCommit()
-    /// How many credentials are stored: counted once (a walk over an index, tens of ms on a
-    /// million), then kept in step by every write, so getInfo does not count each time. This
-    /// actor is the store's only writer (`KeystoreLock`).
-    private var storedCount: Int?
-    private var writesStarted = 0
-    private var writesRunning = 0
 
     init(queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
@@ -90,21 +84,11 @@ public actor Keystore: CredentialStore {
         }
     }
 
+    /// Kept by triggers (`Schema`, "v2-credential-count"): no walk over the rows.
     public func count() async throws(CredentialStoreError) -> Int {
-        if let storedCount { return storedCount }
-        let (started, quiet) = (writesStarted, writesRunning == 0)
-        let counted = try await failures {
-            try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 }
+        try await failures {
+            try readNow { db in try Self.storedCount(db) }
         }
-        // A write that ran meanwhile may or may not be in the figure, and adjusts the count
-        // after it: keep only a figure no write overlapped.
-        if quiet, writesStarted == started, writesRunning == 0 { storedCount = counted }
-        return counted
-    }
-
-    /// After a write that added or removed `change` credentials.
-    private func countChanged(by change: Int) {
-        storedCount = storedCount.map { $0 + change }
     }
 
     /// Stores a credential, replacing in the same transaction any with the same RP ID
@@ -116,15 +100,12 @@ public actor Keystore: CredentialStore {
             let row = try sealer.seal(credential)
             let capacity = capacity
             // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-            let replaced = try await write(diskFullIsStoreFull: true, flush: false) { db in
+            try await write(diskFullIsStoreFull: true, flush: false) { db in
                 try db.cachedStatement(sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?")
                     .execute(arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
-                let replaced = db.changesCount
-                guard try Self.countBelow(capacity, db) else { throw CredentialStoreError.full }
+                guard try Self.storedCount(db) < capacity else { throw CredentialStoreError.full }
                 try Self.insert(row, db)
-                return replaced
             }
-            countChanged(by: 1 - replaced)
         }
     }
 
@@ -137,9 +118,8 @@ public actor Keystore: CredentialStore {
             let capacity = capacity
             try await write(diskFullIsStoreFull: true) { db in
                 for row in rows { try Self.insert(row, db) }
-                guard try Self.countBelow(capacity + 1, db) else { throw CredentialStoreError.full }
+                guard try Self.storedCount(db) <= capacity else { throw CredentialStoreError.full }
             }
-            countChanged(by: rows.count)
         }
     }
 
@@ -164,11 +144,9 @@ public actor Keystore: CredentialStore {
     public func delete(credentialID: [UInt8]) async throws(CredentialStoreError) {
         try await failures {
             let idHash = sealer.lookup.credential(credentialID)
-            let deleted = try await write { db in
+            try await write { db in
                 try db.execute(sql: "DELETE FROM credential WHERE credentialIDHash = ?", arguments: [idHash])
-                return db.changesCount
             }
-            countChanged(by: -deleted)
         }
     }
 
@@ -181,7 +159,6 @@ public actor Keystore: CredentialStore {
                 try db.execute(sql: "DELETE FROM credential")
                 try Self.storeDeviceState(sealed, db)
             }
-            storedCount = 0
         }
     }
 
@@ -257,12 +234,8 @@ public actor Keystore: CredentialStore {
         }
     }
 
-    /// Whether fewer than `limit` credentials are stored. Rows have distinct positive `seq`
-    /// values, so there are at most `max(seq)` of them: that bound is one step down the
-    /// table's b-tree, and only a store near its limit pays for counting (a walk over an index).
-    static func countBelow(_ limit: Int, _ db: Database) throws -> Bool {
-        if try Int.fetchOne(db, sql: "SELECT max(seq) FROM credential") ?? 0 < limit { return true }
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 < limit
+    static func storedCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM credential_count WHERE id = 1")) ?? 0
     }
 
     /// A device as it leaves the factory: no PIN, full retries, a new wrapping key (CTAP 2.1 §6.6).
@@ -323,20 +296,15 @@ public actor Keystore: CredentialStore {
     ) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
-        writesStarted += 1
-        writesRunning += 1
-        defer { writesRunning -= 1 }
         do {
             let result = try await queue.write(body)
             groupCommit.recordCommit()
             if flush { try await durable() }
             return result
         }
+        catch let error as CredentialStoreError { throw error }
+        catch let status as CTAPStatus { throw status }
         catch {
-            // The rows may or may not have changed: count afresh when next asked.
-            storedCount = nil
-            if let error = error as? CredentialStoreError { throw error }
-            if let status = error as? CTAPStatus { throw status }
             let failure = Self.keystoreError(error, path: path)
             if failure == .diskFull(path: path), diskFullIsStoreFull {
                 Self.logger.error("\(failure)")

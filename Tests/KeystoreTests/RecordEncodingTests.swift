@@ -17,7 +17,7 @@ import Testing
         var credential = CredentialSource(
             id: Array(0..<48), rp: PublicKeyCredentialRpEntity(id: "every.example", name: "Every Field"),
             user: PublicKeyCredentialUserEntity(id: [0, 0xFF, 7], name: "ü", displayName: "User Ü"),
-            algorithm: .eddsa, privateKey: Array(repeating: 0xA5, count: 32), signCount: .max,
+            algorithm: .edDSA, privateKey: Array(repeating: 0xA5, count: 32), signCount: .max,
             createdAt: Date(timeIntervalSince1970: 1_700_000_000.123_456_789), credProtect: 3, hmacSecret: true,
             largeBlobKey: Array(repeating: 1, count: 32), credBlob: [], thirdPartyPayment: false)
         credential.backup = BackupFlags(eligible: true, backedUp: true)
