@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        // DEFLATE for the platform's large blobs (CTAP 2.1 §6.10.3); docs/client.md says why.
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         // Strict, canonical CTAP2 CBOR. No dependencies.
@@ -52,7 +54,9 @@ let package = Package(
         // The CTAPHID server on the Unix socket.
         .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "CTAP", "CTAPHID", "CBOR", logging] + nio),
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
-        .target(name: "PasskeyClient", dependencies: ["WebAuthn", "CTAP", "CTAPHID", "CBOR", logging, crypto[0]] + nio),
+        .target(name: "PasskeyClient", dependencies: [
+            "WebAuthn", "CTAP", "CTAPHID", "CBOR", logging, crypto[0], .product(name: "CompressNIO", package: "compress-nio"),
+        ] + nio),
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
         .target(name: "WebAuthn", dependencies: ["CTAP", crypto[0]]),
         // What a relying party's server does: challenges and verification.
@@ -88,7 +92,7 @@ let package = Package(
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: [
-            "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CTAP", "CTAPHID", logging,
+            "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CBOR", "CTAP", "CTAPHID", logging,
         ]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
         .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "CTAPHID", "WebAuthn"]),

@@ -150,9 +150,12 @@ extension Authenticator {
     /// Both are leased (`SignatureCounterLease`): a count within the durable mark costs no
     /// write, and one past it stores the next mark before it signs.
     /// The record was read by this command, which holds the turn, so its mark is current.
+    /// `counter-freeze` repeats the last count: the one last issued, or after a start the stored
+    /// mark (the last count after a clean shutdown; after a crash, a mark above it).
     func nextSignCount(for candidate: AssertionCandidate) async throws(CTAPStatus) -> UInt32 {
         if configuration.signatureCounter == .zero || candidate.resident?.countsSignatures == false { return 0 }
         if configuration.signatureCounter == .perCredential, let resident = candidate.resident {
+            if Self.faults.freezesCounter { return counterLeases.resident[resident.id]?.issued ?? resident.signCount }
             let step = SignatureCounterLease.advance(counterLeases.resident[resident.id], storedMark: resident.signCount)
             if let mark = step.newMark {
                 do { try await store.updateSignCount(credentialID: resident.id, to: mark) } catch { throw storeFailure(error) }
@@ -160,7 +163,9 @@ extension Authenticator {
             counterLeases.keep(step.lease, for: resident.id)
             return step.count
         }
-        let step = SignatureCounterLease.advance(counterLeases.global, storedMark: try await deviceState().globalSignCount)
+        let stored = try await deviceState().globalSignCount
+        if Self.faults.freezesCounter { return counterLeases.global?.issued ?? stored }
+        let step = SignatureCounterLease.advance(counterLeases.global, storedMark: stored)
         if let mark = step.newMark {
             try await updateDeviceState { state in state.globalSignCount = max(state.globalSignCount, mark) }
         }

@@ -50,3 +50,23 @@ struct SignatureCounterLeases: Sendable {
         resident[credentialID] = lease
     }
 }
+
+extension Authenticator {
+    /// At a clean shutdown the stored marks come down to the counts last used, so the next start
+    /// counts on from them as a hardware key would, not from a leased mark up to 1023 ahead.
+    /// Safe whenever it stops short: a mark left standing is still above every count used.
+    public func settleSignatureCounters() async {
+        let leases = counterLeases
+        counterLeases = SignatureCounterLeases()
+        for (id, lease) in leases.resident where lease.issued < lease.mark {
+            do { try await store.updateSignCount(credentialID: id, to: lease.issued) } catch {
+                logger.warning("a signature counter keeps its leased mark", metadata: ["error": "\(error)"])
+            }
+        }
+        if let global = leases.global, global.issued < global.mark {
+            do { try await updateDeviceState { $0.globalSignCount = global.issued } } catch {
+                logger.warning("the global signature counter keeps its leased mark", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

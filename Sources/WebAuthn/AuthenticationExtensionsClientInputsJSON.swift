@@ -6,9 +6,13 @@ public struct AuthenticationExtensionsClientInputsJSON: Sendable, Hashable, Coda
     public var credProps: Bool?
     /// `prf` (WebAuthn L3 §10.1.4): pseudo-random values from the credential, through hmac-secret.
     public var prf: AuthenticationExtensionsPRFInputsJSON?
+    /// `largeBlob` (WebAuthn L3 §10.1.5): a blob stored with the credential, through largeBlobKey.
+    public var largeBlob: AuthenticationExtensionsLargeBlobInputsJSON?
 
-    public init(credProps: Bool? = nil, prf: AuthenticationExtensionsPRFInputsJSON? = nil) {
+    public init(credProps: Bool? = nil, prf: AuthenticationExtensionsPRFInputsJSON? = nil,
+                largeBlob: AuthenticationExtensionsLargeBlobInputsJSON? = nil) {
         self.credProps = credProps
         self.prf = prf
+        self.largeBlob = largeBlob
     }
 }

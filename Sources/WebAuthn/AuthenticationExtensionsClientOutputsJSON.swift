@@ -13,9 +13,12 @@ public struct AuthenticationExtensionsClientOutputsJSON: Sendable, Hashable, Cod
 
     public var credProps: CredentialProperties?
     public var prf: AuthenticationExtensionsPRFOutputsJSON?
+    public var largeBlob: AuthenticationExtensionsLargeBlobOutputsJSON?
 
-    public init(credProps: CredentialProperties? = nil, prf: AuthenticationExtensionsPRFOutputsJSON? = nil) {
+    public init(credProps: CredentialProperties? = nil, prf: AuthenticationExtensionsPRFOutputsJSON? = nil,
+                largeBlob: AuthenticationExtensionsLargeBlobOutputsJSON? = nil) {
         self.credProps = credProps
         self.prf = prf
+        self.largeBlob = largeBlob
     }
 }

@@ -38,10 +38,11 @@ struct Connection: Sendable {
         }
     }
 
-    /// A pinUvAuthToken with the `cm` permission: from the PIN when one is set, else from
+    /// A pinUvAuthToken with `permissions` (at least `cm`): from the PIN when one is set, else from
     /// built-in user verification (CTAP 2.1 §6.5.5.7), else the person is told to set a PIN.
     /// `known` spares a getInfo the caller already made.
-    func managementSession(pinFile: String?, info known: GetInfoResponse? = nil) async throws(Failure) -> CredentialManagementSession {
+    func managementSession(pinFile: String?, info known: GetInfoResponse? = nil,
+                           permissions: PinUvAuthTokenPermissions = .cm) async throws(Failure) -> CredentialManagementSession {
         let info: GetInfoResponse
         if let known { info = known } else { info = try await self.info() }
         guard CredentialManagementSession.command(for: info) != nil else {
@@ -52,10 +53,10 @@ struct Connection: Sendable {
         if info.options["clientPin"] == true {
             let pin = try PINEntry.current(file: pinFile)
             token = try await self.token(clientPIN) { () async throws(CTAP2Error) in
-                try await clientPIN.tokenUsingPIN(pin, permissions: .cm, rpID: nil)
+                try await clientPIN.tokenUsingPIN(pin, permissions: permissions, rpID: nil)
             }
         } else if info.options["uv"] == true {
-            token = try await run { () async throws(CTAP2Error) in try await clientPIN.tokenUsingUV(permissions: .cm, rpID: nil) }
+            token = try await run { () async throws(CTAP2Error) in try await clientPIN.tokenUsingUV(permissions: permissions, rpID: nil) }
         } else {
             throw .refused("Managing credentials needs a PIN and this authenticator has none. Set one with `passkeyctl pin set`.")
         }

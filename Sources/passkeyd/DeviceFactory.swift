@@ -9,7 +9,7 @@ import PasskeyDaemon
 enum DeviceFactory {
     struct Device: Sendable {
         let handler: any CTAP2MessageHandler
-        /// Closes the store at shutdown.
+        /// Settles the leased signature counters and closes the store, at shutdown.
         let close: @Sendable () async -> Void
     }
 
@@ -25,6 +25,7 @@ enum DeviceFactory {
         return Device(
             handler: authenticator,
             close: {
+                await authenticator.settleSignatureCounters()
                 do { try await store.close() } catch { logger.error("closing the keystore failed: \(error)") }
             })
     }

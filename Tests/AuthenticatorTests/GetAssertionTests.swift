@@ -96,27 +96,50 @@ import Testing
         #expect(try AuthenticatorData(bytes: response.authenticatorData).signCount > 2)
     }
 
-    @Test func countsWithinALeaseWriteNothingAndARestartNeverGoesBack() async throws {
-        let h = Harness()
+    /// One resident and one non-resident credential: the two kinds of counter.
+    func residentAndWrapped(on h: Harness) async throws -> (resident: [UInt8], wrapped: [UInt8]) {
         let account = try #require(try await register(1, on: h).first)
         let nonResident = try await h.makeCredential(Fixture.makeCredential(rk: false))
-        let wrapped = try #require(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData).credentialID
-        func count(_ id: [UInt8], on h: Harness) async throws -> UInt32 {
-            let response = try await h.getAssertion(Fixture.getAssertion(allow: [id]))
-            return try AuthenticatorData(bytes: response.authenticatorData).signCount
-        }
-        let first = try await count(account.id, on: h)
-        let mark = try #require(await h.store.credential(id: account.id)?.signCount)
+        return (account.id, try #require(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData).credentialID)
+    }
+
+    func count(_ id: [UInt8], on h: Harness) async throws -> UInt32 {
+        try AuthenticatorData(bytes: try await h.getAssertion(Fixture.getAssertion(allow: [id])).authenticatorData).signCount
+    }
+
+    @Test func aCleanShutdownSettlesTheMarksSoCountingGoesOnByOne() async throws {
+        let h = Harness()
+        let (id, wrapped) = try await residentAndWrapped(on: h)
+        let resident = try await count(id, on: h), global = try await count(wrapped, on: h)
+        await h.authenticator.settleSignatureCounters()
+        #expect(await h.store.credential(id: id)?.signCount == resident)
+        #expect(try await h.store.loadDeviceState()?.globalSignCount == global)
+        let restarted = Harness(store: h.store)
+        #expect(try await count(id, on: restarted) == resident + 1, "as a hardware key counts")
+        #expect(try await count(wrapped, on: restarted) == global + 1)
+        // counter-freeze after a restart repeats the count the RP last saw, not a mark above it.
+        await restarted.authenticator.settleSignatureCounters()
+        let again = Harness(store: h.store)
+        await again.authenticator.controls.arm(FaultRule(fault: .counterFreeze, remaining: 1, rpID: nil))
+        #expect(try await count(id, on: again) == resident + 1)
+        #expect(try await count(id, on: again) == resident + 2)
+    }
+
+    @Test func countsWithinALeaseWriteNothingAndARestartNeverGoesBack() async throws {
+        let h = Harness()
+        let (id, wrapped) = try await residentAndWrapped(on: h)
+        let first = try await count(id, on: h)
+        let mark = try #require(await h.store.credential(id: id)?.signCount)
         let globalFirst = try await count(wrapped, on: h)
         let globalMark = try #require(await h.store.loadDeviceState()?.globalSignCount)
         var last = (resident: first, global: globalFirst)
         // A whole lease's worth of assertions: one count per assertion, each above the last,
         // and the stored marks move only when a count passes them.
         for _ in 0..<Int(SignatureCounterLease.size) {
-            let resident = try await count(account.id, on: h), global = try await count(wrapped, on: h)
+            let resident = try await count(id, on: h), global = try await count(wrapped, on: h)
             #expect(resident == last.resident + 1 && global == last.global + 1)
             last = (resident, global)
-            let stored = try #require(await h.store.credential(id: account.id)?.signCount)
+            let stored = try #require(await h.store.credential(id: id)?.signCount)
             let storedGlobal = try #require(await h.store.loadDeviceState()?.globalSignCount)
             #expect(stored >= resident && storedGlobal >= global)
             #expect(resident > mark || stored == mark, "no write within the lease")
@@ -124,7 +147,7 @@ import Testing
         }
         #expect(last.resident > mark && last.global > globalMark, "the run outgrew its first lease")
         let restarted = Harness(store: h.store)
-        #expect(try await count(account.id, on: restarted) > last.resident)
+        #expect(try await count(id, on: restarted) > last.resident)
         #expect(try await count(wrapped, on: restarted) > last.global)
     }
 

@@ -113,3 +113,46 @@ def test_no_daemon_is_a_sentence_and_exit_code_2(tmp_path):
     as_json = webauthn(Nowhere, "get", options_to_json(options), "--json")
     assert as_json.returncode == 2
     assert json.loads(as_json.stdout)["error"]["kind"] == "no-daemon"
+
+
+def test_large_blobs_written_by_one_client_are_read_by_the_other(daemon_factory):
+    """PasskeyClient's largeBlob extension (WebAuthn L3 §10.1.5) and python-fido2's agree on the
+    array's format (CTAP 2.1 §6.10.3: DEFLATE, AES-GCM under the credential's largeBlobKey)."""
+    from fido2.utils import websafe_decode, websafe_encode
+
+    from conftest import make_client
+
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    options = json.loads(options_to_json(generate_registration_options(
+        rp_id=RP_ID, rp_name="Example", user_name="dana", user_id=b"dana",
+        authenticator_selection=AuthenticatorSelectionCriteria(resident_key=ResidentKeyRequirement.REQUIRED))))
+    options["extensions"] = {"largeBlob": {"support": "required"}}
+    created = webauthn(daemon, "create", json.dumps(options))
+    assert created.returncode == 0, created.stderr.decode()
+    registration = json.loads(created.stdout)
+    assert registration["clientExtensionResults"]["largeBlob"] == {"supported": True}
+
+    def passkeyclient_get(large_blob: dict) -> dict:
+        request = json.loads(options_to_json(generate_authentication_options(
+            rp_id=RP_ID, allow_credentials=[PublicKeyCredentialDescriptor(id=websafe_decode(registration["rawId"]))])))
+        request["extensions"] = {"largeBlob": large_blob}
+        done = webauthn(daemon, "get", json.dumps(request))
+        assert done.returncode == 0, done.stderr.decode()
+        return json.loads(done.stdout)["clientExtensionResults"]["largeBlob"]
+
+    def python_fido2_get(large_blob: dict) -> dict:
+        dev = daemon.device()
+        try:
+            result = make_client(dev).get_assertion({
+                "rpId": RP_ID, "challenge": os.urandom(32), "userVerification": "required",
+                "allowCredentials": [{"type": "public-key", "id": websafe_decode(registration["rawId"])}],
+                "extensions": {"largeBlob": large_blob}})
+            return dict(result.get_response(0).client_extension_results["largeBlob"])
+        finally:
+            dev.close()
+
+    first, second = b"written by PasskeyClient " * 20, b"written by python-fido2 " * 20
+    assert passkeyclient_get({"write": websafe_encode(first)}) == {"written": True}
+    assert websafe_decode(python_fido2_get({"read": True})["blob"]) == first
+    assert python_fido2_get({"write": second})["written"] is True
+    assert websafe_decode(passkeyclient_get({"read": True})["blob"]) == second

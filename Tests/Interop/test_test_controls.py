@@ -4,10 +4,12 @@ watch --json` shows a scripted session in order (docs/testing-your-relying-party
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
 import time
+import zlib
 
 import pytest
 import webauthn
@@ -25,6 +27,10 @@ def daemon(daemon_factory):
     return daemon_factory("--presence", "auto", "--uv", "auto")
 
 
+def unpadded_b64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
 def ctl(daemon, *args: str) -> subprocess.CompletedProcess:
     result = passkeyctl(daemon.socket, *args, pin=None)
     assert result.returncode == 0, result.stderr
@@ -34,14 +40,15 @@ def ctl(daemon, *args: str) -> subprocess.CompletedProcess:
 class Account:
     """One RP with one registered passkey, and what its server remembers of it."""
 
-    def __init__(self, device, name: str):
+    def __init__(self, device, name: str, *, large_blob: bool = False):
         self.rp_id = f"{name}.controls.example"
         self.origin = f"https://{self.rp_id}"
         self.server = Fido2Server({"id": self.rp_id, "name": name})
         self.client = make_client(device, self.origin)
         options, state = self.server.register_begin(
             {"id": os.urandom(16), "name": f"{name}@example.net", "displayName": name},
-            resident_key_requirement="required", user_verification="required")
+            resident_key_requirement="required", user_verification="required",
+            extensions={"largeBlob": {"support": "required"}} if large_blob else None)
         result = self.client.make_credential(options.public_key)
         self.credential = self.server.register_complete(state, result).credential_data
         self.sign_count = 0
@@ -75,32 +82,40 @@ class Account:
     def sign_in(self) -> None:
         assert self.attempt() == (None, None)
 
-
-def test_bogus_signature_is_rejected_once_then_sign_in_verifies(daemon, device):
-    account = Account(device, "bogus")
-    ctl(daemon, "fault", "set", "bogus-signature", "--rp", account.rp_id)
-    fido2_error, webauthn_error = account.attempt()
-    assert fido2_error == "Invalid signature."
-    assert webauthn_error and "signature" in webauthn_error.lower()
-    account.sign_in()
+    def large_blob(self, **request) -> dict:
+        """A sign-in that reads (read=True) or writes (write=bytes) the passkey's large blob
+        (WebAuthn L3 §10.1.5), through python-fido2's client; the extension's client output."""
+        options, _ = self.server.authenticate_begin(user_verification="required", extensions={"largeBlob": request})
+        response = self.client.get_assertion(options.public_key).get_response(0)
+        return dict(response.client_extension_results["largeBlob"])
 
 
-def test_cleared_uv_fails_servers_that_require_verification(daemon, device):
-    account = Account(device, "clearuv")
-    ctl(daemon, "fault", "set", "clear-uv", "--rp", account.rp_id)
-    fido2_error, webauthn_error = account.attempt()
-    assert fido2_error == "User verification required, but user verified flag not set."
-    assert webauthn_error and "verif" in webauthn_error.lower()
-    account.sign_in()
+def daemon_with_account(daemon_factory, name: str, *flags: str, sign_ins: int = 1, large_blob: bool = False):
+    """A fresh daemon (presence and UV automatic, plus `flags`) with one passkey registered and
+    used `sign_ins` times; the device is closed again."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto", *flags)
+    dev = daemon.device()
+    try:
+        account = Account(dev, name, large_blob=large_blob)
+        for _ in range(sign_ins):
+            account.sign_in()
+    finally:
+        dev.close()
+    return daemon, account
 
 
-def test_cleared_up_fails_both_servers(daemon, device):
-    account = Account(device, "clearup")
-    ctl(daemon, "fault", "set", "clear-up", "--rp", account.rp_id)
-    fido2_error, webauthn_error = account.attempt(require_uv=False)
-    assert fido2_error == "User Present flag not set."
-    assert webauthn_error and "not present" in webauthn_error
-    account.sign_in()
+@pytest.mark.parametrize("fault,require_uv,fido2_says,webauthn_says", [
+    ("bogus-signature", True, "Invalid signature.", "signature"),
+    ("clear-uv", True, "User verification required, but user verified flag not set.", "verif"),
+    ("clear-up", False, "User Present flag not set.", "not present"),
+])
+def test_a_lying_response_is_rejected_once_then_sign_in_verifies(daemon, device, fault, require_uv, fido2_says, webauthn_says):
+    account = Account(device, fault.replace("-", ""))
+    ctl(daemon, "fault", "set", fault, "--rp", account.rp_id)
+    fido2_error, webauthn_error = account.attempt(require_uv=require_uv)
+    assert fido2_error == fido2_says
+    assert webauthn_error and webauthn_says in webauthn_error.lower()
+    account.sign_in()  # --count 1 (the default): the next transaction verifies again
 
 
 @pytest.mark.parametrize("fault", ["counter-rewind=2", "counter-freeze", "counter-zero"])
@@ -152,6 +167,23 @@ def test_drop_makes_the_device_vanish_mid_transaction(daemon, device):
         fresh.close()
 
 
+def test_counter_freeze_holds_for_its_count_and_across_a_restart(daemon_factory):
+    first, account = daemon_with_account(daemon_factory, "frozen", sign_ins=2)
+    assert first.stop() == 0
+    again = daemon_factory("--presence", "auto", "--uv", "auto", data_dir=first.data_dir)
+    ctl(again, "fault", "set", "counter-freeze", "--count", "2")
+    dev = again.device()
+    try:
+        account.client = make_client(dev, account.origin)
+        for _ in range(2):
+            fido2_error, webauthn_error = account.attempt()
+            assert webauthn_error and "sign count" in webauthn_error, "the count the RP last saw, again"
+        account.sign_in()
+        assert account.sign_count == 3, "after a clean restart the counter goes on by one, as a hardware key's"
+    finally:
+        dev.close()
+
+
 def test_clear_disarms_everything_and_bad_spellings_are_refused(daemon):
     ctl(daemon, "fault", "set", "bogus-signature", "--always")
     ctl(daemon, "fault", "clear")
@@ -199,13 +231,7 @@ def test_watch_shows_a_scripted_session_in_order(daemon, device):
 
 
 def test_export_and_import_carry_a_passkey_to_a_fresh_daemon(daemon_factory, tmp_path):
-    source = daemon_factory("--presence", "auto", "--uv", "auto")
-    dev = source.device()
-    try:
-        account = Account(dev, "exported")
-        account.sign_in()
-    finally:
-        dev.close()
+    source, account = daemon_with_account(daemon_factory, "exported")
     public = json.loads(ctl(source, "export", "--rp", account.rp_id).stdout)
     assert len(public) == 1 and "privateKey" not in public[0], "keys leave only when asked for"
     path = tmp_path / "credentials.json"
@@ -226,14 +252,55 @@ def test_export_and_import_carry_a_passkey_to_a_fresh_daemon(daemon_factory, tmp
         dev.close()
 
 
-def test_cxf_round_trip_keeps_counters_at_zero(daemon_factory, tmp_path):
-    source = daemon_factory("--presence", "auto", "--uv", "auto", "--counter", "zero")
+def _corrupt(entries: list[dict], how: str) -> None:
+    """Spoils the second entry of an export one way."""
+    second = entries[1]
+    if how == "bad base64url":
+        second["userHandle"] = "not*base64"
+    elif how == "duplicate id":
+        second["credentialId"] = entries[0]["credentialId"]
+    elif how == "wrong key type":
+        second["privateKey"] = entries[0]["privateKey"][:40]  # a truncated PKCS#8 is no key at all
+    elif how == "mismatched algorithm":
+        second["algorithm"] = -8  # an ES256 key declared EdDSA
+    elif how == "missing rpId":
+        del second["rpId"]
+
+
+@pytest.mark.parametrize("how", ["bad base64url", "duplicate id", "wrong key type", "mismatched algorithm", "missing rpId"])
+def test_import_names_the_bad_entry_and_imports_nothing(daemon_factory, tmp_path, how):
+    source, _ = daemon_with_account(daemon_factory, "first")
     dev = source.device()
     try:
-        account = Account(dev, "cxf")
-        account.sign_in()
+        Account(dev, "second")
     finally:
         dev.close()
+    exported = json.loads(ctl(source, "export", "--include-private-keys").stdout)
+    assert len(exported) == 2
+    _corrupt(exported, how)
+    path = tmp_path / "credentials.json"
+    path.write_text(json.dumps(exported))
+    target = daemon_factory("--presence", "auto", "--uv", "auto")
+    result = passkeyctl(target.socket, "import", str(path), pin=None)
+    assert result.returncode != 0
+    assert "redential 2" in result.stderr, result.stderr  # the entry is named
+    assert json.loads(ctl(target, "export").stdout) == [], "nothing imported"
+
+
+def test_import_refuses_an_id_stored_for_another_account(daemon_factory, tmp_path):
+    source, _ = daemon_with_account(daemon_factory, "taken")
+    exported = json.loads(ctl(source, "export", "--include-private-keys").stdout)
+    original = exported[0]["userHandle"]
+    exported[0]["userHandle"] = base64.urlsafe_b64encode(b"someone else").decode().rstrip("=")
+    path = tmp_path / "credentials.json"
+    path.write_text(json.dumps(exported))
+    result = passkeyctl(source.socket, "import", str(path), pin=None)
+    assert result.returncode != 0 and "another account" in result.stderr, result.stderr
+    assert [c["userHandle"] for c in json.loads(ctl(source, "export").stdout)] == [original], "the stored one is untouched"
+
+
+def test_cxf_round_trip_keeps_counters_at_zero(daemon_factory, tmp_path):
+    source, account = daemon_with_account(daemon_factory, "cxf", "--counter", "zero")
     path = tmp_path / "credentials.cxf.json"
     ctl(source, "export", "--format", "cxf", "--include-private-keys", "--output", str(path))
     header = json.loads(path.read_text())
@@ -254,15 +321,60 @@ def test_cxf_round_trip_keeps_counters_at_zero(daemon_factory, tmp_path):
 
 
 def test_cxf_export_leaves_out_passkeys_with_a_counter(daemon_factory, tmp_path):
-    source = daemon_factory("--presence", "auto", "--uv", "auto")
-    dev = source.device()
-    try:
-        Account(dev, "counted").sign_in()
-    finally:
-        dev.close()
+    source, _ = daemon_with_account(daemon_factory, "counted")
     result = ctl(source, "export", "--format", "cxf", "--include-private-keys")
     assert "Left out 1 passkey" in result.stderr
     assert json.loads(result.stdout)["accounts"][0]["items"] == []
+
+
+@pytest.mark.parametrize("file_format", ["json", "cxf"])
+def test_export_and_import_carry_a_large_blob(daemon_factory, tmp_path, file_format):
+    counter = ["--counter", "zero"] if file_format == "cxf" else []  # CXF carries uncounted passkeys only
+    source = daemon_factory("--presence", "auto", "--uv", "auto", *counter)
+    blob = b"passkeyd large blob " * 40  # compresses well, as CTAP 2.1 §6.10.3 expects blobs to
+    dev = source.device()
+    try:
+        account = Account(dev, f"blob-{file_format}", large_blob=True)
+        plain = Account(dev, f"plain-{file_format}")
+        assert account.large_blob(write=blob)["written"] is True
+    finally:
+        dev.close()
+    path = tmp_path / f"credentials.{file_format}"
+    ctl(source, "export", "--format", file_format, "--include-private-keys", "--output", str(path))
+    exported = json.loads(path.read_text())
+    if file_format == "json":
+        by_rp = {c["rpId"]: c for c in exported}
+        assert unpadded_b64url(by_rp[account.rp_id]["largeBlob"]) == blob, "CDP's largeBlob is the blob itself"
+        assert "largeBlob" not in by_rp[plain.rp_id]
+    else:
+        passkeys = {c["rpId"]: c for a in exported["accounts"] for i in a["items"] for c in i["credentials"]}
+        stored = passkeys[account.rp_id]["fido2Extensions"]["largeBlob"]
+        assert stored["uncompressedSize"] == len(blob)
+        assert zlib.decompress(unpadded_b64url(stored["data"]), -15) == blob, "CXF: DEFLATE data"
+        assert "fido2Extensions" not in passkeys[plain.rp_id]
+
+    target = daemon_factory("--presence", "auto", "--uv", "auto")
+    ctl(target, "import", "--format", file_format, str(path))
+    dev = target.device()
+    try:
+        account.client = make_client(dev, account.origin)
+        assert unpadded_b64url(account.large_blob(read=True)["blob"]) == blob, "the blob is readable with the imported passkey"
+        account.sign_in()
+    finally:
+        dev.close()
+
+
+def test_import_refuses_large_blobs_beyond_capacity_and_stores_nothing(daemon_factory, tmp_path):
+    source, _ = daemon_with_account(daemon_factory, "full", large_blob=True)
+    path = tmp_path / "credentials.json"
+    ctl(source, "export", "--include-private-keys", "--output", str(path))
+    exported = json.loads(path.read_text())
+    exported[0]["largeBlob"] = base64.urlsafe_b64encode(os.urandom(6000)).decode().rstrip("=")  # incompressible
+    path.write_text(json.dumps(exported))
+    target = daemon_factory("--presence", "auto", "--uv", "auto")
+    result = passkeyctl(target.socket, "import", str(path), pin=None)
+    assert result.returncode != 0 and "Nothing was imported" in result.stderr, result.stderr
+    assert json.loads(ctl(target, "export").stdout) == []
 
 
 def test_backup_flags_per_credential(daemon, device):

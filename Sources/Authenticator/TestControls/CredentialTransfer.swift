@@ -74,12 +74,12 @@ extension CredentialSource {
             id: id, rp: rp, user: user, algorithm: algorithm.rawValue, signCount: Int(signCount),
             privateKey: includingPrivateKey ? privateKey : nil, credProtect: Int(credProtect),
             backupEligible: (backup ?? .singleDevice).eligible, backupState: (backup ?? .singleDevice).backedUp,
-            createdAt: Int(createdAt.timeIntervalSince1970), countsSignatures: countsSignatures)
+            createdAt: Int(createdAt.timeIntervalSince1970), countsSignatures: countsSignatures, largeBlobKey: largeBlobKey)
     }
 
     /// A record to store, checked as makeCredential would check its inputs: a supported algorithm
     /// whose key is valid, a credential ID within the device's limit, a credProtect level and
-    /// backup flags that exist. Every refusal is `CTAP1_ERR_INVALID_PARAMETER`; a record without
+    /// backup flags that exist, a 32-byte largeBlobKey if any. Every refusal is `CTAP1_ERR_INVALID_PARAMETER`; a record without
     /// its private key is `CTAP2_ERR_MISSING_PARAMETER`.
     init(importing record: CredentialRecord) throws(CTAPStatus) {
         guard let privateKey = record.privateKey else { throw .missingParameter }
@@ -92,10 +92,12 @@ extension CredentialSource {
             throw .invalidParameter
         }
         guard let signCount = UInt32(exactly: record.signCount ?? 0) else { throw .invalidParameter }
+        if let key = record.largeBlobKey, key.count != LargeBlobKey.keyLength { throw .invalidParameter }
         self.init(id: record.id, rp: record.rp, user: record.user, algorithm: algorithm, privateKey: privateKey,
                   signCount: signCount, createdAt: record.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date(),
                   credProtect: UInt8(credProtect))
         self.backup = backup
         countsSignatures = record.countsSignatures
+        largeBlobKey = record.largeBlobKey
     }
 }

@@ -1,7 +1,7 @@
 import CTAP
 
 /// The faults one transaction met, as a value its steps consult: what they report, sign or
-/// answer differs; what they store does not.
+/// answer differs; what they store does not, but for a frozen counter, which does not advance.
 struct FiredFaults: Sendable {
     private(set) var faults: [Fault]
 
@@ -23,6 +23,9 @@ struct FiredFaults: Sendable {
     }
 
     var deniesPresence: Bool { faults.contains(.deny) }
+    /// `counter-freeze`: the counter stays where it is, so the assertion repeats the last count,
+    /// however many transactions the fault holds for.
+    var freezesCounter: Bool { faults.contains(.counterFreeze) }
     var drops: Bool { faults.contains(.drop) }
 
     /// The flags the authenticator data claims.
@@ -45,7 +48,6 @@ struct FiredFaults: Sendable {
         for fault in faults {
             switch fault {
             case .counterZero: count = 0
-            case .counterFreeze: count = signCount == 0 ? 0 : signCount - 1
             case .counterRewind(let amount): count = count > amount ? count - amount : 0
             default: break
             }

@@ -5,7 +5,7 @@ import CBOR
 /// when the export asked for it.
 public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case id = 0x01, rp, user, algorithm, signCount, privateKey, credProtect, backupEligible, backupState, createdAt, countsSignatures
+        case id = 0x01, rp, user, algorithm, signCount, privateKey, credProtect, backupEligible, backupState, createdAt, countsSignatures, largeBlobKey
     }
 
     public var id: [UInt8]
@@ -25,11 +25,16 @@ public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     /// False for a credential whose counter stays 0 for good, as the Credential Exchange Format
     /// requires of imported passkeys (CXF 1.0, PasskeyCredential); absent means true.
     public var countsSignatures: Bool?
+    /// The credential's largeBlobKey (CTAP 2.1 §12.3), as credential management's
+    /// enumerateCredentials returns it (§6.8.4): the platform reads and writes the credential's
+    /// large blob with it. An import may carry one (32 bytes) for the credential to keep.
+    public var largeBlobKey: [UInt8]?
 
     public init(id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: Int,
                 signCount: Int? = nil, privateKey: [UInt8]? = nil, credProtect: Int? = nil,
-                backupEligible: Bool? = nil, backupState: Bool? = nil, createdAt: Int? = nil, countsSignatures: Bool? = nil) {
+                backupEligible: Bool? = nil, backupState: Bool? = nil, createdAt: Int? = nil, countsSignatures: Bool? = nil, largeBlobKey: [UInt8]? = nil) {
         self.countsSignatures = countsSignatures
+        self.largeBlobKey = largeBlobKey
         self.id = id
         self.rp = rp
         self.user = user

@@ -67,11 +67,11 @@ struct Ceremony: Sendable {
             }
             return try await complete(with: picked, session: session, info: info)
         }
-        let verification = try await client.planUserVerification(
-            options.userVerification, info: info, session: session, permissions: .getAssertion, rpID: rpID)
+        let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowCredentials: allowList.count)
+        let verification = try await planUserVerification(info: info, session: session, largeBlob: largeBlob)
         let prf = try await prfEvaluation(for: allowList.count == 1 ? allowList[0].id : nil, session: session, info: info)
         let responses = try await call { () async throws(CTAP2Error) in
-            try await session.getAllAssertions(request(allowList: allowList, up: true, verification: verification, prf: prf))
+            try await session.getAllAssertions(request(allowList: allowList, up: true, verification: verification, prf: prf, largeBlob: largeBlob))
         }
         let chosen: GetAssertionResponse
         if responses.count == 1 {
@@ -84,7 +84,7 @@ struct Ceremony: Sendable {
             else { throw .notAllowed("The request was cancelled.") }
             chosen = match
         }
-        return .passkey(result(from: chosen, prf: prf))
+        return .passkey(await result(from: chosen, prf: prf, largeBlob: largeBlob, session: session, info: info, verification: verification))
     }
 
     /// Conditional mediation: silent discovery feeds the suggestion bar; a pick completes it.
@@ -134,23 +134,35 @@ struct Ceremony: Sendable {
             client.loggers.authentication.info("password chosen instead of a passkey", metadata: ["rp": "\(rpID)"])
             return .password(password)
         case .passkey(let account):
-            let verification = try await client.planUserVerification(
-                options.userVerification, info: info, session: session, permissions: .getAssertion, rpID: rpID)
+            let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowCredentials: 1)
+            let verification = try await planUserVerification(info: info, session: session, largeBlob: largeBlob)
             let prf = try await prfEvaluation(for: account.credentialID, session: session, info: info)
             let response = try await call { () async throws(CTAP2Error) in
                 try await session.getAssertion(request(allowList: [PublicKeyCredentialDescriptor(id: account.credentialID)],
-                                                       up: true, verification: verification, prf: prf))
+                                                       up: true, verification: verification, prf: prf, largeBlob: largeBlob))
             }
-            return .passkey(result(from: response, prf: prf))
+            return .passkey(await result(from: response, prf: prf, largeBlob: largeBlob, session: session, info: info, verification: verification))
         }
     }
 
+    /// User verification as the RP asked; a large-blob write on a protected authenticator needs a
+    /// token with `lbw` (CTAP 2.1 §6.10.2 step 4.5), so it verifies the user whatever the RP asked.
+    private func planUserVerification(info: GetInfoResponse, session: CTAP2Session,
+                                      largeBlob: LargeBlobAccess?) async throws(WebAuthnError) -> UserVerificationMethod {
+        let permissions = PinUvAuthTokenPermissions.getAssertion.union(largeBlob?.permissions ?? [])
+        let protected = info.options["uv"] == true || info.options["clientPin"] == true
+        return try await client.planUserVerification(
+            options.userVerification, info: info, session: session, permissions: permissions, rpID: rpID,
+            mustVerify: protected && !(largeBlob?.permissions.isEmpty ?? true))
+    }
+
     private func request(allowList: [PublicKeyCredentialDescriptor], up: Bool, verification: UserVerificationMethod,
-                         prf: PRFEvaluation? = nil) -> GetAssertionRequest {
+                         prf: PRFEvaluation? = nil, largeBlob: LargeBlobAccess? = nil) -> GetAssertionRequest {
         var request = GetAssertionRequest(
             rpID: rpID, clientDataHash: clientDataHash, allowList: allowList,
             options: RequestOptions(up: up ? nil : false, uv: verification.usesBuiltIn ? true : nil))
         if let prf { request.extensions.setGetAssertionInput(HMACSecret.self, prf.input) }
+        if largeBlob != nil { request.extensions.setGetAssertionInput(LargeBlobKey.self, true) }
         if case .token(let token) = verification {
             request.pinUvAuthParam = token.authenticate(clientDataHash)
             request.pinUvAuthProtocol = token.protocolVersion
@@ -158,10 +170,15 @@ struct Ceremony: Sendable {
         return request
     }
 
-    private func result(from response: GetAssertionResponse, prf: PRFEvaluation?) -> AuthenticationResponseJSON {
+    private func result(from response: GetAssertionResponse, prf: PRFEvaluation?, largeBlob: LargeBlobAccess?,
+                        session: CTAP2Session, info: GetInfoResponse, verification: UserVerificationMethod) async -> AuthenticationResponseJSON {
         client.loggers.authentication.info("passkey assertion made", metadata: ["rp": "\(rpID)"])
         var outputs = AuthenticationExtensionsClientOutputsJSON()
         if let prf { outputs.prf = AuthenticationExtensionsPRFOutputsJSON(results: prf.results(in: response.authenticatorData)) }
+        if let largeBlob {
+            let token: PinUvAuthToken? = if case .token(let token) = verification { token } else { nil }
+            outputs.largeBlob = await largeBlob.output(for: response, session: session, info: info, token: token)
+        }
         return AuthenticationResponseJSON(
             credentialID: response.credential.id, clientDataJSON: clientDataJSON,
             authenticatorData: response.authenticatorData, signature: response.signature,

@@ -33,6 +33,7 @@ extension WebAuthnClient {
             case .preferred: residentKey = info.options["rk"] == true
             case .discouraged: residentKey = false
             }
+            let wantsLargeBlob = try largeBlobSupport(options.extensions?.largeBlob, info: info, residentKey: residentKey)
             let protected = info.options["uv"] == true || info.options["clientPin"] == true
             let verification = try await planUserVerification(
                 selection.userVerification, info: info, session: session, permissions: .makeCredential,
@@ -43,6 +44,8 @@ extension WebAuthnClient {
                 pubKeyCredParams: parameters, excludeList: options.excludeCredentials.filter { $0.type == "public-key" }.map(\.ctap),
                 options: RequestOptions(rk: residentKey ? true : nil, uv: verification.usesBuiltIn ? true : nil),
                 attestationFormatsPreference: options.attestation == .none ? nil : (options.attestationFormats.isEmpty ? nil : options.attestationFormats))
+            // largeBlob (WebAuthn L3 §10.1.5): a discoverable credential gets a largeBlobKey (CTAP 2.1 §12.3).
+            if wantsLargeBlob { request.extensions.setMakeCredentialInput(LargeBlobKey.self, true) }
             // prf (WebAuthn L3 §10.1.4) at creation enables hmac-secret on the credential.
             let wantsPRF = options.extensions?.prf != nil && info.extensions.contains(HMACSecret.identifier)
             if wantsPRF { request.extensions.setMakeCredentialInput(HMACSecret.self, true) }
@@ -58,6 +61,7 @@ extension WebAuthnClient {
             if options.attestation == .none || options.attestation == .indirect { attestation.statement = .none }
             var outputs = AuthenticationExtensionsClientOutputsJSON()
             if options.extensions?.credProps == true { outputs.credProps = .init(rk: residentKey) }
+            if options.extensions?.largeBlob != nil { outputs.largeBlob = .init(supported: wantsLargeBlob && response.largeBlobKey != nil) }
             if options.extensions?.prf != nil {
                 let enabled = try? AuthenticatorData(bytes: response.attestation.authenticatorData).extensionOutputs().makeCredentialOutput(HMACSecret.self)
                 outputs.prf = AuthenticationExtensionsPRFOutputsJSON(enabled: wantsPRF && enabled == true)
@@ -70,6 +74,20 @@ extension WebAuthnClient {
                 throw .unknown("The authenticator's attestation object is malformed.", cause: .ctap(error))
             }
         }
+    }
+
+    /// §10.1.5 client extension processing (registration): read and write belong to
+    /// authentication; `required` fails where no large blob can be stored (an authenticator
+    /// without largeBlobs, or a credential that is not discoverable).
+    private func largeBlobSupport(_ inputs: AuthenticationExtensionsLargeBlobInputsJSON?, info: GetInfoResponse,
+                                  residentKey: Bool) throws(WebAuthnError) -> Bool {
+        guard let inputs else { return false }
+        if inputs.read != nil || inputs.write != nil { throw .notSupported("largeBlob read and write are authentication inputs.") }
+        let possible = residentKey && info.options["largeBlobs"] == true && info.extensions.contains(LargeBlobKey.identifier)
+        if inputs.support == "required", !possible {
+            throw .notSupported("The authenticator cannot store a large blob for this credential.")
+        }
+        return possible
     }
 
     /// Runs one CTAP2 exchange, turning its failure into a WebAuthn error.

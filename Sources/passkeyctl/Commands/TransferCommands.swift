@@ -34,7 +34,12 @@ struct ExportCommand: AsyncParsableCommand {
             }
             records.removeAll { ($0.signCount ?? 0) != 0 }
         }
-        let text = CredentialFile.encode(records, format: format).text() + "\n"
+        var blobs = SerializedLargeBlobArray.initial
+        if records.contains(where: { $0.largeBlobKey != nil }), let largeBlobs = try await TransferSession.largeBlobsSession(connection, transfer) {
+            blobs = try await connection.run { () async throws(CTAP2Error) in try await largeBlobs.read() }
+        }
+        let entries = records.map { CredentialFile.Entry(record: $0, largeBlob: $0.largeBlobKey.flatMap(blobs.blob(for:))) }
+        let text = CredentialFile.encode(entries, format: format).text() + "\n"
         guard let output else { return print(text, terminator: "") }
         try TransferSession.writePrivately(text, to: output)
         Output.error("Wrote \(records.count) credential\(records.count == 1 ? "" : "s") to \(output).")
@@ -54,13 +59,36 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let data = FileManager.default.contents(atPath: file) else { throw Failure.usage("Cannot read \(file).") }
-        let records = try CredentialFile.decode(data, format: CredentialFile.Format(rawValue: format)!)
+        var entries = try CredentialFile.decode(data, format: CredentialFile.Format(rawValue: format)!)
         let connection = global.connect()
-        let transfer = try await TransferSession.open(connection, pinFile: global.pinFile)
-        for record in records {
-            try await connection.run { () async throws(CTAP2Error) in try await transfer.importCredential(record) }
+        let withBlobs = entries.indices.filter { entries[$0].largeBlob != nil }
+        let transfer = try await TransferSession.open(connection, pinFile: global.pinFile, writingLargeBlobs: !withBlobs.isEmpty)
+        try CredentialFile.checkAgainst(try await connection.run { () async throws(CTAP2Error) in try await transfer.export() }, entries)
+        // Each blob goes in under a fresh largeBlobKey. The new array is checked against the
+        // authenticator's capacity before any credential is stored, and written after the last.
+        var pendingBlobs: (session: LargeBlobsSession, array: SerializedLargeBlobArray)?
+        if !withBlobs.isEmpty {
+            guard let largeBlobs = try await TransferSession.largeBlobsSession(connection, transfer) else {
+                throw Failure.refused("The file carries large blobs and this authenticator stores none (no largeBlobs option). Nothing was imported.")
+            }
+            var array = try await connection.run { () async throws(CTAP2Error) in try await largeBlobs.read() }
+            for index in withBlobs {
+                let key = (0..<LargeBlobKey.keyLength).map { _ in UInt8.random(in: 0...255) }
+                entries[index].record.largeBlobKey = key
+                array = try await connection.run { () throws(CTAP2Error) in try array.setting(entries[index].largeBlob, for: key) }
+            }
+            guard array.bytes.count <= largeBlobs.capacity else {
+                throw Failure.refused("The large blobs need \(array.bytes.count) bytes of large-blob storage and the authenticator holds \(largeBlobs.capacity). Nothing was imported.")
+            }
+            pendingBlobs = (largeBlobs, array)
         }
-        Report.done(json: global.json, "Imported \(records.count) credential\(records.count == 1 ? "" : "s").", [("count", .int(records.count))])
+        for entry in entries {
+            try await connection.run { () async throws(CTAP2Error) in try await transfer.importCredential(entry.record) }
+        }
+        if let pendingBlobs {
+            try await connection.run { () async throws(CTAP2Error) in try await pendingBlobs.session.write(pendingBlobs.array, token: transfer.token) }
+        }
+        Report.done(json: global.json, "Imported \(entries.count) credential\(entries.count == 1 ? "" : "s").", [("count", .int(entries.count))])
     }
 }
 
@@ -106,9 +134,14 @@ struct CredentialFlagsCommand: AsyncParsableCommand {
 
 /// The credential transfer session over a token with the `cm` permission.
 enum TransferSession {
-    static func open(_ connection: Connection, pinFile: String?) async throws(Failure) -> CredentialTransferSession {
-        let management = try await connection.managementSession(pinFile: pinFile)
+    static func open(_ connection: Connection, pinFile: String?, writingLargeBlobs: Bool = false) async throws(Failure) -> CredentialTransferSession {
+        let management = try await connection.managementSession(pinFile: pinFile, permissions: writingLargeBlobs ? [.cm, .lbw] : .cm)
         return CredentialTransferSession(session: management.session, token: management.token)
+    }
+
+    /// authenticatorLargeBlobs on the transfer's connection; nil when the authenticator keeps no large blobs.
+    static func largeBlobsSession(_ connection: Connection, _ transfer: CredentialTransferSession) async throws(Failure) -> LargeBlobsSession? {
+        LargeBlobsSession(session: transfer.session, info: try await connection.info())
     }
 
     /// A file only its owner can read: it may hold private keys.
