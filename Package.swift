@@ -45,8 +45,11 @@ let package = Package(
         .target(name: "CTAP", dependencies: ["CBOR"] + crypto),
         // The transport vocabulary: CTAPHID framing, INIT, keepalive, vendor commands, the socket path rule.
         .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR"]),
+        // ES256K over Debian's libsecp256k1 (docs/algorithms.md says why), for the device and the RP.
+        .systemLibrary(name: "CSecp256k1", pkgConfig: "libsecp256k1", providers: [.apt(["libsecp256k1-dev"])]),
+        .target(name: "Secp256k1", dependencies: ["CSecp256k1", crypto[0]]),
         // The device's behaviour, as an actor over a pluggable credential store.
-        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", logging] + crypto + certificates),
+        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", logging] + crypto + certificates),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
             "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
@@ -60,7 +63,7 @@ let package = Package(
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
         .target(name: "WebAuthn", dependencies: ["CTAP", crypto[0]]),
         // What a relying party's server does: challenges and verification.
-        .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR"] + crypto),
+        .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR", "Secp256k1"] + crypto),
         .executableTarget(name: "passkeyd", dependencies: [
             "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
         ]),
@@ -88,7 +91,7 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
-        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", logging] + crypto + certificates),
+        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", "Secp256k1", logging] + crypto + certificates),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CBOR", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: [
@@ -99,7 +102,7 @@ let package = Package(
         // The passkeyd executable itself: flags, environment, refusals, --detach, signals.
         .testTarget(name: "PasskeydTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"]),
-        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR"] + crypto),
+        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR", "Secp256k1"] + crypto),
     ]
 )
 

@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # Debian packages: SQLite for the keystore, libfido2 and libcbor for interop,
-# the public suffix list for RP ID checks, and a C toolchain for the interop program.
-apt_packages=(libsqlite3-dev zlib1g-dev libfido2-dev libcbor-dev publicsuffix pkg-config gcc make python3-venv)
+# the public suffix list for RP ID checks, libsecp256k1 for ES256K (docs/algorithms.md),
+# and a C toolchain for the interop program.
+apt_packages=(libsqlite3-dev zlib1g-dev libfido2-dev libcbor-dev publicsuffix pkg-config gcc make python3-venv libsecp256k1-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

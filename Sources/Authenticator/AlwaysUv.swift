@@ -8,7 +8,7 @@ extension Authenticator {
     /// Returns whether the request asks for built-in user verification.
     func applyingAlwaysUv(requestsUV: Bool, tokenProtocol: PINUVAuthProtocolVersion?) async throws(CTAPStatus) -> Bool {
         guard try await deviceState().alwaysUv == true, tokenProtocol == nil, !requestsUV else { return requestsUV }
-        if builtInUVConfigured { return true }
+        if try await builtInUVConfigured() { return true }
         throw try await isProtectedByUV() ? .puatRequired : .pinNotSet
     }
 }

@@ -176,6 +176,14 @@ public actor Authenticator: CTAP2MessageHandler {
             let response = try await largeBlobs(LargeBlobsRequest(cbor: Self.decode(parameters)), continuing: &write)
             conversations[caller] = write.map(Conversation.largeBlobWrite)
             return response?.cbor
+        case .bioEnrollment, .bioEnrollmentPreview:
+            // A device without a reader does not have the command, whatever its parameters.
+            guard hasFingerprintReader else { throw .invalidCommand }
+            var enrollment = conversation?.fingerprintEnrollment
+            let response = try await bioEnrollment(BioEnrollmentRequest(parameters: parameters), preview: command == .bioEnrollmentPreview,
+                                                   continuing: &enrollment)
+            conversations[caller] = enrollment.map(Conversation.fingerprintEnrollment)
+            return response?.cbor
         case .config:
             try await authenticatorConfig(AuthenticatorConfigRequest(parameters: parameters))
             return nil

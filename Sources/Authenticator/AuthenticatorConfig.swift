@@ -3,9 +3,11 @@ import CTAP
 extension Authenticator {
     /// authenticatorConfig (CTAP 2.1 §6.11). Nothing changes unless every check passes.
     func authenticatorConfig(_ request: AuthenticatorConfigRequest) async throws(CTAPStatus) {
-        // §6.11.1 step 1: subcommands this device does not offer (it has no enterprise
-        // attestation and no vendor prototype commands).
-        guard Self.configSubcommands.contains(request.subCommand) else { throw .invalidSubcommand }
+        // §6.11.1 step 1: subcommands this device does not offer (no vendor prototype commands;
+        // enterprise attestation only with an attestation certificate).
+        let offered = request.subCommand == .enableEnterpriseAttestation
+            ? isEnterpriseAttestationCapable(try await deviceState()) : Self.configSubcommands.contains(request.subCommand)
+        guard offered else { throw .invalidSubcommand }
         // Step 2: a device protected by user verification, or with alwaysUv on, takes config only
         // with a pinUvAuthToken holding acfg, over 32×0xff ‖ 0x0d ‖ subCommand ‖ subCommandParams.
         let state = try await deviceState()
@@ -26,7 +28,9 @@ extension Authenticator {
             logger.notice("alwaysUv toggled", metadata: ["alwaysUv": "\(on)"])
         case .setMinPINLength:
             try await setMinPINLength(request.subCommandParams ?? SetMinPINLengthParameters())
-        case .enableEnterpriseAttestation, .vendorPrototype:
+        case .enableEnterpriseAttestation:
+            try await enableEnterpriseAttestation()
+        case .vendorPrototype:
             throw .invalidSubcommand
         }
     }

@@ -18,8 +18,9 @@ extension Authenticator {
         /// The longest credential ID minted: an RS256/PS256 one, whose key travels inside it.
         public var maxCredentialIDLength: Int = CredentialWrapping.maxIDLength
         /// Algorithms in order of preference; getInfo lists them in this order (docs/algorithms.md):
-        /// ES256 first, then EdDSA, the larger curves, ML-DSA, RSA last (its keys are slow to make).
-        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512, .mldsa65, .mldsa87, .ps256, .rs256]
+        /// ES256 first, then EdDSA, the larger curves, ML-DSA, RSA (its keys are slow to make), and
+        /// ES256K last (the fewest relying parties verify it).
+        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512, .mldsa65, .mldsa87, .ps256, .rs256, .es256K]
         /// How long getNextAssertion state lives after the last assertion (CTAP 2.1 §6.3).
         public var assertionStateLifetime: Duration = .seconds(30)
         /// How long after power-up authenticatorReset is allowed (CTAP 2.1 §6.6).
@@ -33,6 +34,14 @@ extension Authenticator {
         public var maxSerializedLargeBlobArray: Int = 4096
         /// How long a large-blob write in fragments waits for its next fragment (CTAP 2.1 §6.10.2).
         public var largeBlobWriteLifetime: Duration = .seconds(30)
+        /// The simulated fingerprint reader (`--bio`), if the device has one: it offers
+        /// authenticatorBioEnrollment, and built-in UV is configured once a finger is enrolled.
+        public var fingerprintSensor: FingerprintSensor?
+        /// How long a fingerprint enrollment waits for its next capture (CTAP 2.1 §6.7.4).
+        public var fingerprintEnrollmentLifetime: Duration = .seconds(30)
+        /// The RP IDs vendor-facilitated enterprise attestation attests (CTAP 2.1 §7.1.1): what a
+        /// vendor would build into the device for its enterprise customers; test names here.
+        public var enterpriseAttestationRPIDs: Set<String> = ["enterprise.passkeyd.test"]
         /// The monotonic clock behind every timeout; tests substitute their own.
         public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 

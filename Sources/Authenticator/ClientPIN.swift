@@ -28,10 +28,13 @@ extension Authenticator {
         }
     }
 
-    /// The permissions this authenticator grants. be names a command it does not offer;
-    /// bits the spec does not define are ignored (§6.5.5.7.2 step 13).
-    static let grantablePermissions: PinUvAuthTokenPermissions = [.mc, .ga, .cm, .lbw, .acfg]
-    static let refusedPermissions: PinUvAuthTokenPermissions = [.be]
+    /// The permissions this authenticator grants: be only with a fingerprint sensor, for
+    /// without one it names a command the device does not have. Bits the spec does not define
+    /// are ignored (§6.5.5.7.2 step 13).
+    static let grantablePermissions: PinUvAuthTokenPermissions = [.mc, .ga, .cm, .lbw, .acfg, .be, .pcmr]
+    var refusedPermissions: PinUvAuthTokenPermissions {
+        !hasFingerprintReader || configuration.rules.withheldCommands.contains(.bioEnrollment) ? [.be] : []
+    }
     /// What a legacy getPinToken token may do: CTAP 2.0's makeCredential and getAssertion (§6.5.5.7.1).
     static let legacyPermissions: PinUvAuthTokenPermissions = [.mc, .ga]
 
@@ -111,6 +114,8 @@ extension Authenticator {
             state.pinHash = newHash
             state.pinCodePoints = newPin.codePoints
             state.forcePINChange = false
+            // CTAP 2.2 §6.5.2.1: the persistent token does not outlive the PIN it was bought with.
+            state.persistentToken = nil
         }
         // Step 10: resetPinUvAuthToken(): every token handed out under the old PIN is void.
         pinUV.token = nil
@@ -131,7 +136,7 @@ extension Authenticator {
         // Steps 1–2.
         let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Steps 3–4.
-        let permissions = try Self.checkRequestedPermissions(request.permissions)
+        let permissions = try checkRequestedPermissions(request.permissions)
         return try await tokenUsingPIN(request, version: version, permissions: permissions, rpID: request.rpId)
     }
 
@@ -140,14 +145,15 @@ extension Authenticator {
         // Steps 1–2.
         let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Steps 3–4.
-        let permissions = try Self.checkRequestedPermissions(request.permissions)
+        let permissions = try checkRequestedPermissions(request.permissions)
         // Step 5: without built-in UV there is nothing to verify with.
-        guard builtInUVConfigured else { throw .notAllowed }
+        guard try await builtInUVConfigured() else { throw .notAllowed }
         // Step 6.
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
         // Steps 7–9: performBuiltInUv(); a failure spends one of uvRetries
         // (CTAP2_ERR_UV_INVALID, then CTAP2_ERR_UV_BLOCKED), a success restores them.
         try await performBuiltInUV(UserActionRequest(purpose: .pinUvAuthToken, rpID: request.rpId))
+        if permissions == .pcmr { return try await issuePersistentToken(version, secret: secret) }
         // Steps 10–13: a new token, user present (built-in UV is a gesture), with its permissions.
         let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: request.rpId,
                                    userIsPresent: true, now: configuration.now())
@@ -159,11 +165,14 @@ extension Authenticator {
     /// Steps 3–4 of §6.5.5.7.2 and §6.5.5.7.3: no permissions at all is
     /// `CTAP1_ERR_INVALID_PARAMETER`; one for a command this device does not offer is
     /// `CTAP2_ERR_UNAUTHORIZED_PERMISSION`.
-    static func checkRequestedPermissions(_ requested: PinUvAuthTokenPermissions?) throws(CTAPStatus) -> PinUvAuthTokenPermissions {
+    func checkRequestedPermissions(_ requested: PinUvAuthTokenPermissions?) throws(CTAPStatus) -> PinUvAuthTokenPermissions {
         guard let requested else { throw .missingParameter }
         guard requested.rawValue != 0 else { throw .invalidParameter }
         guard requested.intersection(refusedPermissions).isEmpty else { throw .unauthorizedPermission }
-        return requested.intersection(grantablePermissions)
+        // CTAP 2.2 §6.5.5.7: the persistent token is read-only credential management and nothing
+        // else, so pcmr comes alone (our reading: a set it cannot be is a bad parameter).
+        if requested.contains(.pcmr), requested.intersection(Self.grantablePermissions) != .pcmr { throw .invalidParameter }
+        return requested.intersection(Self.grantablePermissions)
     }
 
     /// The common tail of getPinToken and getPinUvAuthTokenUsingPinWithPermissions
@@ -178,6 +187,7 @@ extension Authenticator {
         // Step 10: a PIN that must change buys no token: CTAP2_ERR_PIN_INVALID, as hardware keys
         // answer and python-fido2's device suite (test_config.py) expects.
         if try await deviceState().forcePINChange { throw .pinInvalid }
+        if permissions == .pcmr { return try await issuePersistentToken(version, secret: secret) }
         // Steps 11–14: resetPinUvAuthToken(), beginUsingPinUvAuthToken(userIsPresent: false),
         // permissions and the permissions RP ID. The old token is gone.
         let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: rpID,
@@ -186,6 +196,19 @@ extension Authenticator {
         logger.info("pinUvAuthToken issued after PIN", metadata: ["permissions": "\(permissions.rawValue)"])
         // Step 15.
         return ClientPINResponse(pinUvAuthToken: try token.encrypted(with: secret))
+    }
+
+    /// A new persistent pinUvAuthToken (CTAP 2.2 §6.5.2.1), replacing any earlier one; the
+    /// volatile token is left as it was. The device identifier it reveals is made with the first.
+    private func issuePersistentToken(_ version: PINUVAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) -> ClientPINResponse {
+        let token = PersistentPinUvAuthToken(key: Self.randomBytes(32), pinUvAuthProtocol: version.rawValue)
+        let identifier = Self.randomBytes(16)
+        try await updateDeviceState { state in
+            state.persistentToken = token
+            if state.deviceIdentifier == nil { state.deviceIdentifier = identifier }
+        }
+        logger.info("persistent pinUvAuthToken issued", metadata: ["permissions": "\(PinUvAuthTokenPermissions.pcmr.rawValue)"])
+        return ClientPINResponse(pinUvAuthToken: try token.encrypted(with: secret, protocol: version))
     }
 
     /// Before a PIN is tried: one must be set (`CTAP2_ERR_PIN_NOT_SET`), retries must

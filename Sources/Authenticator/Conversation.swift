@@ -10,6 +10,8 @@ enum Conversation: Sendable {
     case credentialEnumeration(CredentialEnumeration)
     /// authenticatorLargeBlobs' array written so far (CTAP 2.1 §6.10.2 step 4).
     case largeBlobWrite(LargeBlobWrite)
+    /// authenticatorBioEnrollment's fingerprint being enrolled (CTAP 2.1 §6.7.4).
+    case fingerprintEnrollment(FingerprintEnrollment)
 
     var assertions: PendingAssertions? {
         if case .assertions(let pending) = self { pending } else { nil }
@@ -23,12 +25,17 @@ enum Conversation: Sendable {
         if case .largeBlobWrite(let write) = self { write } else { nil }
     }
 
+    var fingerprintEnrollment: FingerprintEnrollment? {
+        if case .fingerprintEnrollment(let enrollment) = self { enrollment } else { nil }
+    }
+
     /// When the caller last heard from it; each kind lapses after its own lifetime.
     var lastAnswerAt: ContinuousClock.Instant {
         switch self {
         case .assertions(let pending): pending.lastAnswerAt
         case .credentialEnumeration(let enumeration): enumeration.lastAnswerAt
         case .largeBlobWrite(let write): write.lastAnswerAt
+        case .fingerprintEnrollment(let enrollment): enrollment.lastAnswerAt
         }
     }
 
@@ -37,6 +44,7 @@ enum Conversation: Sendable {
         case .assertions: configuration.assertionStateLifetime
         case .credentialEnumeration: configuration.enumerationStateLifetime
         case .largeBlobWrite: configuration.largeBlobWriteLifetime
+        case .fingerprintEnrollment: configuration.fingerprintEnrollmentLifetime
         }
         return now - lastAnswerAt > lifetime
     }
@@ -67,5 +75,13 @@ struct CredentialEnumeration: Sendable {
 
     let kind: Kind
     var remaining: [CredentialManagementResponse]
+    var lastAnswerAt: ContinuousClock.Instant
+}
+
+/// A fingerprint being enrolled (CTAP 2.1 §6.7.4): its template, stored only once its last
+/// good sample arrives; cancelled, lapsed or abandoned, nothing of it is kept.
+struct FingerprintEnrollment: Sendable {
+    let templateId: [UInt8]
+    var remainingSamples: Int
     var lastAnswerAt: ContinuousClock.Instant
 }

@@ -2,12 +2,14 @@ import CTAP
 import Crypto
 import CryptoExtras
 import Foundation
+import Secp256k1
 
 /// A credential private key of one of the supported algorithms.
 ///
-/// `rawRepresentation` is what the keystore and the wrapped credential ID keep: the EC scalar,
-/// the Ed25519 seed, the ML-DSA seed (32 bytes, FIPS 204 §6.1 ξ), or for RSA the modulus and
-/// private exponent, 256 bytes each (the primes are recovered from them when signing).
+/// `rawRepresentation` is what the keystore and the wrapped credential ID keep: the EC scalar
+/// (ES256K's used through libsecp256k1), the Ed25519 seed, the ML-DSA seed (32 bytes, FIPS 204
+/// §6.1 ξ), or for RSA the modulus and private exponent, 256 bytes each (the primes are
+/// recovered from them when signing).
 struct CredentialKey: Sendable {
     let algorithm: COSEAlgorithm
     let rawRepresentation: [UInt8]
@@ -25,6 +27,7 @@ struct CredentialKey: Sendable {
             case .es384: raw = Array(P384.Signing.PrivateKey().rawRepresentation)
             case .es512: raw = Array(P521.Signing.PrivateKey().rawRepresentation)
             case .edDSA: raw = Array(Curve25519.Signing.PrivateKey().rawRepresentation)
+            case .es256K: raw = Secp256k1.generatePrivateKey()
             case .mldsa65: raw = Array(try MLDSA65.PrivateKey().seedRepresentation)
             case .mldsa87: raw = Array(try MLDSA87.PrivateKey().seedRepresentation)
             case .rs256, .ps256:
@@ -32,7 +35,7 @@ struct CredentialKey: Sendable {
                 let primitives = try key.publicKey.getKeyPrimitives()
                 guard let d = Self.privateExponent(of: key) else { throw CTAPStatus.other }
                 raw = Self.padded(Array(primitives.modulus)) + d
-            case .ecdhESHKDF256: throw CTAPStatus.unsupportedAlgorithm
+            case .ecdhESHKDF256, .arkgP256, .mldsa44: throw CTAPStatus.unsupportedAlgorithm
             }
         } catch let status as CTAPStatus {
             throw status
@@ -61,13 +64,16 @@ struct CredentialKey: Sendable {
                 return .p521(x: x, y: y)
             case .edDSA:
                 return .ed25519(x: Array(try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation))
+            case .es256K:
+                let (x, y) = Self.coordinates(try Secp256k1.publicKey(privateKey: rawRepresentation))
+                return .secp256k1(x: x, y: y)
             case .mldsa65:
                 return .mldsa(publicKey: Array(try MLDSA65.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).publicKey.rawRepresentation), algorithm: algorithm)
             case .mldsa87:
                 return .mldsa(publicKey: Array(try MLDSA87.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).publicKey.rawRepresentation), algorithm: algorithm)
             case .rs256, .ps256:
                 return .rsa(n: Array(rawRepresentation.prefix(Self.rsaModulusBytes)), e: Self.rsaPublicExponent, algorithm: algorithm)
-            case .ecdhESHKDF256:
+            case .ecdhESHKDF256, .arkgP256, .mldsa44:
                 throw CTAPStatus.unsupportedAlgorithm
             }
         } catch {
@@ -76,9 +82,9 @@ struct CredentialKey: Sendable {
     }
 
     /// Signs `message` as WebAuthn L3 §6.5.5 says: the ECDSA algorithms as DER signatures over
-    /// SHA-256 / SHA-384 / SHA-512 of the message, EdDSA as the raw 64-byte Ed25519 signature,
-    /// RS256 / PS256 as RSASSA-PKCS1-v1_5 / RSASSA-PSS (salt of 32 bytes) over SHA-256, and
-    /// ML-DSA as the pure FIPS 204 signature with an empty context.
+    /// SHA-256 / SHA-384 / SHA-512 of the message (ES256K over SHA-256 on secp256k1), EdDSA as
+    /// the raw 64-byte Ed25519 signature, RS256 / PS256 as RSASSA-PKCS1-v1_5 / RSASSA-PSS (salt
+    /// of 32 bytes) over SHA-256, and ML-DSA as the pure FIPS 204 signature with an empty context.
     func sign(_ message: [UInt8]) throws(CTAPStatus) -> [UInt8] {
         do {
             switch algorithm {
@@ -90,6 +96,8 @@ struct CredentialKey: Sendable {
                 return Array(try P521.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
             case .edDSA:
                 return Array(try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message))
+            case .es256K:
+                return try Secp256k1.signature(for: message, privateKey: rawRepresentation)
             case .mldsa65:
                 return Array(try MLDSA65.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).signature(for: message))
             case .mldsa87:
@@ -100,7 +108,7 @@ struct CredentialKey: Sendable {
                     d: rawRepresentation.dropFirst(Self.rsaModulusBytes))
                 let padding: _RSA.Signing.Padding = algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS
                 return Array(try key.signature(for: message, padding: padding).rawRepresentation)
-            case .ecdhESHKDF256:
+            case .ecdhESHKDF256, .arkgP256, .mldsa44:
                 throw CTAPStatus.unsupportedAlgorithm
             }
         } catch {

@@ -16,8 +16,14 @@ extension Authenticator {
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
             // A CTAP 2.1-PRE platform has only getPinToken's token, so the preview command
             // takes it; 0x0A keeps requiring cm.
-            token = try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
-                                  message: request.authenticatedMessage, permission: .cm, legacyAllowed: preview)
+            let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
+            do throws(CTAPStatus) {
+                token = try authorize(param, protocol: version, message: request.authenticatedMessage, permission: .cm, legacyAllowed: preview)
+            } catch {
+                // CTAP 2.2 §6.8: the persistent token (pcmr) reads, unbound to any RP, and changes nothing.
+                guard request.subCommand.isReadOnly, let persistent = try await deviceState().persistentToken else { throw error }
+                try persistent.verify(param, protocol: version, message: request.authenticatedMessage)
+            }
         }
 
         switch request.subCommand {

@@ -7,7 +7,7 @@ import Crypto
 /// fails authentication and is simply not ours.
 ///
 /// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ policy (1) ‖ key] ‖ tag (16),
-/// the key being 32 bytes (ES256, ESP256, EdDSA, and the ML-DSA seeds), 48 (ES384), 66 (ES512)
+/// the key being 32 bytes (ES256, ESP256, ES256K, EdDSA, and the ML-DSA seeds), 48 (ES384), 66 (ES512)
 /// or 512 (RS256, PS256: modulus and private exponent);
 /// where policy is the credProtect level, with 0x80 set when hmac-secret is enabled and 0x40 when
 /// the credential is for third-party payments (CTAP 2.2 §12.9; clear in IDs made before it).
@@ -16,7 +16,7 @@ enum CredentialWrapping {
     /// The ID length for a 32-byte key (ES256, EdDSA).
     static let idLength = idLength(keySize: 32)
     static func idLength(keySize: Int) -> Int { 1 + 12 + 2 + keySize + 16 }
-    private static let keySizes: [UInt8: Int] = [1: 32, 2: 32, 3: 48, 4: 66, 5: 512, 6: 512, 7: 32, 8: 32, 9: 32]
+    private static let keySizes: [UInt8: Int] = [1: 32, 2: 32, 3: 48, 4: 66, 5: 512, 6: 512, 7: 32, 8: 32, 9: 32, 10: 32]
     /// The longest ID this device mints: an RSA credential's (getInfo's maxCredentialIdLength).
     static let maxIDLength = idLength(keySize: 512)
 
@@ -63,6 +63,7 @@ enum CredentialWrapping {
 
     private static let algorithms: [UInt8: COSEAlgorithm] = [
         1: .es256, 2: .edDSA, 3: .es384, 4: .es512, 5: .rs256, 6: .ps256, 7: .mldsa65, 8: .mldsa87, 9: .esp256,
+        10: .es256K,
     ]
 
     private static func algorithmByte(_ algorithm: COSEAlgorithm) -> UInt8 {

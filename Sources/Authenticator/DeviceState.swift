@@ -39,6 +39,17 @@ public struct DeviceState: Sendable, Codable, Equatable {
     /// The test attestation root and the attestation certificate under it (`--attestation x5c`),
     /// made on first use. Optional so device states written before it existed still decode.
     public var attestationAuthority: AttestationAuthority?
+    /// The fingerprints enrolled on the simulated sensor (`--bio`, CTAP 2.1 §6.7), oldest first.
+    /// Optional so device states written before bio enrollment existed still decode.
+    public var fingerprints: [EnrolledFingerprint]?
+    /// The persistent pinUvAuthToken (CTAP 2.2 §6.5.2.1, the pcmr permission): it outlives power
+    /// cycles and restarts, and goes with a PIN change or a reset. Optional, as is the next,
+    /// so older states decode.
+    public var persistentToken: PersistentPinUvAuthToken?
+    /// A random identifier of this device, given to the persistent token's holder (getInfo encIdentifier).
+    public var deviceIdentifier: [UInt8]?
+    /// Whether enableEnterpriseAttestation has run (CTAP 2.1 §7.1, getInfo `ep`); reset turns it off.
+    public var enterpriseAttestation: Bool?
 
     public static let maxPINRetries = 8
     public static let maxUVRetries = 8

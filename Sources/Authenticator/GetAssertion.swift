@@ -22,7 +22,7 @@ extension Authenticator {
         // takes precedence over `uv`, which otherwise needs a built-in method.
         if request.options.rk != nil { throw configuration.rules.rkInGetAssertion }
         var requestsUV = request.options.uv == true && tokenProtocol == nil
-        if requestsUV, !builtInUVConfigured { throw configuration.rules.uvWithoutBuiltInUV }
+        if requestsUV, !(try await builtInUVConfigured()) { throw configuration.rules.uvWithoutBuiltInUV }
         let wantsPresence = request.options.up ?? true
         // alwaysUv governs assertions the user takes part in; a silent one (`up` false) only
         // tells the platform which credentials exist.

@@ -6,7 +6,7 @@ extension Authenticator {
         let state = try await deviceState()
         // clientPin: present because a PIN is supported, true once one is set.
         var options: [String: Bool] = ["rk": true, "up": true, "plat": false, "clientPin": state.pinHash != nil]
-        if let verifier { options["uv"] = verifier.isConfigured }
+        if verifier != nil { options["uv"] = try await builtInUVConfigured() }
         let profile = configuration.profile
         // Protocol two first where offered: the platform takes the first it supports.
         let pinUvAuthProtocols = configuration.rules.pinUvAuthProtocols.map(\.rawValue)
@@ -21,7 +21,13 @@ extension Authenticator {
         options.merge([
             "makeCredUvNotRqd": !alwaysUv, "pinUvAuthToken": true, "credMgmt": true,
             "largeBlobs": true, "authnrCfg": true, "alwaysUv": alwaysUv, "setMinPINLength": true,
+            // CTAP 2.2 §6.4: the persistent read-only credential-management token (pcmr).
+            "perCredMgmtRO": true,
         ]) { $1 }
+        // bioEnroll: present with a fingerprint sensor, true once a finger is enrolled (CTAP 2.1 §6.7).
+        if hasFingerprintReader { options["bioEnroll"] = try await !enrolledFingerprints().isEmpty }
+        // ep: present where enterprise attestation can be enabled, true once it is (CTAP 2.1 §7.1).
+        if isEnterpriseAttestationCapable(state) { options["ep"] = state.enterpriseAttestation ?? false }
         let stored: Int
         do { stored = try await store.count() } catch { throw storeFailure(error) }
         return GetInfoResponse(
@@ -41,6 +47,14 @@ extension Authenticator {
             firmwareVersion: configuration.firmwareVersion,
             maxCredBlobLength: configuration.extensions.identifiers.contains(CredBlob.identifier) ? CredBlobExtension.maxLength : nil,
             maxRPIDsForSetMinPINLength: Self.maxRPIDsForSetMinPINLength,
-            remainingDiscoverableCredentials: max(0, store.capacity - stored))
+            uvModality: hasFingerprintReader ? FingerprintSensor.uvModality : nil,
+            remainingDiscoverableCredentials: max(0, store.capacity - stored),
+            encIdentifier: try Self.encryptedIdentifier(state))
+    }
+
+    /// encIdentifier (CTAP 2.2 §6.4): the device identifier, readable only with the persistent token.
+    private static func encryptedIdentifier(_ state: DeviceState) throws(CTAPStatus) -> [UInt8]? {
+        guard let token = state.persistentToken, let identifier = state.deviceIdentifier else { return nil }
+        return try PersistentTokenEncryption.encrypt(identifier, token: token.key, for: .encIdentifier)
     }
 }

@@ -20,11 +20,11 @@ extension Authenticator {
         // over `uv`, which is then ignored; otherwise `uv` needs a built-in method.
         if request.options.up == false { throw .invalidOption }
         var requestsUV = request.options.uv == true && tokenProtocol == nil
-        if requestsUV, !builtInUVConfigured { throw configuration.rules.uvWithoutBuiltInUV }
+        if requestsUV, !(try await builtInUVConfigured()) { throw configuration.rules.uvWithoutBuiltInUV }
         requestsUV = try await applyingAlwaysUv(requestsUV: requestsUV, tokenProtocol: tokenProtocol)
         let residentKey = request.options.rk ?? false
-        // Step 6: enterprise attestation is not offered.
-        if request.enterpriseAttestation != nil { throw .invalidParameter }
+        // Step 9: enterprise attestation (§7.1).
+        let enterprise = try await enterpriseAttestation(for: request)
         if !requestsUV, tokenProtocol == nil {
             switch configuration.rules.protectedMakeCredential {
             case .uvNotRequiredForNonDiscoverable:
@@ -101,9 +101,10 @@ extension Authenticator {
 
         let statement = try await attestationStatement(
             authenticatorData: authDataBytes, clientDataHash: request.clientDataHash, key: key,
-            preferredFormat: request.attestationFormatsPreference?.first)
+            preferredFormat: request.attestationFormatsPreference?.first, enterprise: enterprise)
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
         return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement),
+                                      enterpriseAttestation: enterprise ? true : nil,
                                       largeBlobKey: extensionState.largeBlobKey,
                                       unsignedExtensionOutputs: outputs.compactMap(\.unsigned).extensionMap)
     }

@@ -24,14 +24,19 @@ extension Authenticator {
         return outcome
     }
 
-    /// Whether built-in user verification is available (getInfo's `uv` option).
-    var builtInUVConfigured: Bool { verifier?.isConfigured ?? false }
+    /// Whether built-in user verification is available (getInfo's `uv` option). With a fingerprint
+    /// sensor it is configured once a finger is enrolled (CTAP 2.1 §6.7).
+    func builtInUVConfigured() async throws(CTAPStatus) -> Bool {
+        guard let verifier, verifier.isConfigured else { return false }
+        guard configuration.fingerprintSensor != nil else { return true }
+        return try await !enrolledFingerprints().isEmpty
+    }
 
     /// Built-in user verification for the `uv` option (CTAP 2.1 §6.1.2 step 11, §6.2.2 step 7).
     /// A failed match uses up one of `uvRetries`; none left is `CTAP2_ERR_UV_BLOCKED`.
     /// Verification by the built-in method also establishes presence.
     func performBuiltInUV(_ request: UserActionRequest) async throws(CTAPStatus) {
-        guard let verifier, verifier.isConfigured else { throw .invalidOption }
+        guard let verifier, try await builtInUVConfigured() else { throw .invalidOption }
         let retries = try await deviceState().uvRetries
         guard retries > 0 else { throw .uvBlocked }
         // A `deny` fault: the user declined, which costs no retry.
@@ -60,7 +65,7 @@ extension Authenticator {
 
     /// Whether the device is protected by some form of user verification (CTAP 2.1 §6.1.2 step 11).
     func isProtectedByUV() async throws(CTAPStatus) -> Bool {
-        if builtInUVConfigured { return true }
+        if try await builtInUVConfigured() { return true }
         return try await deviceState().pinHash != nil
     }
 }

@@ -4,6 +4,8 @@ public struct UserActionRequest: Sendable, Hashable {
         case makeCredential, getAssertion, credentialExcluded, reset, selection, credentialManagement
         /// Built-in user verification for a pinUvAuthToken (CTAP 2.1 §6.5.5.7.3).
         case pinUvAuthToken
+        /// A sample for a fingerprint being enrolled (CTAP 2.1 §6.7.4).
+        case fingerprintSample
     }
 
     public var purpose: Purpose

@@ -18,10 +18,17 @@ public enum COSEAlgorithm: Int, Sendable, Hashable, Codable, CaseIterable {
     case ps256 = -37
     /// RSASSA-PKCS1-v1_5 with SHA-256 (RFC 8812 §2).
     case rs256 = -257
-    /// ML-DSA-65 (FIPS 204; COSE draft-ietf-cose-dilithium), pure, with an empty context.
+    /// ECDSA with SHA-256 on secp256k1 (RFC 8812 §3.2).
+    case es256K = -47
+    /// ML-DSA-44 (FIPS 204; COSE draft-ietf-cose-dilithium), pure, with an empty context.
+    case mldsa44 = -48
+    /// ML-DSA-65, likewise.
     case mldsa65 = -49
     /// ML-DSA-87, likewise.
     case mldsa87 = -50
+    /// ARKG-P256 (draft-bradleylundberg-cfrg-arkg-10 §5.2, placeholder value): the alg of an
+    /// ARKG public seed, which previewSign returns for ESP256-split-ARKG; never a credential's.
+    case arkgP256 = -65700
 }
 
 /// A public key in COSE_Key form (RFC 9052 §7, RFC 9053 §7 and §2.1 for the curves).
@@ -34,10 +41,15 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
     case p521(x: [UInt8], y: [UInt8])
     /// kty OKP (1), crv Ed25519 (6), alg EdDSA.
     case ed25519(x: [UInt8])
+    /// kty EC2, crv secp256k1 (8), alg ES256K (RFC 8812 §3.2); coordinates of 32 bytes.
+    case secp256k1(x: [UInt8], y: [UInt8])
     /// kty RSA (3), RS256 or PS256: modulus n (-1) and public exponent e (-2), big-endian (RFC 8230 §4).
     case rsa(n: [UInt8], e: [UInt8], algorithm: COSEAlgorithm)
-    /// kty AKP (7), ML-DSA-65 or ML-DSA-87: the FIPS 204 public key as `pub` (-1) (draft-ietf-cose-dilithium).
+    /// kty AKP (7), ML-DSA-44, -65 or -87: the FIPS 204 public key as `pub` (-1) (draft-ietf-cose-dilithium).
     case mldsa(publicKey: [UInt8], algorithm: COSEAlgorithm)
+    /// kty ARKG-pub, alg ARKG-P256: an ARKG public seed, from which others derive public keys
+    /// the device can later sign for (draft-bradleylundberg-cfrg-arkg-10 §5.1).
+    case arkgP256(ARKGPublicSeed)
 
     enum Label {
         static let kty: CBORValue = 1
@@ -53,13 +65,15 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
         case .p384: return .es384
         case .p521: return .es512
         case .ed25519: return .edDSA
+        case .secp256k1: return .es256K
         case .rsa(_, _, let algorithm), .mldsa(_, let algorithm): return algorithm
+        case .arkgP256: return .arkgP256
         }
     }
 
     /// kty RSA's and AKP's algorithms, and their public key sizes (FIPS 204 Table 2 for ML-DSA).
     static let rsaAlgorithms: Set<COSEAlgorithm> = [.rs256, .ps256]
-    public static let mldsaPublicKeyLengths: [COSEAlgorithm: Int] = [.mldsa65: 1952, .mldsa87: 2592]
+    public static let mldsaPublicKeyLengths: [COSEAlgorithm: Int] = [.mldsa44: 1312, .mldsa65: 1952, .mldsa87: 2592]
 
     public var cbor: CBORValue {
         switch self {
@@ -71,10 +85,14 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
             return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es512.rawValue), Label.crv: 3, Label.x: .byteString(x), Label.y: .byteString(y)]
         case .ed25519(let x):
             return [Label.kty: 1, Label.alg: CBORValue(COSEAlgorithm.edDSA.rawValue), Label.crv: 6, Label.x: .byteString(x)]
+        case .secp256k1(let x, let y):
+            return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es256K.rawValue), Label.crv: 8, Label.x: .byteString(x), Label.y: .byteString(y)]
         case .rsa(let n, let e, let algorithm):
             return [Label.kty: 3, Label.alg: CBORValue(algorithm.rawValue), -1: .byteString(n), -2: .byteString(e)]
         case .mldsa(let publicKey, let algorithm):
             return [Label.kty: 7, Label.alg: CBORValue(algorithm.rawValue), -1: .byteString(publicKey)]
+        case .arkgP256(let seed):
+            return seed.cbor
         }
     }
 
@@ -102,6 +120,9 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
             guard publicKey.count == length else { throw .invalidParameter }
             self = .mldsa(publicKey: publicKey, algorithm: algorithm)
             return
+        case ARKGPublicSeed.keyType:
+            self = .arkgP256(try ARKGPublicSeed(map))
+            return
         case 1, 2:
             break
         default:
@@ -123,6 +144,11 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
             let expected: COSEAlgorithm = crv == 2 ? .es384 : .es512
             guard alg == nil || alg == expected.rawValue else { throw .unsupportedAlgorithm }
             self = crv == 2 ? .p384(x: x, y: y) : .p521(x: x, y: y)
+        case (2, 8):
+            let y = try map.required(Label.y, CBORRead.bytes)
+            guard x.count == 32, y.count == 32 else { throw .invalidParameter }
+            guard alg == nil || alg == COSEAlgorithm.es256K.rawValue else { throw .unsupportedAlgorithm }
+            self = .secp256k1(x: x, y: y)
         case (1, 6):
             guard x.count == 32 else { throw .invalidParameter }
             guard alg == nil || alg == COSEAlgorithm.edDSA.rawValue else { throw .unsupportedAlgorithm }

@@ -11,6 +11,9 @@ public enum CTAPCommand: UInt8, Sendable, CaseIterable {
     case selection = 0x0B
     case largeBlobs = 0x0C
     case config = 0x0D
+    /// authenticatorBioEnrollment under its CTAP 2.1-PRE code (FIDO BioEnrollment prototype),
+    /// which libfido2's fido_bio_* send.
+    case bioEnrollmentPreview = 0x40
     /// authenticatorCredentialManagement under its CTAP 2.1-PRE code, still sent by older hosts.
     case credentialManagementPreview = 0x41
     /// passkeyd's credential transfer (vendor commands, docs/vendor-commands.md): test controls,

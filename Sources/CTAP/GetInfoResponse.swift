@@ -9,6 +9,7 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         case forcePINChange = 0x0C, minPINLength, firmwareVersion, maxCredBlobLength, maxRPIDsForSetMinPINLength
         case preferredPlatformUvAttempts = 0x11, uvModality
         case remainingDiscoverableCredentials = 0x14
+        case encIdentifier = 0x19
     }
 
     public var versions: [String]
@@ -34,6 +35,9 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
     public var preferredPlatformUvAttempts: Int?
     public var uvModality: Int?
     public var remainingDiscoverableCredentials: Int?
+    /// The device identifier encrypted to the persistent pinUvAuthToken (CTAP 2.2 §6.4,
+    /// `PersistentTokenEncryption`), while one exists.
+    public var encIdentifier: [UInt8]?
 
     public init(
         versions: [String], extensions: [String] = [], aaguid: [UInt8], options: [String: Bool] = [:],
@@ -41,8 +45,10 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         maxCredentialIdLength: Int? = nil, transports: [String] = [], algorithms: [PublicKeyCredentialParameters] = [],
         maxSerializedLargeBlobArray: Int? = nil, forcePINChange: Bool? = nil, minPINLength: Int? = nil, firmwareVersion: Int? = nil,
         maxCredBlobLength: Int? = nil, maxRPIDsForSetMinPINLength: Int? = nil,
-        preferredPlatformUvAttempts: Int? = nil, uvModality: Int? = nil, remainingDiscoverableCredentials: Int? = nil
+        preferredPlatformUvAttempts: Int? = nil, uvModality: Int? = nil, remainingDiscoverableCredentials: Int? = nil,
+        encIdentifier: [UInt8]? = nil
     ) {
+        self.encIdentifier = encIdentifier
         self.versions = versions
         self.extensions = extensions
         self.aaguid = aaguid

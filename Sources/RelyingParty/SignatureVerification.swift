@@ -1,10 +1,12 @@
 import Crypto
 import CryptoExtras
 import CTAP
+import Secp256k1
 
 extension COSEKey {
     /// Verifies a WebAuthn signature (WebAuthn L3 §6.3.3, §6.5.6) over `data` = authData || clientDataHash:
     /// ES256/ES384/ES512 are DER ECDSA signatures over SHA-256/384/512 with P-256/384/521;
+    /// ES256K a DER ECDSA signature over SHA-256 on secp256k1 (RFC 8812 §3.2);
     /// EdDSA is a raw Ed25519 signature; RS256 / PS256 are RSASSA-PKCS1-v1_5 / RSASSA-PSS over SHA-256
     /// (RFC 8812 §2, RFC 8230 §2); ML-DSA-65 / -87 pure FIPS 204 signatures with an empty context.
     func verifies(_ signature: [UInt8], over data: [UInt8]) throws(VerificationError) -> Bool {
@@ -26,6 +28,9 @@ extension COSEKey {
         case .ed25519(let x):
             guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else { throw .unusablePublicKey }
             return key.isValidSignature(signature, for: data)
+        case .secp256k1(let x, let y):
+            guard let valid = try? Secp256k1.isValidSignature(signature, for: data, publicKey: x + y) else { throw .unusablePublicKey }
+            return valid
         case .rsa(let n, let e, let algorithm):
             // swift-crypto refuses moduli under 2048 bits, as RFC 8230 §6 advises.
             guard let key = try? _RSA.Signing.PublicKey(n: n, e: e) else { throw .unusablePublicKey }
@@ -37,7 +42,8 @@ extension COSEKey {
         case .mldsa(let publicKey, .mldsa87):
             guard let key = try? MLDSA87.PublicKey(rawRepresentation: publicKey) else { throw .unusablePublicKey }
             return key.isValidSignature(signature, for: data)
-        case .mldsa:
+        case .mldsa, .arkgP256:
+            // An ARKG public seed is not a verification key (draft-bradleylundberg-cfrg-arkg-10 §5.1).
             throw .unusablePublicKey
         }
     }

@@ -4,8 +4,9 @@ import CTAP
 extension COSEKey {
     /// The key as a DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7), the form
     /// `AuthenticatorAttestationResponse.getPublicKey()` returns (WebAuthn L3 §5.2.1.1);
-    /// nil when the coordinates are not a point on the curve, and for RSA and ML-DSA keys, which
-    /// WebAuthn lets a client leave to the attestation object (§5.2.1.1: the client may return null).
+    /// nil when the coordinates are not a point on the curve, and for RSA, ML-DSA and secp256k1 keys
+    /// (and ARKG seeds), which WebAuthn lets a client leave to the attestation object (§5.2.1.1:
+    /// the client may return null).
     public var subjectPublicKeyInfo: [UInt8]? {
         switch self {
         case .p256(let x, let y, _):
@@ -18,7 +19,7 @@ extension COSEKey {
         case .ed25519(let x):
             // RFC 8410 §4: SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING { 0 unused bits, key } }.
             return [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00] + x
-        case .rsa, .mldsa:
+        case .rsa, .mldsa, .secp256k1, .arkgP256:
             return nil
         }
     }

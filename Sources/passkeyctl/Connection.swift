@@ -48,21 +48,26 @@ struct Connection: Sendable {
         guard CredentialManagementSession.command(for: info) != nil else {
             throw .refused("This authenticator does not support credential management.")
         }
-        let clientPIN = try clientPIN(info)
-        let token: PinUvAuthToken
-        if info.options["clientPin"] == true {
-            let pin = try PINEntry.current(file: pinFile)
-            token = try await self.token(clientPIN) { () async throws(CTAP2Error) in
-                try await clientPIN.tokenUsingPIN(pin, permissions: permissions, rpID: nil)
-            }
-        } else if info.options["uv"] == true {
-            token = try await run { () async throws(CTAP2Error) in try await clientPIN.tokenUsingUV(permissions: permissions, rpID: nil) }
-        } else {
-            throw .refused("Managing credentials needs a PIN and this authenticator has none. Set one with `passkeyctl pin set`.")
-        }
+        let token = try await token(permissions: permissions, info: info, pinFile: pinFile, purpose: "Managing credentials")
         do { return try CredentialManagementSession(session: session, token: token, info: info) } catch {
             throw Failure(error, socket: socket)
         }
+    }
+
+    /// A pinUvAuthToken with `permissions`: from the PIN when one is set, else from built-in
+    /// user verification; `purpose` names what needs it when the device has neither.
+    func token(permissions: PinUvAuthTokenPermissions, info: GetInfoResponse, pinFile: String?,
+               purpose: String) async throws(Failure) -> PinUvAuthToken {
+        let clientPIN = try clientPIN(info)
+        if info.options["clientPin"] == true {
+            let pin = try PINEntry.current(file: pinFile)
+            return try await self.token(clientPIN) { () async throws(CTAP2Error) in
+                try await clientPIN.tokenUsingPIN(pin, permissions: permissions, rpID: nil)
+            }
+        } else if info.options["uv"] == true {
+            return try await run { () async throws(CTAP2Error) in try await clientPIN.tokenUsingUV(permissions: permissions, rpID: nil) }
+        }
+        throw .refused("\(purpose) needs a PIN and this authenticator has none. Set one with `passkeyctl pin set`.")
     }
 
     /// Runs a PIN operation; a wrong or blocked PIN is reported with the tries left.

@@ -15,6 +15,7 @@ enum Names {
         case COSEAlgorithm.esp256.rawValue: return "ESP256"
         case COSEAlgorithm.mldsa65.rawValue: return "ML-DSA-65"
         case COSEAlgorithm.mldsa87.rawValue: return "ML-DSA-87"
+        case COSEAlgorithm.es256K.rawValue: return "ES256K"
         default: return "COSE \(value)"
         }
     }

@@ -16,7 +16,7 @@ struct Passkeyd: AsyncParsableCommand {
         discussion: """
             Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
             PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
-            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION. A flag wins over the environment.
+            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio). A flag wins over the environment.
             """,
         version: DaemonInfo.currentVersion)
 
@@ -32,6 +32,8 @@ struct Passkeyd: AsyncParsableCommand {
     var uv: String?
     @Option(help: "The kind of key to be: u2f, fido2.0 or fido2.1 (default fido2.1; docs/profiles.md).")
     var profile: String?
+    @Flag(help: "Built-in UV is a simulated fingerprint reader: configured once a finger is enrolled (passkeyctl bio enroll); --uv says how a finger reads.")
+    var bio = false
     @Flag(name: .customLong("backup-eligible"), help: "New credentials are backup eligible (WebAuthn flag BE); off, as on a hardware key.")
     var backupEligible = false
     @Flag(name: .customLong("backup-state"), help: "New credentials are backed up (flag BS); needs --backup-eligible.")
@@ -133,7 +135,7 @@ struct Passkeyd: AsyncParsableCommand {
             "socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)",
             "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
             "counter": "\(settings.counter.rawValue)", "backupEligible": "\(settings.backup.eligible)", "backupState": "\(settings.backup.backedUp)",
-            "attestation": "\(settings.attestation.rawValue)",
+            "attestation": "\(settings.attestation.rawValue)", "bio": "\(settings.fingerprintSensor != nil)",
         ])
 
         let signal = await termination.wait()
@@ -160,6 +162,7 @@ struct Passkeyd: AsyncParsableCommand {
         var backup: BackupFlags
         var counter: SignatureCounterMode
         var attestation: AttestationMode
+        var fingerprintSensor: FingerprintSensor?
 
         /// What kind of device the authenticator presents itself as.
         var configuration: Authenticator.Configuration {
@@ -167,6 +170,7 @@ struct Passkeyd: AsyncParsableCommand {
             configuration.backup = backup
             configuration.signatureCounter = counter
             configuration.attestation = attestation
+            configuration.fingerprintSensor = fingerprintSensor
             return configuration
         }
 
@@ -224,6 +228,11 @@ struct Passkeyd: AsyncParsableCommand {
         let attestationMode = try choose(attestation, "PASSKEYD_ATTESTATION", AttestationMode.selfAttestation.rawValue, AttestationMode.init(rawValue:)) {
             "--attestation must be none, self or x5c, not '\($0)'"
         }
+        // The sensor's samples and matches are the --uv mode's answers; off leaves nothing to answer.
+        let fingerprintReader = bio || environment["PASSKEYD_BIO"] == "1"
+        if fingerprintReader, verification == .off {
+            throw ValidationFailure(message: "--bio needs --uv auto, prompt or deny: the mode says how a finger on the simulated reader reads")
+        }
         let level = try choose(logLevel, "PASSKEYD_LOG_LEVEL", Logger.Level.info.rawValue, Logger.Level.init(rawValue:)) { _ in
             "--log-level must be one of trace, debug, info, notice, warning, error, critical"
         }
@@ -234,7 +243,7 @@ struct Passkeyd: AsyncParsableCommand {
             passphraseValue: nil,
             presence: presenceMode, verification: verification, profile: deviceProfile,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode,
-            attestation: attestationMode)
+            attestation: attestationMode, fingerprintSensor: fingerprintReader ? FingerprintSensor() : nil)
     }
 
     /// An option's value: the flag, else the environment variable, else the default; read by

@@ -3,11 +3,11 @@ import CTAP
 import Testing
 @testable import Authenticator
 
-/// RS256, PS256, ML-DSA-65 and ML-DSA-87 beside the ECDSA and EdDSA algorithms (docs/algorithms.md).
+/// RS256, PS256, ML-DSA-65, ML-DSA-87 and ES256K beside the ECDSA and EdDSA algorithms (docs/algorithms.md).
 @Suite struct AlgorithmTests {
     @Test func getInfoListsTheAlgorithmsInTheirDocumentedOrder() async throws {
         let info = try await PlatformPIN(Harness(), .two).info()
-        #expect(info.algorithms.map(\.alg) == [-7, -8, -35, -36, -49, -50, -37, -257])
+        #expect(info.algorithms.map(\.alg) == [-7, -8, -35, -36, -49, -50, -37, -257, -47])
         #expect(info.maxCredentialIdLength == CredentialWrapping.idLength(keySize: 512))
     }
 
@@ -28,12 +28,16 @@ import Testing
         #expect(try CredentialKey(algorithm: stored.algorithm, rawRepresentation: stored.privateKey).publicKey() == attested.publicKey)
     }
 
-    @Test func aNonResidentIDOfEveryAlgorithmFitsTheAdvertisedLength() async throws {
-        let h = Harness(presence: Array(repeating: .approved, count: 8))
+    @Test func aNonResidentIDOfEveryAlgorithmFitsTheAdvertisedLengthAndSigns() async throws {
+        let h = Harness(presence: Array(repeating: .approved, count: 20))
         for algorithm in Authenticator.Configuration().algorithms {
             let made = try await h.makeCredential(Fixture.makeCredential(algs: [algorithm.rawValue], rk: false))
-            let id = try #require(try AuthenticatorData(bytes: made.attestation.authenticatorData).attestedCredentialData).credentialID
-            #expect(id.count <= Authenticator.Configuration().maxCredentialIDLength, "\(algorithm)")
+            let attested = try #require(try AuthenticatorData(bytes: made.attestation.authenticatorData).attestedCredentialData)
+            #expect(attested.credentialID.count <= Authenticator.Configuration().maxCredentialIDLength, "\(algorithm)")
+            // The key travels in the ID and comes back out of it.
+            let assertion = try await h.getAssertion(Fixture.getAssertion(allow: [attested.credentialID]))
+            #expect(try verify(signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash, with: attested.publicKey),
+                    "\(algorithm)")
         }
     }
 
@@ -43,7 +47,12 @@ import Testing
         // kty RSA with an ECDSA algorithm, and AKP with a public key of the wrong size.
         #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 3, 3: -7, -1: .byteString([1]), -2: .byteString([3])]) }
         #expect(throws: CTAPStatus.invalidParameter) { try COSEKey(cbor: [1: 7, 3: -49, -1: .byteString([UInt8](repeating: 0, count: 1951))]) }
-        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 7, 3: -48, -1: .byteString([UInt8](repeating: 0, count: 1312))]) }
+        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 7, 3: -51, -1: .byteString([UInt8](repeating: 0, count: 1312))]) }
+        // secp256k1 (crv 8) only as ES256K, with coordinates of 32 bytes.
+        let point: [CBORValue] = [.byteString([UInt8](repeating: 1, count: 32)), .byteString([UInt8](repeating: 2, count: 32))]
+        #expect(try COSEKey(cbor: [1: 2, 3: -47, -1: 8, -2: point[0], -3: point[1]]) == .secp256k1(x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32)))
+        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 2, 3: -7, -1: 8, -2: point[0], -3: point[1]]) }
+        #expect(throws: CTAPStatus.invalidParameter) { try COSEKey(cbor: [1: 2, 3: -47, -1: 8, -2: .byteString([1]), -3: point[1]]) }
         // A P-256 key claiming ES384 is not one.
         #expect(throws: CTAPStatus.unsupportedAlgorithm) {
             try COSEKey(cbor: [1: 2, 3: -35, -1: 1, -2: .byteString([UInt8](repeating: 1, count: 32)), -3: .byteString([UInt8](repeating: 2, count: 32))])

@@ -3,6 +3,7 @@ import CTAP
 import Crypto
 import CryptoExtras
 import Logging
+import Secp256k1
 import Synchronization
 import Testing
 @testable import Authenticator
@@ -145,5 +146,21 @@ func verify(signature: [UInt8], over message: [UInt8], with key: COSEKey) throws
         return algorithm == .mldsa65
             ? try MLDSA65.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
             : try MLDSA87.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
+    case .secp256k1(let x, let y):
+        return try Secp256k1.isValidSignature(signature, for: message, publicKey: x + y)
+    case .arkgP256:
+        return false
     }
+}
+
+/// Bytes from a hex string the test wrote.
+func hex(_ string: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var index = string.startIndex
+    while index < string.endIndex {
+        let next = string.index(index, offsetBy: 2)
+        bytes.append(UInt8(string[index..<next], radix: 16)!)
+        index = next
+    }
+    return bytes
 }

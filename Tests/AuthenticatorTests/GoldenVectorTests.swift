@@ -35,15 +35,4 @@ import Testing
         #expect(try verify(signature: hex(v.p256.derSignature), over: hex(v.message), with: cose))
         #expect(try verify(signature: key.sign(hex(v.message)), over: hex(v.message), with: cose))
     }
-
-    private func hex(_ string: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = string.startIndex
-        while index < string.endIndex {
-            let next = string.index(index, offsetBy: 2)
-            bytes.append(UInt8(string[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
 }

@@ -27,16 +27,16 @@ import Testing
 
     @Test func firstSupportedAlgorithmInThePlatformsOrderWins() async throws {
         let h = Harness()
-        // ES256K (-47) is not offered.
-        let response = try await h.makeCredential(Fixture.makeCredential(algs: [-47, -8, -7]))
+        // ML-DSA-44 (-48) is not offered.
+        let response = try await h.makeCredential(Fixture.makeCredential(algs: [-48, -8, -7]))
         let key = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData).publicKey
         #expect(key.algorithm == .edDSA)
     }
 
     @Test func unsupportedAlgorithmsOnlyIsRefused() async throws {
         let h = Harness()
-        // ES256K and ML-DSA-44: no maintained Swift implementation is mirrored (docs/algorithms.md).
-        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(algs: [-47, -48]).cbor) == .unsupportedAlgorithm)
+        // ML-DSA-44: swift-crypto does not expose it (docs/algorithms.md); RS1 (-65535) is not offered.
+        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(algs: [-48, -65535]).cbor) == .unsupportedAlgorithm)
     }
 
     @Test func attestationNoneWhenThePlatformPrefersIt() async throws {

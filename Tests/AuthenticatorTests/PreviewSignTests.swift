@@ -24,10 +24,11 @@ import Testing
         return (try #require(authData.attestedCredentialData).credentialID, chosen.algorithm, generated.credentialID, generated.publicKey)
     }
 
-    static func sign(_ h: Harness, credential: [UInt8]?, keyHandle: [UInt8]?, data: [UInt8]?, up: Bool = false) async throws -> (CTAPStatus, [UInt8]?) {
+    static func sign(_ h: Harness, credential: [UInt8]?, keyHandle: [UInt8]?, data: [UInt8]?, arguments: [UInt8]? = nil,
+                     up: Bool = false) async throws -> (CTAPStatus, [UInt8]?) {
         var request = Fixture.getAssertion(allow: credential.map { [$0] } ?? [], up: up)
         var extensions = ExtensionMap()
-        extensions.setGetAssertionInput(PreviewSign.self, PreviewSignSignRequest(keyHandle: keyHandle, toBeSigned: data))
+        extensions.setGetAssertionInput(PreviewSign.self, PreviewSignSignRequest(keyHandle: keyHandle, toBeSigned: data, additionalArguments: arguments))
         request.extensions = extensions
         let (status, body) = try await h.send(.getAssertion, request.cbor)
         guard status == .success, let body else { return (status, nil) }
@@ -58,7 +59,7 @@ import Testing
             #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(extensions: extensions).cbor) == .invalidOption)
         }
         var unsupported = ExtensionMap()
-        unsupported.setMakeCredentialInput(PreviewSign.self, PreviewSignGenerateKey(algorithms: [-65539, -300, -18]))
+        unsupported.setMakeCredentialInput(PreviewSign.self, PreviewSignGenerateKey(algorithms: [-18, -257, -8, -65700]))
         #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(extensions: unsupported).cbor) == .unsupportedAlgorithm)
         #expect(await h.store.count() == 0)
     }
@@ -73,6 +74,41 @@ import Testing
         #expect(try await Self.sign(h, credential: key.credentialID, keyHandle: key.keyHandle, data: [1], up: true).0 == .success)
         let verified = try await Self.generate(h, flags: 0b101)
         #expect(try await Self.sign(h, credential: verified.credentialID, keyHandle: verified.keyHandle, data: [1], up: true).0 == .puatRequired)
+    }
+}
+
+extension PreviewSignTests {
+    @Test(arguments: [-300, -70009]) func aSplitKeySignsTheRPsDigestAsESP256(_ algorithm: Int) async throws {
+        let h = Harness(presence: Array(repeating: .approved, count: 4))
+        let key = try await Self.generate(h, algorithms: [algorithm, -9])
+        #expect(key.algorithm == algorithm)
+        #expect(key.publicKey.algorithm == .esp256, "a verifier checks ESP256-split signatures as ESP256")
+        let message: [UInt8] = Array("the RP hashed this".utf8)
+        let (status, signature) = try await Self.sign(h, credential: key.credentialID, keyHandle: key.keyHandle, data: Array(SHA256.hash(data: message)))
+        #expect(status == .success)
+        #expect(try verify(signature: try #require(signature), over: message, with: key.publicKey))
+        #expect(try await Self.sign(h, credential: key.credentialID, keyHandle: key.keyHandle, data: message).0 == .invalidParameter,
+                "a digest of another length")
+    }
+
+    @Test func anARKGKeyIsAPublicSeedAndSignsOnlyWithArgumentsItDerivesFrom() async throws {
+        let h = Harness(presence: Array(repeating: .approved, count: 8))
+        let key = try await Self.generate(h, algorithms: [-65539, -9])
+        #expect(key.algorithm == -65539)
+        guard case .arkgP256(let seed) = key.publicKey else { Issue.record("not an ARKG public seed: \(key.publicKey)"); return }
+        #expect(seed.derivedKeyAlgorithm == .esp256 && seed.blindingKey.count == 64 && seed.encapsulationKey.count == 64)
+        let digest = Array(SHA256.hash(data: [1, 2, 3]))
+        func sign(_ arguments: [UInt8]?) async throws -> CTAPStatus {
+            try await Self.sign(h, credential: key.credentialID, keyHandle: key.keyHandle, data: digest, arguments: arguments).0
+        }
+        let foreignHandle = ARKGTests.vectors[0].keyHandle
+        #expect(try await sign(nil) == .missingParameter)
+        #expect(try await sign(COSESignArgs(algorithm: nil, arkgKeyHandle: hex(foreignHandle), arkgContext: []).encoded) == .invalidCredential)
+        #expect(try await sign(COSESignArgs(algorithm: -65538, arkgKeyHandle: hex(foreignHandle), arkgContext: []).encoded) == .invalidCredential)
+        #expect(try await sign(COSESignArgs(algorithm: -65539, arkgKeyHandle: nil, arkgContext: []).encoded) == .invalidCredential)
+        #expect(try await sign(COSESignArgs(algorithm: -65539, arkgKeyHandle: hex(foreignHandle), arkgContext: []).encoded) == .invalidCredential,
+                "a key handle another seed made")
+        #expect(try await sign([0xA1, 0x03]) == .invalidCBOR)
     }
 }
 

@@ -17,6 +17,12 @@
  *   minpinlen N [RP_ID]              fido_dev_set_pin_minlen (and _rpid), then getInfo
  *   forcepinchange                   fido_dev_force_pin_change, then getInfo
  *   alwaysuv                         fido_dev_toggle_always_uv, then getInfo
+ *   bio-info                         fido_bio_dev_get_info
+ *   bio-enroll                       fido_bio_dev_enroll_begin, then _continue until no
+ *                                    samples remain (each sample's status listed)
+ *   bio-list                         fido_bio_dev_get_template_array
+ *   bio-rename TEMPLATE_HEX NAME     fido_bio_dev_set_template_name
+ *   bio-remove TEMPLATE_HEX          fido_bio_dev_enroll_remove
  *
  * The PIN comes from $LIBFIDO2_PIN (never argv, which other users can read).
  * Every command prints one JSON object on stdout; byte strings are lowercase hex.
@@ -36,6 +42,7 @@
 #include <fido.h>
 #include "fill_random.h"
 #include <passkeyd-libfido2.h>
+#include <fido/bio.h>
 #include <fido/config.h>
 #include <fido/credman.h>
 
@@ -434,12 +441,119 @@ cmd_config(fido_dev_t *dev, const char *pin, int (*change)(fido_dev_t *, const c
 	return print_config(dev);
 }
 
+/* -- bio enrollment (CTAP 2.1 §6.7) -------------------------------------- */
+
+static int
+cmd_bio_info(fido_dev_t *dev)
+{
+	fido_bio_info_t *info = fido_bio_info_new();
+	int r;
+
+	if (info == NULL)
+		return fail("fido_bio_info_new", FIDO_ERR_INTERNAL);
+	if ((r = fido_bio_dev_get_info(dev, info)) != FIDO_OK) {
+		fido_bio_info_free(&info);
+		return fail("fido_bio_dev_get_info", r);
+	}
+	printf("{\"type\": %u, \"maxSamples\": %u}\n", fido_bio_info_type(info), fido_bio_info_max_samples(info));
+	fido_bio_info_free(&info);
+	return 0;
+}
+
+static int
+cmd_bio_enroll(fido_dev_t *dev, const char *pin)
+{
+	fido_bio_template_t *t = fido_bio_template_new();
+	fido_bio_enroll_t *e = fido_bio_enroll_new();
+	int r, rc = 1, samples = 0;
+
+	if (t == NULL || e == NULL) {
+		rc = fail("fido_bio_enroll_new", FIDO_ERR_INTERNAL);
+		goto out;
+	}
+	if ((r = fido_bio_dev_enroll_begin(dev, t, e, 10000, pin)) != FIDO_OK) {
+		rc = fail("fido_bio_dev_enroll_begin", r);
+		goto out;
+	}
+	printf("{\"statuses\": [%u", fido_bio_enroll_last_status(e));
+	for (samples = 1; fido_bio_enroll_remaining_samples(e) > 0 && samples < 32; samples++) {
+		if ((r = fido_bio_dev_enroll_continue(dev, t, e, 10000)) != FIDO_OK) {
+			printf("]}\n");
+			rc = fail("fido_bio_dev_enroll_continue", r);
+			goto out;
+		}
+		printf(", %u", fido_bio_enroll_last_status(e));
+	}
+	printf("], \"templateId\": ");
+	json_hex(fido_bio_template_id_ptr(t), fido_bio_template_id_len(t));
+	printf("}\n");
+	rc = 0;
+out:
+	fido_bio_enroll_free(&e);
+	fido_bio_template_free(&t);
+	return rc;
+}
+
+static int
+cmd_bio_list(fido_dev_t *dev, const char *pin)
+{
+	fido_bio_template_array_t *ta = fido_bio_template_array_new();
+	int r;
+
+	if (ta == NULL)
+		return fail("fido_bio_template_array_new", FIDO_ERR_INTERNAL);
+	if ((r = fido_bio_dev_get_template_array(dev, ta, pin)) != FIDO_OK) {
+		fido_bio_template_array_free(&ta);
+		return fail("fido_bio_dev_get_template_array", r);
+	}
+	printf("{\"templates\": {");
+	for (size_t i = 0; i < fido_bio_template_array_count(ta); i++) {
+		const fido_bio_template_t *t = fido_bio_template(ta, i);
+		const char *name = fido_bio_template_name(t);
+		printf("%s", i ? ", " : "");
+		json_hex(fido_bio_template_id_ptr(t), fido_bio_template_id_len(t));
+		printf(": ");
+		json_string(name != NULL && *name != '\0' ? name : NULL);
+	}
+	printf("}}\n");
+	fido_bio_template_array_free(&ta);
+	return 0;
+}
+
+/* A template named by its hex ID (and, for a rename, its new name). */
+static int
+cmd_bio_change(fido_dev_t *dev, const char *pin, const char *id_hex, const char *name)
+{
+	unsigned char id[64];
+	size_t id_len;
+	fido_bio_template_t *t;
+	int r;
+
+	if (unhex(id_hex, id, sizeof(id), &id_len) != 0)
+		return fail("template id is not hex", FIDO_ERR_INVALID_ARGUMENT);
+	if ((t = fido_bio_template_new()) == NULL || fido_bio_template_set_id(t, id, id_len) != FIDO_OK ||
+	    (name != NULL && fido_bio_template_set_name(t, name) != FIDO_OK)) {
+		fido_bio_template_free(&t);
+		return fail("fido_bio_template_set_id", FIDO_ERR_INTERNAL);
+	}
+	if (name != NULL)
+		r = fido_bio_dev_set_template_name(dev, t, pin);
+	else
+		r = fido_bio_dev_enroll_remove(dev, t, pin);
+	fido_bio_template_free(&t);
+	if (r != FIDO_OK)
+		return fail(name != NULL ? "fido_bio_dev_set_template_name" : "fido_bio_dev_enroll_remove", r);
+	printf("{\"%s\": \"%s\"}\n", name != NULL ? "renamed" : "removed", id_hex);
+	return 0;
+}
+
 static int
 usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s SOCKET setpin|changepin NEWPIN_ENV|retries|list|register RP USER DISPLAY ALG|"
 	    "delete ID_HEX|rename ID_HEX USER_ID_HEX USER DISPLAY|largeblob-set KEY DATA|largeblob-get KEY|"
-	    "credblob RP BLOB|minpinlen N [RP]|forcepinchange|alwaysuv  (PIN in $LIBFIDO2_PIN)\n", argv0);
+	    "credblob RP BLOB|minpinlen N [RP]|forcepinchange|alwaysuv|bio-info|bio-enroll|bio-list|"
+	    "bio-rename TEMPLATE_HEX NAME|bio-remove TEMPLATE_HEX  (PIN in $LIBFIDO2_PIN)\n", argv0);
 	return 2;
 }
 
@@ -488,6 +602,16 @@ main(int argc, char **argv)
 		rc = cmd_config(dev, pin, fido_dev_force_pin_change, "fido_dev_force_pin_change");
 	else if (strcmp(cmd, "alwaysuv") == 0 && argc == 3)
 		rc = cmd_config(dev, pin, fido_dev_toggle_always_uv, "fido_dev_toggle_always_uv");
+	else if (strcmp(cmd, "bio-info") == 0 && argc == 3)
+		rc = cmd_bio_info(dev);
+	else if (strcmp(cmd, "bio-enroll") == 0 && argc == 3 && pin != NULL)
+		rc = cmd_bio_enroll(dev, pin);
+	else if (strcmp(cmd, "bio-list") == 0 && argc == 3 && pin != NULL)
+		rc = cmd_bio_list(dev, pin);
+	else if (strcmp(cmd, "bio-rename") == 0 && argc == 5 && pin != NULL)
+		rc = cmd_bio_change(dev, pin, argv[3], argv[4]);
+	else if (strcmp(cmd, "bio-remove") == 0 && argc == 4 && pin != NULL)
+		rc = cmd_bio_change(dev, pin, argv[3], NULL);
 	else
 		rc = usage(argv[0]);
 	fido_dev_close(dev);

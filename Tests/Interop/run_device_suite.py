@@ -3,7 +3,10 @@
 The suite ships only in the sdist, so it is fetched at test time
 (`pip download --no-binary :all: fido2==<installed version>`) into .cache/.
 It refuses a device with a PIN or built-in UV configured, so the daemon runs
-with `--uv off` on a new, empty data directory.
+on a new, empty data directory with the simulated fingerprint reader (`--bio`)
+and nothing enrolled: built-in UV exists but is not configured until
+test_bioenroll.py enrolls a finger (every sample and match read well, `--uv auto`),
+and with `--attestation x5c`, so enterprise attestation can be enabled (test_config.py).
 
 Tests the daemon cannot pass yet are deselected by device_suite_deselect.txt,
 one node id per line with the feature it waits for after a `#`; that list only
@@ -26,6 +29,8 @@ from passkeyd_hid import HERE, Daemon
 CACHE = HERE / ".cache"
 DESELECT = HERE / "device_suite_deselect.txt"
 SUITE_TIMEOUT = 240
+# The RP ID passkeyd attests under vendor-facilitated enterprise attestation (Authenticator.Configuration).
+EP_RP_ID = "enterprise.passkeyd.test"
 
 
 def fetch_sdist() -> Path:
@@ -62,12 +67,12 @@ def deselected() -> list[tuple[str, str]]:
 def main() -> int:
     root = fetch_sdist()
     entries = deselected()
-    daemon = Daemon("--presence", "auto", "--uv", "off").start()
+    daemon = Daemon("--presence", "auto", "--uv", "auto", "--bio", "--attestation", "x5c").start()
     env = dict(os.environ)
     env["PASSKEYD_DEVSUITE_SOCKET"] = daemon.socket
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     cmd = [sys.executable, "-m", "pytest", "tests/device", "-p", "passkeyd_devsuite",
-           "-q", "-rfEs", "-p", "no:cacheprovider"]
+           "-q", "-rfEs", "-p", "no:cacheprovider", "--ep-rp-id", EP_RP_ID]
     for node, _ in entries:
         cmd += ["--deselect", node]
     try:

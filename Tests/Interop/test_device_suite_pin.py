@@ -19,9 +19,8 @@ from passkeyd_hid import HERE, Daemon
 MODULES = ["tests/device/test_clientpin.py", "tests/device/test_credman.py"]
 
 #: Skips that are the suite's own verdict on features passkeyd does not offer, each
-#: with why: ES256K and ML-DSA-44 are not in getInfo's algorithms (docs/algorithms.md),
-#: and PERSISTENT_CREDENTIAL_MGMT (pcmr) is CTAP 2.2.
-ALLOWED_SKIPS = re.compile(r"Algorithm (ES256K|MLDSA44) not supported|Persistent PUAT not supported")
+#: with why: ML-DSA-44 is not in getInfo's algorithms (docs/algorithms.md).
+ALLOWED_SKIPS = re.compile(r"Algorithm MLDSA44 not supported")
 
 
 def test_sdist_clientpin_and_credman_pass():
@@ -51,6 +50,7 @@ def test_sdist_clientpin_and_credman_pass():
     print(f"device suite PIN/credman: {per_module}")
     # Every ClientPin test runs under both protocols (3 tests x 2).
     assert per_module["tests/device/test_clientpin.py"] == 6, out
-    # list_and_delete for ES256, EdDSA, ES384, ES512, PS256, RS256, ML-DSA-65 and ML-DSA-87,
-    # update, and missing_permissions (which borrows the lbw permission), each under both protocols.
-    assert per_module["tests/device/test_credman.py"] == 20, out
+    # list_and_delete for ES256, EdDSA, ES384, ES512, PS256, RS256, ES256K, ML-DSA-65 and ML-DSA-87,
+    # update, missing_permissions (which borrows the lbw permission) and read_only_management
+    # (the persistent pcmr token), each under both protocols.
+    assert per_module["tests/device/test_credman.py"] == 24, out

@@ -18,6 +18,15 @@ ES256 = [{"type": "public-key", "alg": -7}]
 PIN = "4826"
 MAKE_CREDENTIAL, GET_ASSERTION, CLIENT_PIN = 0x01, 0x02, 0x06
 CRED_MGMT, SELECTION, CRED_MGMT_PREVIEW = 0x0A, 0x0B, 0x41
+BIO_ENROLLMENT, LARGE_BLOBS, CONFIG, BIO_ENROLLMENT_PREVIEW = 0x09, 0x0C, 0x0D, 0x40
+# A harmless request for each command 2.1 added: getFingerprintSensorInfo, a one-byte
+# large-blob read, an unknown config subcommand (INVALID_SUBCOMMAND where the command exists).
+NEWER_COMMANDS = {
+    CRED_MGMT: {1: 1}, CRED_MGMT_PREVIEW: {1: 1}, SELECTION: None,
+    BIO_ENROLLMENT: {1: 1, 2: 7}, BIO_ENROLLMENT_PREVIEW: {1: 1, 2: 7}, LARGE_BLOBS: {1: 1, 3: 0}, CONFIG: {1: 0x7F},
+}
+# getInfo options that name a 2.1 (or 2.2) command or token: a 2.0 key advertises none of them.
+NEWER_OPTIONS = {"bioEnroll", "largeBlobs", "authnrCfg", "perCredMgmtRO", "ep", "alwaysUv", "setMinPINLength"}
 
 
 def cdh() -> bytes:
@@ -39,8 +48,10 @@ def status_of(call) -> int:
 
 @pytest.fixture(scope="module", params=["fido2.0", "fido2.1"])
 def profile(request, daemon_factory):
-    """One daemon per profile, no built-in UV; a PIN is set by the tests that need it."""
-    d = daemon_factory("--profile", request.param, "--presence", "auto", "--uv", "off")
+    """One daemon per profile with every optional feature on (the fingerprint reader, nothing
+    enrolled, so no built-in UV yet; an attestation certificate, so enterprise attestation);
+    a PIN is set by the tests that need it."""
+    d = daemon_factory("--profile", request.param, "--presence", "auto", "--uv", "auto", "--bio", "--attestation", "x5c")
     return request.param, d
 
 
@@ -70,11 +81,13 @@ def test_get_info_and_capabilities(profile, ctap2):
     assert (info.remaining_disc_creds is None) == (profile[0] == "fido2.0")
     assert info.extensions == pick(profile, ["hmac-secret"], info.extensions)
     assert "credProtect" in info.extensions or profile[0] == "fido2.0"
+    assert NEWER_OPTIONS & set(info.options) == pick(profile, set(), NEWER_OPTIONS)
+    assert info.uv_modality == pick(profile, 0, 2)
 
 
 def test_commands_that_came_with_2_1(profile, ctap2):
-    for command in (CRED_MGMT, CRED_MGMT_PREVIEW, SELECTION):
-        got = status_of(lambda: ctap2.send_cbor(command, {1: 1} if command != SELECTION else None))
+    for command, request in NEWER_COMMANDS.items():
+        got = status_of(lambda: ctap2.send_cbor(command, request))
         if profile[0] == "fido2.0":
             assert got == ERR.INVALID_COMMAND, hex(command)
         else:
@@ -141,3 +154,9 @@ def test_with_a_pin(profile, ctap2):
     # The zero-length pinAuth probe is the same in both: after a touch, PIN_INVALID once a PIN is set.
     got = status_of(lambda: ctap2.make_credential(cdh(), RP, user(), ES256, pin_uv_param=b"", pin_uv_protocol=1))
     assert got == ERR.PIN_INVALID
+
+
+def test_enterprise_attestation_before_it_is_enabled(profile, ctap2):
+    # 2.0 has no enterprise attestation; 2.1 §6.1.2 step 9: not enabled (ep false) is INVALID_PARAMETER too.
+    got = status_of(lambda: ctap2.make_credential(cdh(), RP, user(), ES256, enterprise_attestation=2))
+    assert got == ERR.INVALID_PARAMETER

@@ -118,4 +118,32 @@ import Testing
         #expect(try await reopened.allCredentials().first?.largeBlobKey == Array(repeating: 9, count: 32))
         try await reopened.close()
     }
+
+    /// A store written before bio enrollment, the persistent token and enterprise attestation
+    /// (Fixtures/keystore/generate_v2_before_bio.py) opens with none of them, its attestation
+    /// authority without an enterprise certificate, and then stores them.
+    @Test func aStoreFromBeforeBioEnrollmentOpensAndTakesItsFields() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try copyFixture("v2-before-bio", to: temp)
+        let store = try openStore(temp.store)
+        #expect(try await store.allCredentials().map(\.user.id) == [Array("fixture".utf8)])
+        var state = try #require(try await store.loadDeviceState())
+        #expect(state.pinHash == Array(SHA256.hash(data: Array("12345678".utf8)).prefix(16)))
+        #expect(state.fingerprints == nil && state.persistentToken == nil && state.enterpriseAttestation == nil)
+        let authority = try #require(state.attestationAuthority)
+        #expect(authority.enterpriseCertificate == nil && authority.enterpriseKey == nil)
+
+        state.fingerprints = [EnrolledFingerprint(templateId: [1, 2, 3], friendlyName: "Left index")]
+        state.persistentToken = PersistentPinUvAuthToken(key: Array(repeating: 7, count: 32), pinUvAuthProtocol: 2)
+        try await store.saveDeviceState(state)
+        try await store.close()
+
+        let reopened = try openStore(temp.store)
+        let saved = try #require(try await reopened.loadDeviceState())
+        #expect(saved.fingerprints == [EnrolledFingerprint(templateId: [1, 2, 3], friendlyName: "Left index")])
+        #expect(saved.persistentToken?.pinUvAuthProtocol == 2)
+        #expect(saved.attestationAuthority == authority)
+        try await reopened.close()
+    }
 }

@@ -27,8 +27,8 @@ import WebAuthn
     @Test func pubKeyCredParamsOrderIsRespected() async throws {
         let h = try ClientHarness()
         var options = await h.rp.registrationOptions(user: ClientHarness.user("carol"))
-        // ES256K (-47) is not offered.
-        options.pubKeyCredParams = [PublicKeyCredentialParametersJSON(alg: -47), PublicKeyCredentialParametersJSON(.edDSA), PublicKeyCredentialParametersJSON(.es256)]
+        // ML-DSA-44 (-48) is not offered.
+        options.pubKeyCredParams = [PublicKeyCredentialParametersJSON(alg: -48), PublicKeyCredentialParametersJSON(.edDSA), PublicKeyCredentialParametersJSON(.es256)]
         let response = try await h.client.create(options)
         #expect(response.response.publicKeyAlgorithm == COSEAlgorithm.edDSA.rawValue)
     }
@@ -86,7 +86,7 @@ import WebAuthn
     @Test func unsupportedAlgorithmsAreNotSupported() async throws {
         let h = try ClientHarness()
         var options = await h.rp.registrationOptions(user: ClientHarness.user("ivy"))
-        options.pubKeyCredParams = [PublicKeyCredentialParametersJSON(alg: -47)]
+        options.pubKeyCredParams = [PublicKeyCredentialParametersJSON(alg: -48)]
         await expectWebAuthnError(.notSupported) { try await h.client.create(options) }
     }
 

@@ -17,6 +17,8 @@ import Testing
         (["--counter", "sometimes"], [:], "--counter must be per-credential, global or zero, not 'sometimes'"),
         ([], ["PASSKEYD_ATTESTATION": "basic"], "--attestation must be none, self or x5c, not 'basic'"),
         (["--backup-state"], [:], "--backup-state needs --backup-eligible"),
+        (["--bio", "--uv", "off"], [:], "--bio needs --uv auto, prompt or deny"),
+        (["--uv", "off"], ["PASSKEYD_BIO": "1"], "--bio needs --uv auto, prompt or deny"),
         (["--log-level", "loud"], [:], "--log-level must be one of trace, debug, info, notice, warning, error, critical"),
         ([], ["PASSKEYD_LOG_LEVEL": "loud"], "--log-level must be one of trace, debug, info, notice, warning, error, critical"),
         (["--bogus"], [:], "--bogus"),

@@ -26,10 +26,11 @@ import WebAuthn
     }
 
     @Test(arguments: [TestAuthenticator.es256(), TestAuthenticator.ed25519(), TestAuthenticator.es384(), TestAuthenticator.es512(),
-                      TestAuthenticator.rsa(.rs256), TestAuthenticator.rsa(.ps256), TestAuthenticator.mldsa65(), TestAuthenticator.mldsa87()])
+                      TestAuthenticator.rsa(.rs256), TestAuthenticator.rsa(.ps256), TestAuthenticator.mldsa65(), TestAuthenticator.mldsa87(),
+                      TestAuthenticator.es256K()])
     func registersThenSignsIn(authenticator: TestAuthenticator) async throws {
         let rp = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"],
-                              algorithms: [.es256, .edDSA, .es384, .es512, .rs256, .ps256, .mldsa65, .mldsa87])
+                              algorithms: [.es256, .edDSA, .es384, .es512, .rs256, .ps256, .mldsa65, .mldsa87, .es256K])
         let creation = await rp.registrationOptions(user: user)
         let credential = try await rp.finishRegistration(authenticator.registration(challenge: creation.challenge))
         #expect(credential.userHandle == user.id)

@@ -3,6 +3,7 @@ import Crypto
 import CryptoExtras
 import CTAP
 import Foundation
+import Secp256k1
 import WebAuthn
 
 /// A tiny authenticator and client in one, to build responses the verifier is checked against;
@@ -17,6 +18,8 @@ struct TestAuthenticator {
         case rsa(_RSA.Signing.PrivateKey, COSEAlgorithm)
         case mldsa65(MLDSA65.PrivateKey)
         case mldsa87(MLDSA87.PrivateKey)
+        /// ES256K: a secp256k1 scalar, signed through libsecp256k1.
+        case secp256k1([UInt8])
     }
 
     /// The attestation statement to put in the attestation object.
@@ -41,6 +44,7 @@ struct TestAuthenticator {
     }
     static func mldsa65() -> TestAuthenticator { TestAuthenticator(key: .mldsa65(try! MLDSA65.PrivateKey())) }
     static func mldsa87() -> TestAuthenticator { TestAuthenticator(key: .mldsa87(try! MLDSA87.PrivateKey())) }
+    static func es256K() -> TestAuthenticator { TestAuthenticator(key: .secp256k1(Secp256k1.generatePrivateKey())) }
 
     var publicKey: COSEKey {
         switch key {
@@ -62,6 +66,9 @@ struct TestAuthenticator {
             return .mldsa(publicKey: Array(k.publicKey.rawRepresentation), algorithm: .mldsa65)
         case .mldsa87(let k):
             return .mldsa(publicKey: Array(k.publicKey.rawRepresentation), algorithm: .mldsa87)
+        case .secp256k1(let k):
+            let raw = try! Secp256k1.publicKey(privateKey: k)
+            return .secp256k1(x: Array(raw[0..<32]), y: Array(raw[32...]))
         }
     }
 
@@ -75,6 +82,7 @@ struct TestAuthenticator {
             return Array(try! k.signature(for: data, padding: algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS).rawRepresentation)
         case .mldsa65(let k): return Array(try! k.signature(for: data))
         case .mldsa87(let k): return Array(try! k.signature(for: data))
+        case .secp256k1(let k): return try! Secp256k1.signature(for: data, privateKey: k)
         }
     }
 

@@ -5,9 +5,16 @@ extension Authenticator {
     /// authenticatorData ‖ clientDataHash, as `--attestation` says; `none` also when the platform
     /// prefers it (CTAP 2.2 §6.1.2, attestationFormatsPreference). A `bogus-signature` fault
     /// spoils the statement's signature too.
+    /// An enterprise attestation (CTAP 2.1 §7.1) is `packed` under the enterprise certificate, whatever the preference.
     func attestationStatement(authenticatorData: [UInt8], clientDataHash: [UInt8], key: CredentialKey,
-                              preferredFormat: String?) async throws(CTAPStatus) -> AttestationStatement {
+                              preferredFormat: String?, enterprise: Bool = false) async throws(CTAPStatus) -> AttestationStatement {
         let signed = authenticatorData + clientDataHash
+        if enterprise {
+            let authority = try await attestationAuthority()
+            guard let certificate = authority.enterpriseCertificate else { throw .other }
+            return .packed(alg: COSEAlgorithm.es256.rawValue, sig: Self.faults.reported(signature: try authority.sign(signed, enterprise: true)),
+                           x5c: [certificate])
+        }
         switch configuration.attestation {
         case _ where preferredFormat == "none", .none:
             return .none

@@ -6,9 +6,10 @@ import Crypto
 /// makeCredential generates a signing key of its own for the credential, returned as a key
 /// handle with its public key and attestation; getAssertion signs the RP's data with it.
 ///
-/// Offered algorithms: ESP256 (-9) and ES256 (-7), the same P-256 ECDSA over SHA-256. Not yet:
-/// ESP256-split (-300, the RP hashes) and ESP256-split-ARKG (-65539, which needs ARKG-P256,
-/// draft-bradleylundberg-cfrg-arkg); a request for only those is CTAP2_ERR_UNSUPPORTED_ALGORITHM.
+/// Offered algorithms (`PreviewSignAlgorithm`): ESP256 (-9) and ES256 (-7) over the data,
+/// ESP256-split (-300, and the prototypes' -70009) over the RP's SHA-256 digest, and
+/// ESP256-split-ARKG (-65539), whose generated key is an ARKG-P256 public seed
+/// (draft-bradleylundberg-cfrg-arkg-10). A request for none of them is CTAP2_ERR_UNSUPPORTED_ALGORITHM.
 struct PreviewSignExtension: AuthenticatorExtension {
     typealias Wire = PreviewSign
 
@@ -22,15 +23,15 @@ struct PreviewSignExtension: AuthenticatorExtension {
     func makeCredentialOutputs(_ input: PreviewSignGenerateKey, _ context: ExtensionContext) async throws(CTAPStatus)
         -> (signed: PreviewSignGeneratedKey?, unsigned: CBORValue?) {
         let (algorithm, flags) = try Self.choice(input)
-        let key = try CredentialKey.generate(algorithm)
-        let handle = try SigningKeyHandle.seal(key, flags: flags, context)
+        let key = PreviewSignKey.generate(algorithm.keyKind)
+        let handle = try SigningKeyHandle.seal(key, algorithm: algorithm, flags: flags, context)
         var authFlags: AuthenticatorData.Flags = [.userPresent]
         if context.userVerified { authFlags.insert(.userVerified) }
         var outputs = ExtensionMap()
         outputs.setMakeCredentialOutput(PreviewSign.self, PreviewSignGeneratedKey(algorithm: algorithm.rawValue, flags: flags))
         let authData = AuthenticatorData(
             rpIDHash: context.rpIDHash, flags: authFlags, signCount: 0,
-            attestedCredentialData: AttestedCredentialData(aaguid: context.aaguid, credentialID: handle, publicKey: try key.publicKey()),
+            attestedCredentialData: AttestedCredentialData(aaguid: context.aaguid, credentialID: handle, publicKey: key.publicKey(algorithm)),
             extensions: outputs.cbor)
         let attestation = CBORValue.intKeyed([(1, .textString("none")), (2, .byteString(authData.bytes)), (3, .map([:]))])
         return (PreviewSignGeneratedKey(algorithm: algorithm.rawValue), PreviewSignAttestation(attestationObject: attestation.encoded).cbor)
@@ -38,21 +39,22 @@ struct PreviewSignExtension: AuthenticatorExtension {
 
     /// Signs with the key a handle names. It needs the credential named in an allow list and
     /// both members (else CTAP2_ERR_INVALID_OPTION), a handle minted for this credential and RP
-    /// (else CTAP2_ERR_INVALID_CREDENTIAL), and the presence or verification the key was made to require.
+    /// (else CTAP2_ERR_INVALID_CREDENTIAL), the presence or verification the key was made to
+    /// require, and what the algorithm asks of the data and arguments (`PreviewSignKey.sign`).
     func getAssertionOutput(_ input: PreviewSignSignRequest, _ context: ExtensionContext) async throws(CTAPStatus) -> PreviewSignSignature? {
         guard !context.discovering, let handle = input.keyHandle, let data = input.toBeSigned else { throw .invalidOption }
-        guard let (key, flags) = SigningKeyHandle.open(handle, context) else { throw .invalidCredential }
+        guard let (key, algorithm, flags) = SigningKeyHandle.open(handle, context) else { throw .invalidCredential }
         if flags & PreviewSign.userVerificationRequired != 0, !context.userVerified { throw .puatRequired }
         if flags & PreviewSign.userPresenceRequired != 0, !context.userPresent { throw .upRequired }
-        return PreviewSignSignature(signature: try key.sign(data))
+        let arguments = try input.additionalArguments.map { (bytes) throws(CTAPStatus) in try COSESignArgs(decoding: bytes) }
+        return PreviewSignSignature(signature: try key.sign(data, as: algorithm, arguments: arguments))
     }
 
     /// The first of the RP's algorithms this device generates, and valid flags.
-    private static func choice(_ input: PreviewSignGenerateKey) throws(CTAPStatus) -> (COSEAlgorithm, Int) {
+    private static func choice(_ input: PreviewSignGenerateKey) throws(CTAPStatus) -> (PreviewSignAlgorithm, Int) {
         let flags = input.flags ?? 0
         guard PreviewSign.validFlags.contains(flags) else { throw .invalidOption }
-        guard let algorithm = input.algorithms.lazy.compactMap(COSEAlgorithm.init(rawValue:)).first(where: SigningKeyHandle.algorithms.keys.contains)
-        else { throw .unsupportedAlgorithm }
+        guard let algorithm = input.algorithms.lazy.compactMap(PreviewSignAlgorithm.init(rawValue:)).first else { throw .unsupportedAlgorithm }
         return (algorithm, flags)
     }
 }
@@ -60,27 +62,28 @@ struct PreviewSignExtension: AuthenticatorExtension {
 /// A previewSign key handle: the key and its flags sealed with AES-256-GCM under a key derived
 /// from the device's wrapping key and the parent credential's ID, with the RP ID hash as
 /// associated data, so a handle opens only with the credential and RP it was made for.
-/// Layout: nonce (12) ‖ ciphertext of [flags (1) ‖ algorithm (1) ‖ P-256 scalar (32)] ‖ tag (16).
+/// Layout: nonce (12) ‖ ciphertext of [flags (1) ‖ algorithm (1) ‖ key] ‖ tag (16), the key
+/// being a P-256 scalar (32) or an ARKG-P256 private seed (64).
 enum SigningKeyHandle {
-    static let algorithms: [COSEAlgorithm: UInt8] = [.esp256: 1, .es256: 2]
-
-    static func seal(_ key: CredentialKey, flags: Int, _ context: ExtensionContext) throws(CTAPStatus) -> [UInt8] {
-        guard let algorithmByte = algorithms[key.algorithm] else { throw .unsupportedAlgorithm }
+    static func seal(_ key: PreviewSignKey, algorithm: PreviewSignAlgorithm, flags: Int, _ context: ExtensionContext) throws(CTAPStatus) -> [UInt8] {
         do {
-            let box = try AES.GCM.seal([UInt8(flags), algorithmByte] + key.rawRepresentation, using: sealingKey(context), authenticating: context.rpIDHash)
+            let box = try AES.GCM.seal([UInt8(flags), algorithm.handleByte] + key.rawRepresentation, using: sealingKey(context),
+                                       authenticating: context.rpIDHash)
             return Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
         } catch {
             throw .other
         }
     }
 
-    static func open(_ handle: [UInt8], _ context: ExtensionContext) -> (key: CredentialKey, flags: Int)? {
-        guard handle.count == 12 + 34 + 16,
-              let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: handle[..<12]), ciphertext: handle[12..<46], tag: handle[46...]),
+    static func open(_ handle: [UInt8], _ context: ExtensionContext) -> (key: PreviewSignKey, algorithm: PreviewSignAlgorithm, flags: Int)? {
+        guard handle.count > 12 + 2 + 16,
+              let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: handle[..<12]), ciphertext: handle[12..<(handle.count - 16)],
+                                               tag: handle.suffix(16)),
               let plaintext = try? AES.GCM.open(box, using: sealingKey(context), authenticating: context.rpIDHash),
-              let algorithm = algorithms.first(where: { $0.value == plaintext[1] })?.key
+              let algorithm = PreviewSignAlgorithm(handleByte: plaintext[1]),
+              let key = PreviewSignKey(algorithm.keyKind, rawRepresentation: Array(plaintext.dropFirst(2)))
         else { return nil }
-        return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(plaintext[2...])), Int(plaintext[0]))
+        return (key, algorithm, Int(plaintext[0]))
     }
 
     private static func sealingKey(_ context: ExtensionContext) -> SymmetricKey {

@@ -67,7 +67,9 @@ public struct CTAPRules: Sendable, Hashable {
     public static let ctap20 = CTAPRules(
         infoMembers: .ctap20,
         // 2.0 §5: authenticatorMakeCredential … authenticatorReset; the rest came with 2.1.
-        withheldCommands: [.bioEnrollment, .credentialManagement, .selection, .largeBlobs, .config, .credentialManagementPreview],
+        withheldCommands: [
+            .bioEnrollment, .credentialManagement, .selection, .largeBlobs, .config, .bioEnrollmentPreview, .credentialManagementPreview,
+        ],
         // 2.0 §5.5: subcommands 0x01–0x05.
         withheldPINSubcommands: [.getPinUvAuthTokenUsingUvWithPermissions, .getUVRetries, .getPinUvAuthTokenUsingPinWithPermissions],
         pinUvAuthProtocols: [.one],

@@ -16,4 +16,12 @@ public enum CredentialManagementSubcommand: UInt8, CTAPSubcommand, Sendable, Has
         default: return true
         }
     }
+
+    /// Whether the subcommand only reads, so the persistent token (pcmr, CTAP 2.2 §6.8) may begin it.
+    public var isReadOnly: Bool {
+        switch self {
+        case .getCredsMetadata, .enumerateRPsBegin, .enumerateCredentialsBegin: return true
+        default: return false
+        }
+    }
 }

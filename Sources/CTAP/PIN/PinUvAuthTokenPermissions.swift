@@ -21,6 +21,8 @@ public struct PinUvAuthTokenPermissions: OptionSet, CBORMember, Sendable, Hashab
     public static let largeBlobWrite = Self(rawValue: 0x10)
     /// authenticatorConfig.
     public static let authenticatorConfiguration = Self(rawValue: 0x20)
+    /// Read-only credential management with the persistent token (CTAP 2.2 §6.5.5.7).
+    public static let persistentCredentialManagementReadOnly = Self(rawValue: 0x40)
 
     /// The spec's abbreviations, for code that follows its tables.
     public static let mc = makeCredential
@@ -29,6 +31,7 @@ public struct PinUvAuthTokenPermissions: OptionSet, CBORMember, Sendable, Hashab
     public static let be = bioEnrollment
     public static let lbw = largeBlobWrite
     public static let acfg = authenticatorConfiguration
+    public static let pcmr = persistentCredentialManagementReadOnly
 }
 
 extension PinUvAuthTokenPermissions {

@@ -49,6 +49,7 @@ struct InfoCommand: AsyncParsableCommand {
                 ("minPINLength", .optional(info.minPINLength)),
                 ("maxSerializedLargeBlobArray", .optional(info.maxSerializedLargeBlobArray)),
                 ("maxCredBlobLength", .optional(info.maxCredBlobLength)),
+                ("uvModality", .optional(info.uvModality)),
                 ("credentials", .object([
                     ("stored", .optional(metadata?.existing)),
                     ("remaining", .optional(metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials)),
@@ -70,6 +71,7 @@ struct InfoCommand: AsyncParsableCommand {
             ["PIN protocols", info.pinUvAuthProtocols.map(String.init).joined(separator: ", ")],
             ["large blobs", info.maxSerializedLargeBlobArray.map { "\($0) bytes (serialized array)" } ?? "not offered"],
             ["credBlob", info.maxCredBlobLength.map { "up to \($0) bytes" } ?? "not offered"],
+            ["fingerprints", info.options["bioEnroll"].map { $0 ? "enrolled (passkeyctl bio list)" : "reader present, none enrolled" } ?? "no reader"],
             ["credentials", stored + remaining + (metadata == nil && info.options["clientPin"] == true ? " (give the PIN to count stored ones)" : "")],
         ] + pin.rows(minLength: info.minPINLength)
         print(Output.table(["", ""], rows).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))

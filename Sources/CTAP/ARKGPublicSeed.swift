@@ -1,0 +1,55 @@
+import CBOR
+
+/// An ARKG-P256 public seed as a COSE_Key (draft-bradleylundberg-cfrg-arkg-10 §5.1): kty ARKG-pub
+/// (placeholder -65537), alg ARKG-P256 (placeholder -65700), the key-blinding public key `pkbl`
+/// (-1) and the key-encapsulation public key `pkkem` (-2) as P-256 COSE keys, and `dkalg` (-3),
+/// the algorithm of the keys derived from it. The inner keys carry alg ES256 and
+/// ECDH-ES+HKDF-256, which is how python-fido2 2.2.1 reads them (it picks a key's class by alg).
+public struct ARKGPublicSeed: Sendable, Hashable {
+    /// kty ARKG-pub, a placeholder until IANA assigns one (§8.1).
+    public static let keyType = -65537
+
+    /// The blinding public key's x ‖ y (32 + 32 bytes).
+    public var blindingKey: [UInt8]
+    /// The encapsulation public key's x ‖ y.
+    public var encapsulationKey: [UInt8]
+    /// The alg of derived keys; absent when the seed does not restrict it.
+    public var derivedKeyAlgorithm: COSEAlgorithm?
+
+    public init(blindingKey: [UInt8], encapsulationKey: [UInt8], derivedKeyAlgorithm: COSEAlgorithm?) {
+        self.blindingKey = blindingKey
+        self.encapsulationKey = encapsulationKey
+        self.derivedKeyAlgorithm = derivedKeyAlgorithm
+    }
+
+    /// Reads the members after `COSEKey` has seen kty ARKG-pub: an alg other than ARKG-P256, an
+    /// inner key that is not a P-256 point, or an unknown dkalg is `CTAP2_ERR_UNSUPPORTED_ALGORITHM`.
+    init(_ map: CBORMap) throws(CTAPStatus) {
+        guard try map.required(3, CBORRead.int) == COSEAlgorithm.arkgP256.rawValue else { throw .unsupportedAlgorithm }
+        blindingKey = try Self.point(try map.required(-1, CBORRead.any))
+        encapsulationKey = try Self.point(try map.required(-2, CBORRead.any))
+        if let dkalg = try map.optional(-3, CBORRead.int) {
+            guard let algorithm = COSEAlgorithm(rawValue: dkalg) else { throw .unsupportedAlgorithm }
+            derivedKeyAlgorithm = algorithm
+        }
+    }
+
+    var cbor: CBORValue {
+        .intKeyed([
+            (1, CBORValue(Self.keyType)),
+            (3, CBORValue(COSEAlgorithm.arkgP256.rawValue)),
+            (-1, Self.key(blindingKey, .es256).cbor),
+            (-2, Self.key(encapsulationKey, .ecdhESHKDF256).cbor),
+            (-3, derivedKeyAlgorithm.map { CBORValue($0.rawValue) }),
+        ])
+    }
+
+    private static func key(_ point: [UInt8], _ algorithm: COSEAlgorithm) -> COSEKey {
+        .p256(x: Array(point.prefix(32)), y: Array(point.dropFirst(32)), algorithm: algorithm)
+    }
+
+    private static func point(_ value: CBORValue) throws(CTAPStatus) -> [UInt8] {
+        guard case .p256(let x, let y, _) = try COSEKey(cbor: value) else { throw .unsupportedAlgorithm }
+        return x + y
+    }
+}

@@ -1,0 +1,16 @@
+import CBOR
+
+/// One enrolled fingerprint as enumerateEnrollments reports it (CTAP 2.1 §6.7.6).
+public struct TemplateInfo: CTAPStructure, Sendable, Hashable {
+    enum CodingKeys: Int, CodingKey {
+        case templateId = 0x01, templateFriendlyName
+    }
+
+    public var templateId: [UInt8]
+    public var templateFriendlyName: String?
+
+    public init(templateId: [UInt8], templateFriendlyName: String? = nil) {
+        self.templateId = templateId
+        self.templateFriendlyName = templateFriendlyName
+    }
+}
