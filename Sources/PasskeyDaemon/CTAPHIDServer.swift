@@ -45,7 +45,8 @@ public final class CTAPHIDServer: Sendable {
     /// What one connection may hold; past either, that connection is dropped.
     enum Limits {
         /// Bytes of replies written but not yet taken by the peer's socket (the channel's high
-        /// watermark, beyond what the kernel buffers): 256 of the longest answers the device gives.
+        /// watermark, beyond what the kernel buffers): 1 MiB, over a hundred of the longest
+        /// answers (7 609 bytes), as the 256-reply queue it replaced held.
         static let unreadReplyBytes = 256 * 4096
         /// Channels allocated by broadcast INITs (a host needs one; hardware keys hold a few).
         static let channelsPerConnection = 64
