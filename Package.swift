@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
-            "Authenticator", "CTAP", logging, .product(name: "GRDB", package: "GRDB.swift"),
+            "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
         ] + crypto),
         // The CTAPHID server on the Unix socket.
         .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "CTAP", "CTAPHID", "CBOR", logging] + nio),
@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
         .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
-        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
+        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CBOR", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
         .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
         .testTarget(name: "PasskeyClientTests", dependencies: [
             "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CBOR", "CTAP", "CTAPHID", logging,

@@ -136,7 +136,7 @@ public actor Authenticator: CTAP2MessageHandler {
             let response = try await underFaults(rpID: request.rp.id, caller: caller) { () async throws(CTAPStatus) in
                 try await makeCredential(request)
             }
-            await controls.record(DeviceEvent(made: response, for: request))
+            await controls.announce(DeviceEvent(made: response, for: request))
             return response.cbor
         case .getAssertion:
             let request = try GetAssertionRequest(cbor: Self.decode(parameters))
@@ -144,7 +144,7 @@ public actor Authenticator: CTAP2MessageHandler {
                 try await getAssertion(request)
             }
             conversations[caller] = pending.map(Conversation.assertions)
-            await controls.record(DeviceEvent(asserted: response, rpID: request.rpID))
+            await controls.announce(DeviceEvent(asserted: response, rpID: request.rpID))
             return response.cbor
         case .getNextAssertion:
             guard var pending = conversation?.assertions else { throw .notAllowed }
@@ -152,7 +152,7 @@ public actor Authenticator: CTAP2MessageHandler {
                 try await getNextAssertion(&pending)
             }
             conversations[caller] = pending.remaining.isEmpty ? nil : .assertions(pending)
-            await controls.record(DeviceEvent(asserted: response, rpID: pending.rpID))
+            await controls.announce(DeviceEvent(asserted: response, rpID: pending.rpID))
             return response.cbor
         case .clientPIN:
             let value = try Self.decode(parameters)
@@ -162,14 +162,14 @@ public actor Authenticator: CTAP2MessageHandler {
             }
             let request = try ClientPINRequest(cbor: value)
             let response = try await clientPIN(request)
-            if let event = DeviceEvent(pinChangedBy: request) { await controls.record(event) }
+            await controls.announce(DeviceEvent(pinChangedBy: request))
             return response?.cbor
         case .credentialManagement, .credentialManagementPreview:
             var enumeration = conversation?.credentialEnumeration
             let request = try CredentialManagementRequest(parameters: parameters)
             let response = try await credentialManagement(request, preview: command == .credentialManagementPreview, continuing: &enumeration)
             conversations[caller] = enumeration.map(Conversation.credentialEnumeration)
-            if let event = DeviceEvent(changedBy: request) { await controls.record(event) }
+            await controls.announce(DeviceEvent(changedBy: request))
             return response?.cbor
         case .largeBlobs:
             var write = conversation?.largeBlobWrite
@@ -189,7 +189,7 @@ public actor Authenticator: CTAP2MessageHandler {
             return nil
         case .reset:
             try await reset()
-            await controls.record(DeviceEvent(kind: .reset))
+            await controls.announce(DeviceEvent(kind: .reset))
             return nil
         case .selection:
             try await selection()
@@ -199,13 +199,13 @@ public actor Authenticator: CTAP2MessageHandler {
         case .passkeydImport:
             let request = try AuthenticatedVendorRequest<ImportParameters>(parameters: parameters)
             try await importCredential(request)
-            await controls.record(DeviceEvent(imported: request.parameters.credential))
+            await controls.announce(DeviceEvent(imported: request.parameters.credential))
             return nil
         case .passkeydAttestationRoot:
             return AttestationRootResponse(certificate: try await attestationAuthority().rootCertificate).cbor
         case .passkeydCredentialFlags:
             let updated = try await setCredentialFlags(AuthenticatedVendorRequest(parameters: parameters))
-            await controls.record(DeviceEvent(flagsChangedOn: updated))
+            await controls.announce(DeviceEvent(flagsChangedOn: updated))
             return nil
         default:
             throw .invalidCommand

@@ -57,7 +57,7 @@ public actor Keystore: CredentialStore {
     public func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource] {
         try await failures {
             let rpHash = sealer.lookup.rp(rpID)
-            let rows = try await read { db in
+            let rows = try readNow { db in
                 try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash], path: self.path)
             }
             // `open` checks the row's RP hash against the record, so no other RP's record comes back.
@@ -68,7 +68,7 @@ public actor Keystore: CredentialStore {
     public func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource? {
         try await failures {
             let idHash = sealer.lookup.credential(id)
-            let rows = try await read { db in
+            let rows = try readNow { db in
                 try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash], path: self.path)
             }
             return try rows.first.map { row throws(KeystoreError) in try sealer.open(row) }
@@ -84,9 +84,10 @@ public actor Keystore: CredentialStore {
         }
     }
 
+    /// Kept by triggers (`Schema`, "v2-credential-count"): no walk over the rows.
     public func count() async throws(CredentialStoreError) -> Int {
         try await failures {
-            try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 }
+            try readNow { db in try Self.storedCount(db) }
         }
     }
 
@@ -102,7 +103,7 @@ public actor Keystore: CredentialStore {
             try await write(diskFullIsStoreFull: true, flush: false) { db in
                 try db.cachedStatement(sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?")
                     .execute(arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
-                guard try Self.countBelow(capacity, db) else { throw CredentialStoreError.full }
+                guard try Self.storedCount(db) < capacity else { throw CredentialStoreError.full }
                 try Self.insert(row, db)
             }
         }
@@ -117,7 +118,7 @@ public actor Keystore: CredentialStore {
             let capacity = capacity
             try await write(diskFullIsStoreFull: true) { db in
                 for row in rows { try Self.insert(row, db) }
-                guard try Self.countBelow(capacity + 1, db) else { throw CredentialStoreError.full }
+                guard try Self.storedCount(db) <= capacity else { throw CredentialStoreError.full }
             }
         }
     }
@@ -233,12 +234,8 @@ public actor Keystore: CredentialStore {
         }
     }
 
-    /// Whether fewer than `limit` credentials are stored. Rows have distinct positive `seq`
-    /// values, so there are at most `max(seq)` of them: that bound is one step down the
-    /// table's b-tree, and only a store near its limit pays for counting (a walk over an index).
-    static func countBelow(_ limit: Int, _ db: Database) throws -> Bool {
-        if try Int.fetchOne(db, sql: "SELECT max(seq) FROM credential") ?? 0 < limit { return true }
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") ?? 0 < limit
+    static func storedCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM credential_count WHERE id = 1")) ?? 0
     }
 
     /// A device as it leaves the factory: no PIN, full retries, a new wrapping key (CTAP 2.1 §6.6).
@@ -274,6 +271,14 @@ public actor Keystore: CredentialStore {
             else { throw .recordAuthenticationFailed(path: path) }
             return CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed)
         }
+    }
+
+    /// The lookups an assertion makes, on the calling thread and outside a transaction: one
+    /// SELECT is consistent on its own, and the hop to GRDB's queue and back (two thread
+    /// wake-ups, a BEGIN and a COMMIT) cost more than the lookup. It waits while a write runs.
+    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
+        guard let queue else { throw KeystoreError.closed }
+        do { return try queue.inDatabase(body) } catch { throw Self.keystoreError(error, path: path) }
     }
 
     private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {

@@ -5,9 +5,11 @@ import Foundation
 /// Without the key they reveal neither RP IDs, user handles nor credential IDs, and
 /// do not link one RP's rows to another's. Each input carries a distinct label.
 struct LookupKeys: Sendable {
-    private let key: SymmetricKey
+    /// HMAC with the key already absorbed: each hash starts from a copy, so the key's pads
+    /// are not hashed again for every lookup (four hashes per assertion).
+    private let keyed: HMAC<SHA256>
 
-    init(key: SymmetricKey) { self.key = key }
+    init(key: SymmetricKey) { keyed = HMAC<SHA256>(key: key) }
 
     /// The RP ID's hash: the indexed column of `credentials(rpID:)`.
     func rp(_ rpID: String) -> Data {
@@ -29,7 +31,7 @@ struct LookupKeys: Sendable {
     }
 
     private func mac(label: String, _ message: [UInt8]) -> Data {
-        var hmac = HMAC<SHA256>(key: key)
+        var hmac = keyed
         hmac.update(data: Array(label.utf8) + [0])
         hmac.update(data: message)
         return Data(hmac.finalize())

@@ -10,8 +10,8 @@ struct CredentialRow: Sendable {
     var sealed: Data
 }
 
-/// Seals and opens records. A record is a version byte and the JSON of the
-/// `Codable` value (so fields added to `CredentialSource` are kept without a
+/// Seals and opens records. A record is a version byte and the encoding it names of the
+/// `Codable` value (`RecordEncoding`: fields added to `CredentialSource` are kept without a
 /// format change), sealed with AES-256-GCM (random 96-bit nonce, stored as
 /// nonce ‖ ciphertext ‖ tag). A credential's associated data is its credential-ID
 /// hash, which stands for the ID itself (the file never holds the raw ID); after
@@ -21,8 +21,6 @@ struct RecordSealer: Sendable {
     let lookup: LookupKeys
     private let sealKey: SymmetricKey
     private let path: String
-
-    static let recordVersion: UInt8 = 1
 
     /// Derives the two subkeys (HKDF-SHA-256, RFC 5869) from the data key, salted with the store ID.
     init(dataKey: DataKey, storeID: [UInt8], path: String) {
@@ -40,13 +38,13 @@ struct RecordSealer: Sendable {
         Array("passkeyd credential v1".utf8) + [0] + Array(idHash)
     }
 
-    func seal(_ credential: CredentialSource) throws -> CredentialRow {
+    func seal(_ credential: CredentialSource, encoding: RecordEncoding = .current) throws -> CredentialRow {
         let idHash = lookup.credential(credential.id)
         return CredentialRow(
             credentialIDHash: idHash,
             rpIDHash: lookup.rp(credential.rp.id),
             userHandleHash: lookup.user(rpID: credential.rp.id, handle: credential.user.id),
-            sealed: try seal(credential, context: Self.credentialContext(idHash)))
+            sealed: try seal(credential, encoding: encoding, context: Self.credentialContext(idHash)))
     }
 
     func open(_ row: CredentialRow) throws(KeystoreError) -> CredentialSource {
@@ -58,18 +56,17 @@ struct RecordSealer: Sendable {
         return credential
     }
 
-    func seal(_ state: DeviceState) throws -> Data {
-        try seal(state, context: Self.deviceStateContext)
+    func seal(_ state: DeviceState, encoding: RecordEncoding = .current) throws -> Data {
+        try seal(state, encoding: encoding, context: Self.deviceStateContext)
     }
 
     func openDeviceState(_ sealed: Data) throws(KeystoreError) -> DeviceState {
         try open(DeviceState.self, sealed, context: Self.deviceStateContext)
     }
 
-    private func seal(_ value: some Encodable, context: [UInt8]) throws -> Data {
-        var plaintext = Data([Self.recordVersion])
-        plaintext.append(try JSONEncoder().encode(value))
-        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
+    private func seal(_ value: some Encodable, encoding: RecordEncoding, context: [UInt8]) throws -> Data {
+        var plaintext = [encoding.rawValue] + (try encoding.encode(value))
+        defer { Self.erase(&plaintext) }
         return try AES.GCM.seal(plaintext, using: sealKey, authenticating: context).combined!
     }
 
@@ -78,10 +75,17 @@ struct RecordSealer: Sendable {
               var plaintext = try? AES.GCM.open(box, using: sealKey, authenticating: context)
         else { throw .recordAuthenticationFailed(path: path) }
         defer { plaintext.resetBytes(in: 0..<plaintext.count) }
+        var body = Array(plaintext.dropFirst())
+        defer { Self.erase(&body) }
         // An authentic record this build cannot decode was written by a newer build.
-        guard plaintext.first == Self.recordVersion,
-              let value = try? JSONDecoder().decode(T.self, from: plaintext.dropFirst())
+        guard let encoding = plaintext.first.flatMap(RecordEncoding.init(rawValue:)),
+              let value = try? encoding.decode(T.self, from: body)
         else { throw .recordUnreadable(path: path) }
         return value
+    }
+
+    /// Plaintext is overwritten once used, so a record's key does not linger in freed memory.
+    private static func erase(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 }

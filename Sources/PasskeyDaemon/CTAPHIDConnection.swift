@@ -29,7 +29,10 @@ actor CTAPHIDConnection {
     /// Bumped whenever the message in reception changes, so stale timers do nothing.
     private var timeoutGeneration: UInt64 = 0
     private var timer: Task<Void, Never>?
-    private var running: (channel: UInt32, id: UInt64, task: Task<Void, Never>)?
+    private var running: (channel: UInt32, id: UInt64, task: Task<Void, Never>, began: ContinuousClock.Instant)?
+    /// Sends the running transaction's keepalives: one task for the connection while its
+    /// transactions run, not a timer armed and cancelled per command.
+    private var keepaliveTicker: Task<Void, Never>?
     /// What the running transaction's keepalives say, as the authenticator last reported.
     private var progress: KeepaliveStatus = .processing
     private var nextTransaction: UInt64 = 0
@@ -52,14 +55,18 @@ actor CTAPHIDConnection {
     func receive(_ bytes: [UInt8]) async {
         buffer += bytes
         var offset = 0
+        var advanced = false
         while buffer.count - offset >= CTAPHIDPacket.size {
             let report = buffer[offset..<offset + CTAPHIDPacket.size]
             offset += CTAPHIDPacket.size
             // A 64-byte report always parses; only its meaning can be wrong.
             guard let packet = try? CTAPHIDPacket(report: report) else { continue }
-            await accept(packet)
+            advanced = await accept(packet) || advanced
         }
         buffer.removeFirst(offset)
+        // Armed once per read, not per packet: a message that arrives whole in one read
+        // never starts a timer.
+        if advanced, reassembler.receivingChannel != nil { armTimer() }
     }
 
     /// The peer went away: its channels are freed and its transaction cancelled.
@@ -67,6 +74,7 @@ actor CTAPHIDConnection {
         isClosed = true
         timer?.cancel()
         watching?.cancel()
+        keepaliveTicker?.cancel()
         reassembler.abandon()
         if let running {
             running.task.cancel()
@@ -75,10 +83,11 @@ actor CTAPHIDConnection {
         await device.release(id)
     }
 
-    private func accept(_ packet: CTAPHIDPacket) async {
+    /// True when the packet began or continued a message still incomplete.
+    private func accept(_ packet: CTAPHIDPacket) async -> Bool {
         switch reassembler.accept(packet) {
         case .incomplete:
-            armTimer()
+            return true
         case .complete(let message):
             if reassembler.receivingChannel == nil { disarmTimer() }
             await dispatch(message)
@@ -89,6 +98,7 @@ actor CTAPHIDConnection {
             logger.debug("CTAPHID error", metadata: ["channel": "\(hex(channel))", "error": "\(error.specName)"])
             await reply(.error(error, channel: channel))
         }
+        return false
     }
 
     // MARK: Message timeout (§11.2.4: an incomplete message is abandoned with ERR_MSG_TIMEOUT)
@@ -253,47 +263,21 @@ actor CTAPHIDConnection {
         nextTransaction += 1
         let transactionID = nextTransaction
         progress = .processing
-        let (device, handler, interval) = (device, device.handler, timing.keepaliveInterval)
+        let (device, handler) = (device, device.handler)
         let caller = CTAPCaller(connection: id, channel: channel)
-        let keepalive: @Sendable () async -> Void = { [weak self] in
-            await self?.keepalive(channel: channel, transaction: transactionID)
-        }
         let report: @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
             await self?.report(status, transaction: transactionID)
         }
         let task = Task { [weak self] in
-            let response = await withTaskGroup(of: [UInt8]?.self) { group in
-                group.addTask {
-                    let answer = command == .msg
-                        ? await handler.handleAPDU(payload, from: caller, progress: report)
-                        : await handler.handleBeforeDurable(payload, from: caller, progress: report)
-                    // Free the device before the store's flush: the next transaction, from any
-                    // channel, runs meanwhile and its registration shares a later flush (group
-                    // commit). This answer still waits for the flush covering everything before it.
-                    await device.endTransaction(caller)
-                    guard await handler.durable() else {
-                        // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
-                        return command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
-                    }
-                    return answer
-                }
-                // §11.2.9.2.1: a KEEPALIVE at least every 100 ms while the command runs.
-                group.addTask {
-                    while true {
-                        try? await Task.sleep(for: interval)
-                        if Task.isCancelled { return nil }
-                        await keepalive()
-                    }
-                }
-                var response: [UInt8] = [CTAPStatus.other.rawValue]
-                for await result in group {
-                    if let result {
-                        response = result
-                        group.cancelAll()
-                    }
-                }
-                return response
-            }
+            let answer = command == .msg
+                ? await handler.handleAPDU(payload, from: caller, progress: report)
+                : await handler.handleBeforeDurable(payload, from: caller, progress: report)
+            // Free the device before the store's flush: the next transaction, from any
+            // channel, runs meanwhile and its registration shares a later flush (group
+            // commit). This answer still waits for the flush covering everything before it.
+            await device.endTransaction(caller)
+            // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
+            let response = await handler.durable() ? answer : command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
             // A `drop` fault: the device vanished mid-transaction, as an unplug does.
             if await device.controls.takeDrop(caller) {
                 await self?.unplug()
@@ -301,7 +285,31 @@ actor CTAPHIDConnection {
             }
             await self?.finishTransaction(transactionID, channel: channel, command: command, response: response)
         }
-        running = (channel, transactionID, task)
+        running = (channel, transactionID, task, ContinuousClock.now)
+        if keepaliveTicker == nil { startKeepalives() }
+    }
+
+    /// §11.2.9.2.1: a KEEPALIVE at least every 100 ms while a command runs. The ticker wakes
+    /// every half interval; a transaction's first keepalive comes once it has run half an
+    /// interval, so a quick command gets none. It ends when a tick finds no transaction.
+    private func startKeepalives() {
+        let half = timing.keepaliveInterval / 2
+        keepaliveTicker = Task { [weak self] in
+            while true {
+                try? await Task.sleep(for: half)
+                guard !Task.isCancelled, let self, await self.keepaliveTick(half) else { return }
+            }
+        }
+    }
+
+    /// False when the ticker is to end.
+    private func keepaliveTick(_ half: Duration) -> Bool {
+        guard let running, !isClosed else {
+            keepaliveTicker = nil
+            return false
+        }
+        if ContinuousClock.now - running.began >= half { keepalive(channel: running.channel, transaction: running.id) }
+        return true
     }
 
     private func unplug() {

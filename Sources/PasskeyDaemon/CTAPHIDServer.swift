@@ -44,8 +44,10 @@ public final class CTAPHIDServer: Sendable {
 
     /// What one connection may hold; past either, that connection is dropped.
     enum Limits {
-        /// Replies written but not yet read by the peer.
-        static let queuedReplies = 256
+        /// Bytes of replies written but not yet taken by the peer's socket (the channel's high
+        /// watermark, beyond what the kernel buffers): 1 MiB, over a hundred of the longest
+        /// answers (7 609 bytes), as the 256-reply queue it replaced held.
+        static let unreadReplyBytes = 256 * 4096
         /// Channels allocated by broadcast INITs (a host needs one; hardware keys hold a few).
         static let channelsPerConnection = 64
     }
@@ -143,6 +145,7 @@ public final class CTAPHIDServer: Sendable {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             // As deep as the kernel allows: a burst of non-blocking connects must not meet EAGAIN.
             .serverChannelOption(.backlog, value: SOMAXCONN)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes))
         let admit: @Sendable (Channel) -> EventLoopFuture<Connection?> = { channel in
             peerUID(of: channel).flatMapThrowing { uid -> Connection? in
                 // Refuse another user's process before reading a byte from it.
@@ -177,25 +180,21 @@ public final class CTAPHIDServer: Sendable {
         var logger = logger
         logger[metadataKey: "connection"] = "\(id)"
         try? await channel.executeThenClose { inbound, outbound in
-            // One writer per connection keeps replies whole and in order, and
-            // writes even what a cancelled transaction still has to say.
-            // Bounded: a peer that writes and never reads is dropped, never anyone else's memory.
-            let (outbox, mailbox) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingOldest(Limits.queuedReplies))
             let drop: @Sendable (String) -> Void = { [logger] reason in
                 logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
                 channel.channel.close(promise: nil)
             }
-            // A watch stream writes with the socket's backpressure instead: its events wait in
-            // the watcher's own bounded buffer, which drops and counts (TestControls).
+            // A watch stream writes with the socket's backpressure: its events wait in the
+            // watcher's own bounded buffer, which drops and counts (TestControls).
             let stream: CTAPHIDConnection.Stream = { reports in try? await outbound.write(ByteBuffer(bytes: reports)) }
+            // Replies go straight to the channel, in the order the connection's actor sends them
+            // (no writer task to wake per reply). Bounded: a peer that writes and never reads is
+            // dropped once its unread replies pass the channel's high watermark, never anyone else's memory.
+            let socket = channel.channel
             let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger, drop: drop, stream: stream) { reports in
-                if case .dropped = mailbox.yield(reports) { drop("\(Limits.queuedReplies) replies queued and unread") }
+                guard socket.isWritable else { return drop("\(Limits.unreadReplyBytes) bytes of replies unread") }
+                socket.writeAndFlush(ByteBuffer(bytes: reports), promise: nil)
             }
-            async let written: Void = {
-                for await reports in outbox {
-                    try? await outbound.write(ByteBuffer(bytes: reports))
-                }
-            }()
             logger.debug("connected")
             do {
                 for try await buffer in inbound {
@@ -205,8 +204,6 @@ public final class CTAPHIDServer: Sendable {
                 logger.debug("connection error", metadata: ["error": "\(error)"])
             }
             await connection.close()
-            mailbox.finish()
-            await written
             logger.debug("disconnected")
         }
     }

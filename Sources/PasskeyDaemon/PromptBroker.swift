@@ -50,9 +50,9 @@ public actor PromptBroker {
         if Task.isCancelled { return .cancelled }
         nextID += 1
         let id = nextID
-        await controls?.record(DeviceEvent(kind: .promptPending, rpID: rpID, detail: kind.rawValue))
+        await controls?.announce(DeviceEvent(kind: .promptPending, rpID: rpID, detail: kind.rawValue))
         let answer = await answer(to: id, kind: kind, rpID: rpID)
-        await controls?.record(DeviceEvent(kind: .promptAnswered, rpID: rpID, detail: "\(kind.rawValue) \(answer)"))
+        await controls?.announce(DeviceEvent(kind: .promptAnswered, rpID: rpID, detail: "\(kind.rawValue) \(answer)"))
         return answer
     }
 

@@ -26,6 +26,20 @@ import Testing
         #expect(second.signCount == 2)
     }
 
+    /// Nothing is described while nobody watches; a watcher sees what happens from its subscription on.
+    @Test func aWatcherSeesWhatHappensFromItsSubscriptionOn() async throws {
+        let h = Harness()
+        _ = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(1, name: "alice")))
+        let events = await h.authenticator.controls.watch()
+        var iterator = events.makeAsyncIterator()
+        _ = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(2, name: "bob")))
+        _ = try await h.getAssertion(Fixture.getAssertion())
+        let added = try #require(await iterator.next())
+        #expect(added.kind == .credentialAdded && added.userName == "bob", "alice's registration came before the watch")
+        let asserted = try #require(await iterator.next())
+        #expect(asserted.kind == .credentialAsserted)
+    }
+
     @Test func aSlowWatcherMissesEventsAndIsToldHowMany() async throws {
         let controls = TestControls()
         let events = await controls.watch()

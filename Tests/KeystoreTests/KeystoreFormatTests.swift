@@ -43,6 +43,7 @@ import Testing
         let credentials = try await store.allCredentials()
         #expect(credentials.map(\.rp.id) == ["example.com"])
         #expect(credentials.map(\.user.id) == [Array("fixture".utf8)])
+        #expect(try await store.count() == 1, "the count the triggers keep starts from the rows there")
         let state = try #require(try await store.loadDeviceState())
         // LEFT(SHA-256("12345678"), 16): CTAP 2.1 §6.5.5.5.
         #expect(state.pinHash == Array(SHA256.hash(data: Array("12345678".utf8)).prefix(16)))
@@ -96,6 +97,7 @@ import Testing
         let store = try openStore(temp.store)
         let credential = try #require(try await store.allCredentials().first)
         #expect(credential.user.id == Array("fixture".utf8))
+        #expect(try await store.count() == 1)
         #expect(credential.credProtect == 2)
         #expect(credential.hmacSecret == true)
         #expect(credential.largeBlobKey == nil)

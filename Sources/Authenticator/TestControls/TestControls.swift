@@ -1,5 +1,6 @@
 import CTAP
 import Logging
+import Synchronization
 
 /// The device's test controls in one place (docs/testing-your-relying-party.md): the faults
 /// a test has armed and the watchers that see what the device does.
@@ -16,15 +17,41 @@ public actor TestControls {
         var dropped = 0
     }
 
-    private var rules: [FaultRule] = []
-    private var watchers: [UInt64: Watcher] = [:]
+    private var rules: [FaultRule] = [] { didSet { publishActivity() } }
+    private var watchers: [UInt64: Watcher] = [:] { didSet { publishActivity() } }
     private var nextWatcher: UInt64 = 0
     /// Callers whose transaction a `drop` fault ended: the transport closes their connection.
-    private var dropped: Set<CTAPCaller> = []
+    private var dropped: Set<CTAPCaller> = [] { didSet { publishActivity() } }
+    /// Whether rules are armed, watchers subscribed, drops untold: a copy of the three
+    /// properties above, so every transaction can skip the controls without a hop to this
+    /// actor when a test uses none (the common case). One atomic word and not a lock: it is
+    /// written only here, inside the actor, after the state it mirrors, and a reader that
+    /// sees a stale value sees the state of a moment earlier, as if it had run first.
+    private let activity = Atomic<Activity>(Activity())
     private let logger: Logger
 
     public init(logger: Logger = Logger(label: "passkeyd.controls")) {
         self.logger = logger
+    }
+
+    /// The bits of `activity`.
+    struct Activity: OptionSet, AtomicRepresentable, Sendable {
+        let rawValue: UInt8
+        static let armed = Activity(rawValue: 1 << 0)
+        static let watched = Activity(rawValue: 1 << 1)
+        static let dropping = Activity(rawValue: 1 << 2)
+    }
+
+    private func publishActivity() {
+        var now: Activity = []
+        if !rules.isEmpty { now.insert(.armed) }
+        if !watchers.isEmpty { now.insert(.watched) }
+        if !dropped.isEmpty { now.insert(.dropping) }
+        activity.store(now, ordering: .releasing)
+    }
+
+    private nonisolated func isActive(_ bit: Activity) -> Bool {
+        activity.load(ordering: .acquiring).contains(bit)
     }
 
     // MARK: Faults
@@ -46,7 +73,12 @@ public actor TestControls {
 
     /// The faults a transaction for `rpID` meets: every matching rule fires once (and is used
     /// up after its count), is logged, and is seen by watchers.
-    func fire(rpID: String?) -> FiredFaults {
+    nonisolated func fire(rpID: String?) async -> FiredFaults {
+        guard isActive(.armed) else { return FiredFaults() }
+        return await fireArmed(rpID: rpID)
+    }
+
+    private func fireArmed(rpID: String?) -> FiredFaults {
         guard !rules.isEmpty else { return FiredFaults() }
         var fired: [Fault] = []
         rules = rules.compactMap { rule in
@@ -68,7 +100,12 @@ public actor TestControls {
     }
 
     /// Whether a `drop` fault ended this caller's transaction; asked once, by the transport.
-    public func takeDrop(_ caller: CTAPCaller) -> Bool {
+    public nonisolated func takeDrop(_ caller: CTAPCaller) async -> Bool {
+        guard isActive(.dropping) else { return false }
+        return await takeNotedDrop(caller)
+    }
+
+    private func takeNotedDrop(_ caller: CTAPCaller) -> Bool {
         dropped.remove(caller) != nil
     }
 
@@ -89,8 +126,12 @@ public actor TestControls {
         }
     }
 
-    /// Whether anyone watches: events that cost work to describe are made only then.
-    public var isWatched: Bool { !watchers.isEmpty }
+    /// Tells every watcher, if anyone watches: the event is described only then, and
+    /// nobody waits for this actor when nobody does.
+    public nonisolated func announce(_ event: @autoclosure () -> DeviceEvent?) async {
+        guard isActive(.watched), let event = event() else { return }
+        await record(event)
+    }
 
     /// Events from now on until the stream's consumer goes away.
     public func watch() -> AsyncStream<DeviceEvent> {

@@ -1,12 +1,15 @@
 import NIOCore
 
 /// Cuts the socket's byte stream into 64-byte CTAPHID reports and hands them to an
-/// async stream; the end of the connection ends the stream.
+/// async stream, all the whole reports of one read in one event (a reply of several
+/// reports usually arrives in one read: one wake-up for the reader, not one per report);
+/// the end of the connection ends the stream.
 final class ReportStreamHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     enum Event: Sendable {
-        case report([UInt8])
+        /// Whole reports back to back: a multiple of 64 bytes, never empty.
+        case reports([UInt8])
         /// A periodic wake-up so a reader can notice a silent device.
         case tick
     }
@@ -19,11 +22,16 @@ final class ReportStreamHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        pending.append(contentsOf: buffer.readBytes(length: buffer.readableBytes) ?? [])
-        while pending.count >= 64 {
-            continuation.yield(.report(Array(pending.prefix(64))))
-            pending.removeFirst(64)
+        let buffer = unwrapInboundIn(data)
+        pending.append(contentsOf: buffer.readableBytesView)
+        let whole = pending.count - pending.count % 64
+        guard whole > 0 else { return }
+        if whole == pending.count {
+            continuation.yield(.reports(pending))
+            pending = []
+        } else {
+            continuation.yield(.reports(Array(pending[..<whole])))
+            pending.removeFirst(whole)
         }
     }
 

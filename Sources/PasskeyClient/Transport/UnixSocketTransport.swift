@@ -22,7 +22,7 @@ public actor UnixSocketTransport: CTAPTransport {
     private struct Connection {
         let channel: any Channel
         let cid: UInt32
-        var events: AsyncStream<ReportStreamHandler.Event>.Iterator
+        let reader: ReportReader
         let ticker: Task<Void, Never>
     }
 
@@ -55,11 +55,10 @@ public actor UnixSocketTransport: CTAPTransport {
         await beginTransaction()
         defer { endTransaction() }
         guard let connection else { throw .disconnected }
-        var events = connection.events
         while !Task.isCancelled {
             let message: [UInt8]
             do {
-                message = try await readReply(from: &events, channel: connection.cid, to: command.command, keepalive: { _ in }, silenceTimeout: nil)
+                message = try await readReply(from: connection.reader, channel: connection.cid, to: command.command, keepalive: { _ in }, silenceTimeout: nil)
             } catch {
                 if Task.isCancelled { break }
                 await close()
@@ -121,14 +120,11 @@ public actor UnixSocketTransport: CTAPTransport {
                           keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async -> Result<[UInt8], TransportError> {
         guard let connection else { return .failure(.disconnected) }
         let request = CTAPHIDMessage(channel: connection.cid, command: command, payload: payload)
+        // Not awaited: a write that fails closes the channel, which ends the reply's read as
+        // `.disconnected`; waiting for the event loop to confirm would cost a wake-up per message.
+        connection.channel.writeAndFlush(ByteBuffer(bytes: request.reports), promise: nil)
         do {
-            try await connection.channel.writeAndFlush(ByteBuffer(bytes: request.reports))
-        } catch {
-            return .failure(.disconnected)
-        }
-        var events = connection.events
-        do {
-            return .success(try await readReply(from: &events, channel: connection.cid, to: command, keepalive: keepalive, silenceTimeout: silenceTimeout))
+            return .success(try await readReply(from: connection.reader, channel: connection.cid, to: command, keepalive: keepalive, silenceTimeout: silenceTimeout))
         } catch {
             return .failure(error)
         }
@@ -136,15 +132,15 @@ public actor UnixSocketTransport: CTAPTransport {
 
     /// Reads until the reply to `command` on our channel, passing keepalives on; a device
     /// silent for longer than `silenceTimeout` (if given) is `.timeout`.
-    private func readReply(from events: inout AsyncStream<ReportStreamHandler.Event>.Iterator, channel: UInt32,
+    private func readReply(from reader: ReportReader, channel: UInt32,
                            to command: CTAPHIDCommand, keepalive: @escaping @Sendable (KeepaliveStatus) -> Void,
                            silenceTimeout: Duration?) async throws(TransportError) -> [UInt8] {
         var reassembler = CTAPHIDReassembler(onlyChannel: channel)
         var lastHeard = ContinuousClock.now
         while true {
-            guard let event = await events.next(isolation: #isolation) else { throw .disconnected }
-            let report: [UInt8]
-            switch event {
+            guard let item = await reader.next() else { throw .disconnected }
+            let report: ArraySlice<UInt8>
+            switch item {
             case .tick:
                 if let silenceTimeout, ContinuousClock.now - lastHeard > silenceTimeout { throw .timeout }
                 continue
@@ -201,7 +197,8 @@ public actor UnixSocketTransport: CTAPTransport {
                 continuation.yield(.tick)
             }
         }
-        connection = Connection(channel: channel, cid: CTAPHIDChannel.broadcast, events: stream.makeAsyncIterator(), ticker: ticker)
+        let reader = ReportReader(stream)
+        connection = Connection(channel: channel, cid: CTAPHIDChannel.broadcast, reader: reader, ticker: ticker)
         var nonce = [UInt8](repeating: 0, count: CTAPHIDInitResponse.nonceLength)
         for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255) }
         let result = await exchange(command: .`init`, payload: nonce, keepalive: { _ in })
@@ -213,7 +210,7 @@ public actor UnixSocketTransport: CTAPTransport {
             if case .failure(let error) = result { throw error }
             throw .protocolViolation("CTAPHID_INIT answered without our nonce or with an unusable channel")
         }
-        connection = Connection(channel: channel, cid: response.channel, events: stream.makeAsyncIterator(), ticker: ticker)
+        connection = Connection(channel: channel, cid: response.channel, reader: reader, ticker: ticker)
         return (channel, response.channel)
     }
 
