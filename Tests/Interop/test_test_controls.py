@@ -40,10 +40,12 @@ def ctl(daemon, *args: str) -> subprocess.CompletedProcess:
 class Account:
     """One RP with one registered passkey, and what its server remembers of it."""
 
-    def __init__(self, device, name: str, *, large_blob: bool = False):
+    def __init__(self, device, name: str, *, large_blob: bool = False, algorithm: int | None = None):
         self.rp_id = f"{name}.controls.example"
         self.origin = f"https://{self.rp_id}"
         self.server = Fido2Server({"id": self.rp_id, "name": name})
+        if algorithm is not None:
+            self.server.allowed_algorithms = [{"type": "public-key", "alg": algorithm}]
         self.client = make_client(device, self.origin)
         options, state = self.server.register_begin(
             {"id": os.urandom(16), "name": f"{name}@example.net", "displayName": name},
@@ -90,13 +92,14 @@ class Account:
         return dict(response.client_extension_results["largeBlob"])
 
 
-def daemon_with_account(daemon_factory, name: str, *flags: str, sign_ins: int = 1, large_blob: bool = False):
+def daemon_with_account(daemon_factory, name: str, *flags: str, sign_ins: int = 1, large_blob: bool = False,
+                        algorithm: int | None = None):
     """A fresh daemon (presence and UV automatic, plus `flags`) with one passkey registered and
     used `sign_ins` times; the device is closed again."""
     daemon = daemon_factory("--presence", "auto", "--uv", "auto", *flags)
     dev = daemon.device()
     try:
-        account = Account(dev, name, large_blob=large_blob)
+        account = Account(dev, name, large_blob=large_blob, algorithm=algorithm)
         for _ in range(sign_ins):
             account.sign_in()
     finally:
@@ -297,6 +300,40 @@ def test_import_refuses_an_id_stored_for_another_account(daemon_factory, tmp_pat
     result = passkeyctl(source.socket, "import", str(path), pin=None)
     assert result.returncode != 0 and "another account" in result.stderr, result.stderr
     assert [c["userHandle"] for c in json.loads(ctl(source, "export").stdout)] == [original], "the stored one is untouched"
+
+
+@pytest.mark.parametrize("algorithm", [-8, -35, -36, -47, -48, -49, -50], ids=["EdDSA", "ES384", "ES512", "ES256K", "ML-DSA-44", "ML-DSA-65", "ML-DSA-87"])
+def test_export_and_import_carry_every_algorithm_with_a_pkcs8_key(daemon_factory, tmp_path, algorithm):
+    from cryptography.hazmat.primitives.serialization import load_der_private_key
+
+    fido2_server_only = algorithm in (-35, -47)  # py_webauthn 3.0.1 knows neither P-384 nor secp256k1
+    source, account = daemon_with_account(daemon_factory, f"alg{-algorithm}", algorithm=algorithm,
+                                          sign_ins=0 if fido2_server_only else 1)
+    path = tmp_path / "credentials.json"
+    ctl(source, "export", "--include-private-keys", "--output", str(path))
+    exported = json.loads(path.read_text())
+    assert exported[0]["algorithm"] == algorithm
+    load_der_private_key(unpadded_b64url(exported[0]["privateKey"]), password=None)  # standard PKCS#8
+    target = daemon_factory("--presence", "auto", "--uv", "auto")
+    ctl(target, "import", str(path))
+    dev = target.device()
+    try:
+        account.client = make_client(dev, account.origin)
+        if fido2_server_only:
+            request, state = account.server.authenticate_begin(user_verification="required")
+            response = account.client.get_assertion(request.public_key).get_response(0)
+            account.server.authenticate_complete(state, [account.credential], response)
+        else:
+            account.sign_in()  # verified with the public key the RP registered on the source daemon
+    finally:
+        dev.close()
+
+
+def test_export_says_which_keys_it_cannot_write(daemon_factory):
+    source, _ = daemon_with_account(daemon_factory, "rsa", algorithm=-257)
+    result = ctl(source, "export", "--include-private-keys")
+    assert "privateKey" not in json.loads(result.stdout)[0]
+    assert "without the private key" in result.stderr and "RSA" in result.stderr
 
 
 def test_cxf_round_trip_keeps_counters_at_zero(daemon_factory, tmp_path):

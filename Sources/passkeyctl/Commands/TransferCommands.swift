@@ -39,6 +39,12 @@ struct ExportCommand: AsyncParsableCommand {
             blobs = try await connection.run { () async throws(CTAP2Error) in try await largeBlobs.read() }
         }
         let entries = records.map { CredentialFile.Entry(record: $0, largeBlob: $0.largeBlobKey.flatMap(blobs.blob(for:))) }
+        let keyless = records.filter { record in
+            record.privateKey.map { PrivateKeyEncoding.pkcs8(raw: $0, algorithm: record.algorithm) == nil } ?? false
+        }
+        if !keyless.isEmpty {
+            Output.error("Wrote \(keyless.count) credential\(keyless.count == 1 ? "" : "s") without the private key: passkeyd keeps RSA keys (RS256, PS256) as n and d only and cannot write them as PKCS#8 yet, so they cannot be imported elsewhere.")
+        }
         let text = CredentialFile.encode(entries, format: format).text() + "\n"
         guard let output else { return print(text, terminator: "") }
         try TransferSession.writePrivately(text, to: output)
