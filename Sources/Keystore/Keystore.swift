@@ -261,13 +261,15 @@ public actor Keystore: CredentialStore {
             .execute(arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
     }
 
-    /// A damaged file can hold NULL where a row's blobs belong (NOT NULL binds writers only);
-    /// such a row fails like a forged tag instead of trapping in a non-optional read.
+    /// A damaged file can hold NULL, or a number, where a row's blobs belong (NOT NULL and
+    /// BLOB bind writers only); such a row fails like a forged tag instead of trapping in
+    /// GRDB's converting subscript, which traps on a value of another storage class.
     private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments, path: String) throws -> [CredentialRow] {
         // Cached: the lookups of every assertion are not parsed again each time.
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row throws(KeystoreError) in
-            guard let credentialIDHash = row["credentialIDHash"] as Data?, let rpIDHash = row["rpIDHash"] as Data?,
-                  let userHandleHash = row["userHandleHash"] as Data?, let sealed = row["sealed"] as Data?
+            func blob(_ column: String) -> Data? { Data.fromDatabaseValue(row[column] as DatabaseValue) }
+            guard let credentialIDHash = blob("credentialIDHash"), let rpIDHash = blob("rpIDHash"),
+                  let userHandleHash = blob("userHandleHash"), let sealed = blob("sealed")
             else { throw .recordAuthenticationFailed(path: path) }
             return CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed)
         }

@@ -89,7 +89,7 @@ import Testing
     /// Found by FuzzKeystore (docs/fuzzing.md): one flipped byte in a record header made a blob
     /// NULL, and reading the row trapped. NOT NULL binds writers only, so a damaged file can do it.
     @Test func aRowWithANullBlobFailsAuthentication() async throws {
-        for column in ["credentialIDHash", "rpIDHash", "userHandleHash", "sealed"] {
+        for column in ["credentialIDHash", "rpIDHash", "userHandleHash", "sealed"] { for value in ["NULL", "-23290"] {
             let temp = TemporaryDirectory()
             defer { temp.remove() }
             var store = try openStore(temp.store)
@@ -106,17 +106,17 @@ import Testing
             }
             try raw.close()
             let nulling = try DatabaseQueue(path: temp.database)
-            try await nulling.write { db in try db.execute(sql: "UPDATE credential SET \(column) = NULL") }
+            try await nulling.write { db in try db.execute(sql: "UPDATE credential SET \(column) = \(value)") }
             try nulling.close()
 
             store = try openStore(temp.store)
-            #expect(await StoreOutcome { _ = try await store.allCredentials() } == .failed(.recordAuthenticationFailed(path: temp.database)), "NULL \(column)")
+            #expect(await StoreOutcome { _ = try await store.allCredentials() } == .failed(.recordAuthenticationFailed(path: temp.database)), "\(value) in \(column)")
             // A NULL RP hash matches no RP's lookup; every other column is read for this RP.
             if column != "rpIDHash" {
-                #expect(await StoreOutcome { _ = try await store.credentials(rpID: "example.com") } == .failed(.recordAuthenticationFailed(path: temp.database)), "NULL \(column)")
+                #expect(await StoreOutcome { _ = try await store.credentials(rpID: "example.com") } == .failed(.recordAuthenticationFailed(path: temp.database)), "\(value) in \(column)")
             }
             try await store.close()
-        }
+        } }
     }
 
     @Test func aTamperedDeviceStateFailsAuthentication() async throws {
