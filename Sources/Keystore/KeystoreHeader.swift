@@ -31,16 +31,16 @@ struct KeystoreHeader: Sendable, Equatable {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM keystore_header WHERE id = 1") else {
             return .failure(.missingHeaderRow)
         }
-        guard let storeID = row["storeID"] as Data?, storeID.count == storeIDSize,
-              let wrappedKey = row["wrappedKey"] as Data?, wrappedKey.count == 12 + 32 + 16
+        guard let storeID = Data.fromDatabaseValue(row["storeID"] as DatabaseValue), storeID.count == storeIDSize,
+              let wrappedKey = Data.fromDatabaseValue(row["wrappedKey"] as DatabaseValue), wrappedKey.count == 12 + 32 + 16
         else { return .failure(.malformedWrappedKey) }
         let protection: KeyProtection
-        switch row["protection"] as String? {
+        switch String.fromDatabaseValue(row["protection"] as DatabaseValue) {
         case KeyProtection.keyFileName?:
             protection = .keyFile
         case KeyProtection.scryptName?:
-            guard let salt = row["scryptSalt"] as Data?, salt.count == KeyProtection.saltSize,
-                  let logN = row["scryptLogN"] as Int?, let r = row["scryptR"] as Int?, let p = row["scryptP"] as Int?
+            guard let salt = Data.fromDatabaseValue(row["scryptSalt"] as DatabaseValue), salt.count == KeyProtection.saltSize,
+                  let logN = Int.fromDatabaseValue(row["scryptLogN"] as DatabaseValue), let r = Int.fromDatabaseValue(row["scryptR"] as DatabaseValue), let p = Int.fromDatabaseValue(row["scryptP"] as DatabaseValue)
             else { return .failure(.invalidScryptParameters) }
             let parameters = ScryptParameters(logN: logN, r: r, p: p)
             guard parameters.isAcceptable else { return .failure(.invalidScryptParameters) }
