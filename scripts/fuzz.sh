@@ -10,6 +10,8 @@
 #   FUZZ_MAX_TIME=3600                     seconds per target at most (a safety net; runs short of it are reported)
 #   FUZZ_TIMEOUT=10                        seconds one input may take before it counts as a hang
 #   FUZZ_NICE=15                           scheduling priority of the build and the runs
+#   FUZZ_SEED=1                            libFuzzer's random seed; unset, a new one each run. The smoke
+#                                          run in `make test` fixes it, so CI replays the inputs checked here
 #   FUZZ_OUT=.build-fuzz                   where logs, found inputs and failing inputs go
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,8 @@ FUZZ_RUNS="${FUZZ_RUNS:-1000000}"
 FUZZ_MAX_TIME="${FUZZ_MAX_TIME:-3600}"
 FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-10}"
 FUZZ_NICE="${FUZZ_NICE:-15}"
+seed=()
+[ -z "${FUZZ_SEED:-}" ] || seed=(-seed="$FUZZ_SEED")
 SCRATCH=.build-fuzz
 OUT="${FUZZ_OUT:-$SCRATCH}"
 ALL_TARGETS=(FuzzCBORDecoder FuzzCTAPRequests FuzzCTAPHIDReassembler FuzzAuthenticator FuzzKeystore)
@@ -53,7 +57,7 @@ for target in "${targets[@]}"; do
   set +e
   nice -n "$FUZZ_NICE" "$bin/$target" \
     -runs="$FUZZ_RUNS" -detect_leaks="$detect_leaks" -max_total_time="$FUZZ_MAX_TIME" -timeout="$FUZZ_TIMEOUT" -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$artifacts" \
+    -print_final_stats=1 -artifact_prefix="$artifacts" "${seed[@]}" \
     "$work" "Fuzz/Corpus/$target" >"$log" 2>&1
   code=$?
   set -e

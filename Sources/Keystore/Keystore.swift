@@ -262,14 +262,13 @@ public actor Keystore: CredentialStore {
     }
 
     /// A damaged file can hold NULL, or a number, where a row's blobs belong (NOT NULL and
-    /// BLOB bind writers only); such a row fails like a forged tag instead of trapping in
-    /// GRDB's converting subscript, which traps on a value of another storage class.
+    /// BLOB bind writers only), or name a column otherwise; such a row fails like a forged
+    /// tag instead of trapping in GRDB's converting subscript.
     private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments, path: String) throws -> [CredentialRow] {
         // Cached: the lookups of every assertion are not parsed again each time.
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row throws(KeystoreError) in
-            func blob(_ column: String) -> Data? { Data.fromDatabaseValue(row[column] as DatabaseValue) }
-            guard let credentialIDHash = blob("credentialIDHash"), let rpIDHash = blob("rpIDHash"),
-                  let userHandleHash = blob("userHandleHash"), let sealed = blob("sealed")
+            guard let credentialIDHash = row.storedBlob("credentialIDHash"), let rpIDHash = row.storedBlob("rpIDHash"),
+                  let userHandleHash = row.storedBlob("userHandleHash"), let sealed = row.storedBlob("sealed")
             else { throw .recordAuthenticationFailed(path: path) }
             return CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed)
         }

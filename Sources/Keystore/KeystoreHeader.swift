@@ -31,16 +31,16 @@ struct KeystoreHeader: Sendable, Equatable {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM keystore_header WHERE id = 1") else {
             return .failure(.missingHeaderRow)
         }
-        guard let storeID = Data.fromDatabaseValue(row["storeID"] as DatabaseValue), storeID.count == storeIDSize,
-              let wrappedKey = Data.fromDatabaseValue(row["wrappedKey"] as DatabaseValue), wrappedKey.count == 12 + 32 + 16
+        guard let storeID = row.storedBlob("storeID"), storeID.count == storeIDSize,
+              let wrappedKey = row.storedBlob("wrappedKey"), wrappedKey.count == 12 + 32 + 16
         else { return .failure(.malformedWrappedKey) }
         let protection: KeyProtection
-        switch String.fromDatabaseValue(row["protection"] as DatabaseValue) {
+        switch String.fromDatabaseValue(row.storedValue("protection")) {
         case KeyProtection.keyFileName?:
             protection = .keyFile
         case KeyProtection.scryptName?:
-            guard let salt = Data.fromDatabaseValue(row["scryptSalt"] as DatabaseValue), salt.count == KeyProtection.saltSize,
-                  let logN = Int.fromDatabaseValue(row["scryptLogN"] as DatabaseValue), let r = Int.fromDatabaseValue(row["scryptR"] as DatabaseValue), let p = Int.fromDatabaseValue(row["scryptP"] as DatabaseValue)
+            guard let salt = row.storedBlob("scryptSalt"), salt.count == KeyProtection.saltSize,
+                  let logN = Int.fromDatabaseValue(row.storedValue("scryptLogN")), let r = Int.fromDatabaseValue(row.storedValue("scryptR")), let p = Int.fromDatabaseValue(row.storedValue("scryptP"))
             else { return .failure(.invalidScryptParameters) }
             let parameters = ScryptParameters(logN: logN, r: r, p: p)
             guard parameters.isAcceptable else { return .failure(.invalidScryptParameters) }

@@ -119,6 +119,31 @@ import Testing
         } }
     }
 
+    /// Found by FuzzKeystore in CI: a flipped byte in the schema renamed `credentialIDHash`,
+    /// and reading a row by its column name trapped in GRDB. Now that row is refused.
+    @Test func aRenamedColumnFailsAuthenticationInsteadOfTrapping() async throws {
+        for column in ["credentialIDHash", "userHandleHash", "sealed"] {
+            let temp = TemporaryDirectory()
+            defer { temp.remove() }
+            var store = try openStore(temp.store)
+            try await store.save(makeCredential(rp: "example.com", userHandle: [1]))
+            try await store.close()
+
+            let raw = try DatabaseQueue(path: temp.database)
+            try await raw.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA writable_schema = ON")
+                try db.execute(
+                    sql: "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE name = 'credential'",
+                    arguments: ["\(column) BLOB", "x\(column.dropFirst()) BLOB"])
+            }
+            try raw.close()
+
+            store = try openStore(temp.store)
+            #expect(await StoreOutcome { _ = try await store.allCredentials() } == .failed(.recordAuthenticationFailed(path: temp.database)), "\(column) renamed")
+            try await store.close()
+        }
+    }
+
     @Test func aTamperedDeviceStateFailsAuthentication() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
