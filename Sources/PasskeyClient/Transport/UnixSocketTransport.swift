@@ -24,8 +24,6 @@ public actor UnixSocketTransport: CTAPTransport {
         let cid: UInt32
         let reader: ReportReader
         let ticker: Task<Void, Never>
-        /// The channel's event loop, where each exchange runs.
-        let executor: EventLoopTaskExecutor
     }
 
     public init(path: String = PasskeydSocket.defaultPath(), silenceTimeout: Duration = .seconds(5)) {
@@ -93,11 +91,8 @@ public actor UnixSocketTransport: CTAPTransport {
         var backoff = Duration.microseconds(200)
         while true {
             let connection = try await connected()
-            // The exchange runs unstructured so a cancelled caller still waits for the device to confirm,
-            // on the connection's event loop (`EventLoopTaskExecutor` says why).
-            let exchange = Task(executorPreference: connection.executor) {
-                await self.exchange(command: command, payload: payload, keepalive: keepalive)
-            }
+            // The exchange runs unstructured so a cancelled caller still waits for the device to confirm.
+            let exchange = Task { await self.exchange(command: command, payload: payload, keepalive: keepalive) }
             let result = await withTaskCancellationHandler {
                 await exchange.value
             } onCancel: {
@@ -173,8 +168,8 @@ public actor UnixSocketTransport: CTAPTransport {
     }
 
     /// The open connection, or a new one with a freshly allocated channel (CTAP 2.1 §11.2.9.1.3).
-    private func connected() async throws(TransportError) -> (channel: any Channel, cid: UInt32, executor: EventLoopTaskExecutor) {
-        if let connection, connection.channel.isActive { return (connection.channel, connection.cid, connection.executor) }
+    private func connected() async throws(TransportError) -> (channel: any Channel, cid: UInt32) {
+        if let connection, connection.channel.isActive { return (connection.channel, connection.cid) }
         await close()
         let (stream, continuation) = AsyncStream.makeStream(of: ReportStreamHandler.Event.self)
         let channel: any Channel
@@ -203,8 +198,7 @@ public actor UnixSocketTransport: CTAPTransport {
             }
         }
         let reader = ReportReader(stream)
-        let executor = EventLoopTaskExecutor(channel.eventLoop)
-        connection = Connection(channel: channel, cid: CTAPHIDChannel.broadcast, reader: reader, ticker: ticker, executor: executor)
+        connection = Connection(channel: channel, cid: CTAPHIDChannel.broadcast, reader: reader, ticker: ticker)
         var nonce = [UInt8](repeating: 0, count: CTAPHIDInitResponse.nonceLength)
         for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255) }
         let result = await exchange(command: .`init`, payload: nonce, keepalive: { _ in })
@@ -216,8 +210,8 @@ public actor UnixSocketTransport: CTAPTransport {
             if case .failure(let error) = result { throw error }
             throw .protocolViolation("CTAPHID_INIT answered without our nonce or with an unusable channel")
         }
-        connection = Connection(channel: channel, cid: response.channel, reader: reader, ticker: ticker, executor: executor)
-        return (channel, response.channel, executor)
+        connection = Connection(channel: channel, cid: response.channel, reader: reader, ticker: ticker)
+        return (channel, response.channel)
     }
 
     /// Why this connection is not to be trusted with a byte, if it is not.
