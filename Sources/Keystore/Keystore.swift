@@ -299,7 +299,8 @@ public actor Keystore: CredentialStore {
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
         do {
             let result = try await queue.write(body)
-            groupCommit.recordCommit()
+            // The flush starts now, while the caller goes on (`GroupCommit`).
+            if groupCommit.recordCommit() { self.flush() }
             if flush { try await durable() }
             return result
         }
