@@ -63,7 +63,8 @@ struct CredentialKey: Sendable {
     }
 
     /// A P-256 private key: a uniformly random scalar in [1, n−1] by rejection sampling (FIPS
-    /// 186-5 §A.2.2), 32 bytes from BoringSSL's CSPRNG, its public point computed once on import.
+    /// 186-5 §A.2.2), 32 bytes from the system's CSPRNG (`SymmetricKey`, zeroed when freed);
+    /// the public point is computed once, on import.
     /// Why not `P256.Signing.PrivateKey()`: swift-crypto's generator runs BoringSSL's FIPS
     /// self-test on every key (a check of the public point, and a pairwise sign-and-verify) and
     /// by default retries until the point is compact-representable (half of all keys), about ten
