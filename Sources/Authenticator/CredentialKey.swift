@@ -14,6 +14,9 @@ import Secp256k1
 struct CredentialKey: Sendable {
     let algorithm: COSEAlgorithm
     let rawRepresentation: [UInt8]
+    /// A P-256 key as made by `generate`, public point included: its public key and the self
+    /// attestation's signature then cost no second scalar multiplication to import it again.
+    private let p256: P256.Signing.PrivateKey?
 
     /// RS256 and PS256 keys: 2048-bit moduli, public exponent 65537.
     static let rsaModulusBytes = 256
@@ -24,7 +27,9 @@ struct CredentialKey: Sendable {
         let raw: [UInt8]
         do {
             switch algorithm {
-            case .es256, .esp256: raw = Array(P256.Signing.PrivateKey().rawRepresentation)
+            case .es256, .esp256:
+                let key = try Self.generateP256()
+                return CredentialKey(algorithm: algorithm, rawRepresentation: Array(key.rawRepresentation), p256: key)
             case .es384: raw = Array(P384.Signing.PrivateKey().rawRepresentation)
             case .es512: raw = Array(P521.Signing.PrivateKey().rawRepresentation)
             case .edDSA: raw = Array(Curve25519.Signing.PrivateKey().rawRepresentation)
@@ -48,15 +53,37 @@ struct CredentialKey: Sendable {
     }
 
     init(algorithm: COSEAlgorithm, rawRepresentation: [UInt8]) {
+        self.init(algorithm: algorithm, rawRepresentation: rawRepresentation, p256: nil)
+    }
+
+    private init(algorithm: COSEAlgorithm, rawRepresentation: [UInt8], p256: P256.Signing.PrivateKey?) {
         self.algorithm = algorithm
         self.rawRepresentation = rawRepresentation
+        self.p256 = p256
+    }
+
+    /// A P-256 private key: a uniformly random scalar in [1, n−1] by rejection sampling (FIPS
+    /// 186-5 §A.2.2), 32 bytes from the system's CSPRNG (`SymmetricKey`, zeroed when freed);
+    /// the public point is computed once, on import.
+    /// Why not `P256.Signing.PrivateKey()`: swift-crypto's generator runs BoringSSL's FIPS
+    /// self-test on every key (a check of the public point, and a pairwise sign-and-verify) and
+    /// by default retries until the point is compact-representable (half of all keys), about ten
+    /// scalar multiplications per key, the largest cost of a registration (docs/benchmarks.md).
+    /// The import refuses 0 and scalars ≥ n (probability 2⁻³²), which are drawn again.
+    private static func generateP256() throws(CTAPStatus) -> P256.Signing.PrivateKey {
+        for _ in 0..<8 {
+            let scalar = SymmetricKey(size: .bits256)
+            if let key = try? scalar.withUnsafeBytes({ bytes in try P256.Signing.PrivateKey(rawRepresentation: bytes) }) { return key }
+        }
+        throw .other
     }
 
     func publicKey() throws(CTAPStatus) -> COSEKey {
         do {
             switch algorithm {
             case .es256, .esp256:
-                let (x, y) = Self.coordinates(try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
+                let key = try p256 ?? P256.Signing.PrivateKey(rawRepresentation: rawRepresentation)
+                let (x, y) = Self.coordinates(key.publicKey.rawRepresentation)
                 return .p256(x: x, y: y, algorithm: algorithm)
             case .es384:
                 let (x, y) = Self.coordinates(try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
@@ -93,7 +120,8 @@ struct CredentialKey: Sendable {
         do {
             switch algorithm {
             case .es256, .esp256:
-                return Array(try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
+                let key = try p256 ?? P256.Signing.PrivateKey(rawRepresentation: rawRepresentation)
+                return Array(try key.signature(for: message).derRepresentation)
             case .es384:
                 return Array(try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
             case .es512:

@@ -16,6 +16,13 @@ import Musl
 /// checksum chains over all before it, so recovery after a crash keeps a prefix of the
 /// transactions and never a later one without an earlier one.
 ///
+/// A flush starts as soon as a commit finds none running (`commitRecorded`), before anyone
+/// waits: the command that committed goes on computing its answer (the public key, the
+/// attestation signature, the encoding) while the disk flushes, instead of starting the flush
+/// only once its answer is ready. A flush that ends with commits after it starts the next one
+/// at once, for the same reason. After a failed flush, only a waiter starts the next one, so a
+/// broken disk is not retried in a loop.
+///
 /// The state lives in the `Keystore` actor; the flush runs on a queue of its own, so a
 /// slow disk holds neither the actor, SQLite's writer, nor a cooperative thread.
 struct GroupCommit: Sendable {
@@ -27,8 +34,13 @@ struct GroupCommit: Sendable {
     private(set) var flushing: UInt64?
     private var waiters: [(upTo: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
 
-    mutating func recordCommit() {
+    /// A write transaction committed; true when the caller must start a flush for it now
+    /// (false: one runs already, and its end starts the next).
+    mutating func recordCommit() -> Bool {
         committed += 1
+        guard flushing == nil else { return false }
+        flushing = committed
+        return true
     }
 
     var isDurable: Bool { flushed >= committed }
@@ -48,7 +60,8 @@ struct GroupCommit: Sendable {
         return true
     }
 
-    /// A flush ended: the waits it covers are answered; true when others wait for a next one.
+    /// A flush ended: the waits it covers are answered; true when a next one is to start
+    /// (others wait, or, after a successful flush, commits came after it).
     mutating func flushEnded(_ outcome: Result<Void, KeystoreError>) -> Bool {
         let covered = flushing ?? 0
         flushing = nil
@@ -56,6 +69,10 @@ struct GroupCommit: Sendable {
         let (answered, waiting) = (waiters.filter { $0.upTo <= covered }, waiters.filter { $0.upTo > covered })
         waiters = waiting
         for waiter in answered { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
+        if case .success = outcome, committed > flushed {
+            flushing = committed
+            return true
+        }
         return startFlush()
     }
 }

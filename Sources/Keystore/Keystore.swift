@@ -292,14 +292,27 @@ public actor Keystore: CredentialStore {
     /// the store's own vocabulary (`CredentialStoreError`, a change's `CTAPStatus`) passes
     /// through; a full file system is `.full` where asked (a save). Nothing is written once
     /// the file was deleted or replaced: it would be acknowledged and then lost with the file.
+    ///
+    /// The transaction runs on the actor's thread (`inDatabase`), like `readNow`: under
+    /// `synchronous = NORMAL` a commit only appends to the WAL, a few microseconds, while the
+    /// hop to GRDB's queue and back cost two thread wake-ups per registration. (A commit that
+    /// crosses `wal_autocheckpoint` checkpoints, and holds this thread while it flushes.)
     private func write<T: Sendable>(
         diskFullIsStoreFull: Bool = false, flush: Bool = true, _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
         guard let queue else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
         do {
-            let result = try await queue.write(body)
-            groupCommit.recordCommit()
+            let result = try queue.inDatabase { db in
+                var result: T?
+                try db.inTransaction {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+            // The flush starts now, while the caller goes on (`GroupCommit`).
+            if groupCommit.recordCommit() { self.flush() }
             if flush { try await durable() }
             return result
         }

@@ -28,6 +28,20 @@ import Testing
         #expect(try CredentialKey(algorithm: stored.algorithm, rawRepresentation: stored.privateKey).publicKey() == attested.publicKey)
     }
 
+    /// ES256 keys are random scalars imported once and kept (docs/benchmarks.md): the kept key and
+    /// a re-import of its raw form have one public key, and what the kept key signs verifies under it.
+    @Test func generatedP256KeysAreDistinctAndAgreeWithTheirRawForm() throws {
+        let keys = try (0..<32).map { _ in try CredentialKey.generate(.es256) }
+        #expect(Set(keys.map(\.rawRepresentation)).count == keys.count)
+        let message = Array("authenticator data and client data hash".utf8)
+        for key in keys {
+            #expect(key.rawRepresentation.count == 32)
+            let reimported = CredentialKey(algorithm: .es256, rawRepresentation: key.rawRepresentation)
+            #expect(try key.publicKey() == reimported.publicKey())
+            #expect(try verify(signature: key.sign(message), over: message, with: reimported.publicKey()))
+        }
+    }
+
     @Test func aNonResidentIDOfEveryAlgorithmFitsTheAdvertisedLengthAndSigns() async throws {
         let h = Harness(presence: Array(repeating: .approved, count: 20))
         for algorithm in Authenticator.Configuration().algorithms {

@@ -12,7 +12,7 @@ import Testing
         private(set) var flushesStarted = 0
         private(set) var answered = 0
 
-        func recordCommit() { commit.recordCommit() }
+        func recordCommit() { if commit.recordCommit() { flushesStarted += 1 } }
 
         func waitDurable() async throws {
             try await withCheckedThrowingContinuation { continuation in
@@ -31,6 +31,36 @@ import Testing
     /// Polls (yielding) until the driver holds `count` waiters: a task's wait is queued once it ran.
     func until(_ driver: Driver, waiting count: Int) async {
         while await driver.waiting != count { await Task.yield() }
+    }
+
+    @Test func aCommitStartsItsFlushBeforeAnyoneWaits() async throws {
+        let driver = Driver()
+        await driver.recordCommit()
+        #expect(await driver.flushesStarted == 1, "the flush overlaps what the committing command does next")
+        #expect(await driver.waiting == 0)
+        await driver.recordCommit()
+        #expect(await driver.flushesStarted == 1, "a commit during a flush waits for the next one")
+        // The end of the first flush starts the one for the commit that came during it.
+        await driver.endFlush(.success(()))
+        #expect(await driver.flushesStarted == 2)
+        #expect(await !driver.commit.isDurable)
+        await driver.endFlush(.success(()))
+        #expect(await driver.commit.isDurable)
+        #expect(await driver.flushesStarted == 2, "nothing left to flush")
+    }
+
+    @Test func aFailedFlushIsRetriedOnlyForAWaiter() async throws {
+        let driver = Driver()
+        await driver.recordCommit()
+        await driver.recordCommit()
+        await driver.endFlush(.failure(.io(path: "wal", operation: .sync, errno: EIO)))
+        #expect(await driver.flushesStarted == 1, "a broken disk is not flushed again in a loop")
+        let waiter = Task { try await driver.waitDurable() }
+        await until(driver, waiting: 1)
+        #expect(await driver.flushesStarted == 2)
+        await driver.endFlush(.success(()))
+        try await waiter.value
+        #expect(await driver.commit.isDurable)
     }
 
     @Test func commitsDuringAFlushShareTheNextOne() async throws {

@@ -92,24 +92,12 @@ import Testing
         for column in ["credentialIDHash", "rpIDHash", "userHandleHash", "sealed"] { for value in ["NULL", "-23290"] {
             let temp = TemporaryDirectory()
             defer { temp.remove() }
-            var store = try openStore(temp.store)
-            let victim = makeCredential(rp: "example.com", userHandle: [1])
-            try await store.save(victim)
-            try await store.close()
-
-            let raw = try DatabaseQueue(path: temp.database)
-            try await raw.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA writable_schema = ON")
-                try db.execute(
-                    sql: "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE name = 'credential'",
-                    arguments: ["\(column) BLOB NOT NULL", "\(column) BLOB"])
-            }
-            try raw.close()
+            try await storeOneCredentialAndDamageItsTable(temp, replacing: "\(column) BLOB NOT NULL", with: "\(column) BLOB")
             let nulling = try DatabaseQueue(path: temp.database)
             try await nulling.write { db in try db.execute(sql: "UPDATE credential SET \(column) = \(value)") }
             try nulling.close()
 
-            store = try openStore(temp.store)
+            let store = try openStore(temp.store)
             #expect(await StoreOutcome { _ = try await store.allCredentials() } == .failed(.recordAuthenticationFailed(path: temp.database)), "\(value) in \(column)")
             // A NULL RP hash matches no RP's lookup; every other column is read for this RP.
             if column != "rpIDHash" {
@@ -126,23 +114,27 @@ import Testing
         for column in ["credentialIDHash", "sealed"] {
             let temp = TemporaryDirectory()
             defer { temp.remove() }
-            var store = try openStore(temp.store)
-            try await store.save(makeCredential(rp: "example.com", userHandle: [1]))
-            try await store.close()
+            try await storeOneCredentialAndDamageItsTable(temp, replacing: "\(column) BLOB", with: "x\(column.dropFirst()) BLOB")
 
-            let raw = try DatabaseQueue(path: temp.database)
-            try await raw.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA writable_schema = ON")
-                try db.execute(
-                    sql: "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE name = 'credential'",
-                    arguments: ["\(column) BLOB", "x\(column.dropFirst()) BLOB"])
-            }
-            try raw.close()
-
-            store = try openStore(temp.store)
+            let store = try openStore(temp.store)
             #expect(await StoreOutcome { _ = try await store.allCredentials() } == .failed(.recordAuthenticationFailed(path: temp.database)), "\(column) renamed")
             try await store.close()
         }
+    }
+
+    /// A store holding one credential, whose `credential` table's SQL then has `old` replaced by
+    /// `new`, as a damaged byte in the schema would (SQLite reads the schema from that text).
+    private func storeOneCredentialAndDamageItsTable(_ temp: TemporaryDirectory, replacing old: String, with new: String) async throws {
+        let store = try openStore(temp.store)
+        try await store.save(makeCredential(rp: "example.com", userHandle: [1]))
+        try await store.close()
+        let raw = try DatabaseQueue(path: temp.database)
+        try await raw.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA writable_schema = ON")
+            try db.execute(
+                sql: "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE name = 'credential'", arguments: [old, new])
+        }
+        try raw.close()
     }
 
     @Test func aTamperedDeviceStateFailsAuthentication() async throws {
