@@ -114,15 +114,21 @@ extension CBORValue {
         }
     }
 
+    /// Byte and text strings are hashed as one block of bytes after their length, not byte by
+    /// byte: every map lookup (a request's members, a record's fields) hashes its key.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .unsigned(let n): hasher.combine(0 as UInt8); hasher.combine(n)
         case .negative(let n): hasher.combine(1 as UInt8); hasher.combine(n)
-        case .byteString(let b): hasher.combine(2 as UInt8); hasher.combine(b)
-        case .textString(let s):
+        case .byteString(let b):
+            hasher.combine(2 as UInt8)
+            hasher.combine(b.count)
+            b.withUnsafeBytes { hasher.combine(bytes: $0) }
+        case .textString(var s):
             hasher.combine(3 as UInt8)
             hasher.combine(s.utf8.count)
-            for byte in s.utf8 { hasher.combine(byte) }
+            // The UTF-8 bytes, as `==` compares them.
+            s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .array(let a): hasher.combine(4 as UInt8); hasher.combine(a)
         case .map(let m): hasher.combine(5 as UInt8); hasher.combine(m)
         case .boolean(let b): hasher.combine(6 as UInt8); hasher.combine(b)

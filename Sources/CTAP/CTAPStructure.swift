@@ -74,6 +74,11 @@ public struct Unsigned: Codable, Sendable, Hashable {
         guard let value = Int(exactly: number) else { throw CTAPStatus.cborUnexpectedType }
         wrappedValue = value
     }
+    /// The member's value read from CBOR directly, for structures coded by hand: the same rule.
+    public static func int(cbor: CBORValue) throws(CTAPStatus) -> Int {
+        guard let number = cbor.unsignedValue, let value = Int(exactly: number) else { throw .cborUnexpectedType }
+        return value
+    }
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(wrappedValue)

@@ -1,6 +1,7 @@
 import CBOR
 
 /// authenticatorGetAssertion / authenticatorGetNextAssertion response (CTAP 2.1 §6.2.2).
+/// Coded by hand, as `GetAssertionRequest` is, with `CTAPStructure`'s statuses.
 public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case credential = 0x01, authenticatorData, signature, user, numberOfCredentials, userSelected, largeBlobKey
@@ -27,5 +28,30 @@ public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
         self.user = user
         self.numberOfCredentials = numberOfCredentials
         self.userSelected = userSelected
+    }
+
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        let credential = try map.required(1, PublicKeyCredentialDescriptor.init(cbor:))
+        let authenticatorData = try map.required(2, [UInt8].init(cbor:))
+        let signature = try map.required(3, [UInt8].init(cbor:))
+        let user = try map.optional(4, PublicKeyCredentialUserEntity.init(cbor:))
+        let numberOfCredentials = try map.optional(5, Int.init(cbor:))
+        let userSelected = try map.optional(6, Bool.init(cbor:))
+        let largeBlobKey = try map.optional(7, [UInt8].init(cbor:))
+        self.init(credential: credential, authenticatorData: authenticatorData, signature: signature, user: user,
+                  numberOfCredentials: numberOfCredentials, userSelected: userSelected, largeBlobKey: largeBlobKey)
+    }
+
+    public var cbor: CBORValue {
+        .intKeyed([
+            (1, credential.cbor),
+            (2, .byteString(authenticatorData)),
+            (3, .byteString(signature)),
+            (4, user?.cbor),
+            (5, numberOfCredentials.map { CBORValue($0) }),
+            (6, userSelected.map(CBORValue.boolean)),
+            (7, largeBlobKey.map(CBORValue.byteString)),
+        ])
     }
 }

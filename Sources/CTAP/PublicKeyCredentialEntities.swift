@@ -54,3 +54,43 @@ public struct PublicKeyCredentialParameters: CTAPStructure, Sendable, Hashable {
         self.alg = alg
     }
 }
+
+// The user entity and the credential descriptor travel in every assertion, so they are coded
+// by hand rather than through `Codable` over `CBORValue`, with `CTAPStructure`'s statuses:
+// members in declaration order (missing required: CTAP2_ERR_MISSING_PARAMETER; wrong type:
+// CTAP2_ERR_CBOR_UNEXPECTED_TYPE; unknown keys ignored), then `validate()`.
+
+extension PublicKeyCredentialUserEntity {
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        let id = try map.required("id", [UInt8].init(cbor:))
+        let name = try map.optional("name", String.init(cbor:))
+        let displayName = try map.optional("displayName", String.init(cbor:))
+        self.init(id: id, name: name, displayName: displayName)
+        try validate()
+    }
+
+    public var cbor: CBORValue {
+        var entries: [CBORValue: CBORValue] = ["id": .byteString(id)]
+        if let name { entries["name"] = .textString(name) }
+        if let displayName { entries["displayName"] = .textString(displayName) }
+        return .map(entries)
+    }
+}
+
+extension PublicKeyCredentialDescriptor {
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        let type = try map.required("type", String.init(cbor:))
+        let id = try map.required("id", [UInt8].init(cbor:))
+        let transports = try map.optional("transports", [String].init(cborArray:))
+        self.init(id: id, type: type, transports: transports)
+        try validate()
+    }
+
+    public var cbor: CBORValue {
+        var entries: [CBORValue: CBORValue] = ["type": .textString(type), "id": .byteString(id)]
+        if let transports { entries["transports"] = transports.cborArray }
+        return .map(entries)
+    }
+}

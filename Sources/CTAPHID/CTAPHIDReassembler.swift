@@ -88,15 +88,15 @@ public struct CTAPHIDReassembler: Sendable {
 
         case .continuation(let channel, let sequence, let data):
             guard var current = partial, current.channel == channel else { return .ignored }
+            // Taken out while it grows, so appending does not copy the payload received so far.
+            partial = nil
             guard sequence == current.nextSequence else {
-                partial = nil
                 return .failed(channel: channel, error: .invalidSequence)
             }
             let needed = current.length - current.payload.count
             current.payload += data.prefix(needed)
             current.nextSequence += 1
             if current.payload.count == current.length {
-                partial = nil
                 return .complete(CTAPHIDMessage(channel: channel, command: current.command, payload: current.payload))
             }
             partial = current

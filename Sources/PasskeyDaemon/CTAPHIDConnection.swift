@@ -16,6 +16,8 @@ actor CTAPHIDConnection {
     private let id: CTAPHIDDevice.ConnectionID
     private let device: CTAPHIDDevice
     private let timing: CTAPHIDServer.Timing
+    /// The connection's event loop, where quick transactions run.
+    private let executor: EventLoopTaskExecutor
     private let send: Send
     private let stream: Stream
     /// Forwards device events to a watching channel (vendor command WATCH).
@@ -40,8 +42,9 @@ actor CTAPHIDConnection {
     private var silenced: Set<UInt64> = []
     private var isClosed = false
 
-    init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, logger: Logger,
-         drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream, send: @escaping Send) {
+    init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, executor: EventLoopTaskExecutor,
+         logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream, send: @escaping Send) {
+        self.executor = executor
         self.drop = drop
         self.stream = stream
         self.id = id
@@ -268,7 +271,11 @@ actor CTAPHIDConnection {
         let report: @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
             await self?.report(status, transaction: transactionID)
         }
-        let task = Task { [weak self] in
+        // Sign-ins and getInfo run on the connection's event loop; a registration (or anything
+        // else that may compute for long) on the pool, so the loop keeps sending keepalives.
+        let quick = command == .cbor && payload.first.map(Self.quickCommands.contains) == true
+        let preference: (any TaskExecutor)? = quick ? executor : nil
+        let task = Task(executorPreference: preference) { [weak self] in
             let answer = command == .msg
                 ? await handler.handleAPDU(payload, from: caller, progress: report)
                 : await handler.handleBeforeDurable(payload, from: caller, progress: report)
@@ -288,6 +295,10 @@ actor CTAPHIDConnection {
         running = (channel, transactionID, task, ContinuousClock.now)
         if keepaliveTicker == nil { startKeepalives() }
     }
+
+    /// authenticatorGetAssertion, authenticatorGetInfo, authenticatorGetNextAssertion: one
+    /// signature at most, so at most a few milliseconds on the event loop.
+    private static let quickCommands: Set<UInt8> = [0x02, 0x04, 0x08]
 
     /// §11.2.9.2.1: a KEEPALIVE at least every 100 ms while a command runs. The ticker wakes
     /// every half interval; a transaction's first keepalive comes once it has run half an

@@ -179,6 +179,15 @@ public final class CTAPHIDServer: Sendable {
         let id = await device.register()
         var logger = logger
         logger[metadataKey: "connection"] = "\(id)"
+        // The connection is served on its event loop's thread (`EventLoopTaskExecutor` says why).
+        let executor = EventLoopTaskExecutor(channel.channel.eventLoop)
+        await withTaskExecutorPreference(executor) {
+            await serve(channel, id: id, device: device, timing: timing, executor: executor, logger: logger)
+        }
+    }
+
+    private static func serve(_ channel: Connection, id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: Timing,
+                              executor: EventLoopTaskExecutor, logger: Logger) async {
         try? await channel.executeThenClose { inbound, outbound in
             let drop: @Sendable (String) -> Void = { [logger] reason in
                 logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
@@ -191,7 +200,9 @@ public final class CTAPHIDServer: Sendable {
             // (no writer task to wake per reply). Bounded: a peer that writes and never reads is
             // dropped once its unread replies pass the channel's high watermark, never anyone else's memory.
             let socket = channel.channel
-            let connection = CTAPHIDConnection(id: id, device: device, timing: timing, logger: logger, drop: drop, stream: stream) { reports in
+            let connection = CTAPHIDConnection(
+                id: id, device: device, timing: timing, executor: executor, logger: logger, drop: drop, stream: stream
+            ) { reports in
                 guard socket.isWritable else { return drop("\(Limits.unreadReplyBytes) bytes of replies unread") }
                 socket.writeAndFlush(ByteBuffer(bytes: reports), promise: nil)
             }
