@@ -1,6 +1,13 @@
 import CBOR
 
 /// authenticatorMakeCredential parameters (CTAP 2.1 §6.1).
+///
+/// `init(cbor:)` and `cbor` are written out, as `GetAssertionRequest`'s are, rather than left to
+/// `Codable` over `CBORValue`: every registration sends this request, and the generic path costs a
+/// container, dynamic casts and metadata lookups per member. They keep `CTAPStructure`'s statuses:
+/// members are read in declaration order, a missing required key is `CTAP2_ERR_MISSING_PARAMETER`,
+/// a present key of the wrong type `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`, unknown keys are ignored, then
+/// `validate()` (`HandWrittenCodingTests` holds both paths to the same answers).
 public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case clientDataHash = 0x01, rp, user, pubKeyCredParams, excludeList, extensions, options
@@ -39,6 +46,43 @@ public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
         self.pinUvAuthProtocol = pinUvAuthProtocol
         self.enterpriseAttestation = enterpriseAttestation
         self.attestationFormatsPreference = attestationFormatsPreference
+    }
+
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        // Declaration order: the first member that fails decides the status, as with `Codable`.
+        let clientDataHash = try map.required(1, [UInt8].init(cbor:))
+        let rp = try map.required(2, PublicKeyCredentialRpEntity.init(cbor:))
+        let user = try map.required(3, PublicKeyCredentialUserEntity.init(cbor:))
+        let pubKeyCredParams = try map.required(4, [PublicKeyCredentialParameters].init(cborArray:))
+        let excludeList = try map.optional(5, [PublicKeyCredentialDescriptor].init(cborArray:))
+        let extensions = try map.optional(6, ExtensionMap.init(cbor:))
+        let options = try map.optional(7, RequestOptions.init(cbor:))
+        let pinUvAuthParam = try map.optional(8, [UInt8].init(cbor:))
+        let pinUvAuthProtocol = try map.optional(9, Unsigned.int(cbor:))
+        let enterpriseAttestation = try map.optional(10, Int.init(cbor:))
+        let attestationFormatsPreference = try map.optional(11, [String].init(cborArray:))
+        self.init(clientDataHash: clientDataHash, rp: rp, user: user, pubKeyCredParams: pubKeyCredParams,
+                  excludeList: excludeList ?? [], extensions: extensions ?? ExtensionMap(), options: options ?? RequestOptions(),
+                  pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol, enterpriseAttestation: enterpriseAttestation,
+                  attestationFormatsPreference: attestationFormatsPreference)
+        try validate()
+    }
+
+    public var cbor: CBORValue {
+        .intKeyed([
+            (1, .byteString(clientDataHash)),
+            (2, rp.cbor),
+            (3, user.cbor),
+            (4, pubKeyCredParams.cborArray),
+            (5, excludeList.isEmpty ? nil : excludeList.cborArray),
+            (6, extensions.isEmpty ? nil : extensions.cbor),
+            (7, options.isEmpty ? nil : options.cbor),
+            (8, pinUvAuthParam.map(CBORValue.byteString)),
+            (9, pinUvAuthProtocol.map { CBORValue($0) }),
+            (10, enterpriseAttestation.map { CBORValue($0) }),
+            (11, attestationFormatsPreference?.cborArray),
+        ])
     }
 
     public func validate() throws(CTAPStatus) { try ClientDataHash.validate(clientDataHash) }

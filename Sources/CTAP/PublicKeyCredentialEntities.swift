@@ -55,8 +55,9 @@ public struct PublicKeyCredentialParameters: CTAPStructure, Sendable, Hashable {
     }
 }
 
-// The user entity and the credential descriptor travel in every assertion, so they are coded
-// by hand rather than through `Codable` over `CBORValue`, with `CTAPStructure`'s statuses:
+// The user entity and the credential descriptor travel in every assertion, and the RP entity
+// and the credential parameters in every registration, so they are coded by hand rather than
+// through `Codable` over `CBORValue`, with `CTAPStructure`'s statuses:
 // members in declaration order (missing required: CTAP2_ERR_MISSING_PARAMETER; wrong type:
 // CTAP2_ERR_CBOR_UNEXPECTED_TYPE; unknown keys ignored), then `validate()`.
 
@@ -93,4 +94,32 @@ extension PublicKeyCredentialDescriptor {
         if let transports { entries["transports"] = transports.cborArray }
         return .map(entries)
     }
+}
+
+extension PublicKeyCredentialRpEntity {
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        let id = try map.required("id", String.init(cbor:))
+        let name = try map.optional("name", String.init(cbor:))
+        self.init(id: id, name: name)
+        try validate()
+    }
+
+    public var cbor: CBORValue {
+        var entries: [CBORValue: CBORValue] = ["id": .textString(id)]
+        if let name { entries["name"] = .textString(name) }
+        return .map(entries)
+    }
+}
+
+extension PublicKeyCredentialParameters {
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        let map = try CBORMap(cbor)
+        let type = try map.required("type", String.init(cbor:))
+        let alg = try map.required("alg", Int.init(cbor:))
+        self.init(alg: alg, type: type)
+        try validate()
+    }
+
+    public var cbor: CBORValue { ["type": .textString(type), "alg": CBORValue(alg)] }
 }
