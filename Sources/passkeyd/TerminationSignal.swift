@@ -8,8 +8,8 @@ import Glibc
 /// A handler writes the signal's number to a pipe (the self-pipe: `write` is async-signal-
 /// safe, and the handler runs on whichever thread the kernel picked) and one thread reads
 /// it. Not Dispatch's signal sources: on Linux they re-raise a signal caught on another
-/// thread at the thread that registered them and read it through a signalfd, and once,
-/// under load, a SIGTERM was never seen that way (the daemon stopped at the second one).
+/// thread at the thread that registered them and read it through a signalfd, the likely
+/// cause of one interop run, under load, whose daemon acted only on its second SIGTERM.
 struct TerminationSignal: Sendable {
     private let stream: AsyncStream<Int32>
 
