@@ -12,5 +12,15 @@ SWIFT="${SWIFT:-swift}"
 "$SWIFT" build -c release --product passkeybench >&2
 bin="$("$SWIFT" build -c release --show-bin-path)"
 
+# The libfido2 client (scripts/libfido2-bench.c) against the shipped socket adapter; without
+# libfido2-dev the report says the figure was skipped.
+libfido2=()
+if pkg-config --exists libfido2 2>/dev/null && make -C integrations/c >&2; then
+  mkdir -p .build/bench-tools
+  gcc -O2 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -o .build/bench-tools/libfido2-bench scripts/libfido2-bench.c \
+    $(PKG_CONFIG_PATH="$PWD/integrations/c/build" pkg-config --cflags --libs passkeyd-libfido2) >&2 \
+    && libfido2=(--libfido2-bench .build/bench-tools/libfido2-bench)
+fi
+
 # Seeded keystores (100 000 credentials take a while to make) are kept under .build/.
-exec "$bin/passkeybench" --passkeyd "$bin/passkeyd" --cache-dir .build/bench-cache "$@"
+exec "$bin/passkeybench" --passkeyd "$bin/passkeyd" --cache-dir .build/bench-cache "${libfido2[@]}" "$@"

@@ -35,6 +35,8 @@ struct BenchResults {
     var webAuthn: Pair?
     /// Chrome's virtual authenticator in a localhost page, driven over CDP: nil when skipped.
     var chrome: ChromeVirtualAuthenticator.Outcome?
+    /// The same daemon through libfido2's blocking C client, one connection.
+    var libfido2: Libfido2Client.Outcome?
     var lookups: [Lookup] = []
 
     func report(clients: Int) -> String {
@@ -61,11 +63,14 @@ struct BenchResults {
         row("getAssertion over the socket", clients, socketMany?.getAssertion)
         row("makeCredential rk over the socket", 1, socketOne?.makeCredential)
         row("makeCredential rk over the socket", clients, socketMany?.makeCredential)
+        row("getAssertion via libfido2 (C, blocking)", 1, libfido2?.figures?.getAssertion)
+        row("makeCredential rk via libfido2 (C, blocking)", 1, libfido2?.figures?.makeCredential)
         row("WebAuthn create (rk) via PasskeyClient, socket", 1, webAuthn?.makeCredential)
         row("WebAuthn get (discoverable) via PasskeyClient", 1, webAuthn?.getAssertion)
         row("Chrome virtual authenticator get, in page", 1, chrome?.figures?.get)
         row("Chrome virtual authenticator create, in page", 1, chrome?.figures?.create)
         sections.append(BenchTable.render(header: header, rows: rows))
+        if let skipped = libfido2?.skipped { sections.append("libfido2: skipped (\(skipped)).") }
         if let skipped = chrome?.skipped { sections.append("Chrome's virtual authenticator: skipped (\(skipped)).") }
         if let browser = chrome?.figures?.browser {
             sections.append("Chrome's virtual authenticator: \(browser), headless, CTAP2 with resident keys, presence and UV "
@@ -131,6 +136,10 @@ struct BenchResults {
         add("socket makeCredential rk/s (1 client) ÷ append+fdatasync/s (just before)", socketOne?.makeCredential.operationsPerSecond, append, target: 0.6)
         add("socket makeCredential rk/s (\(clients) clients) ÷ append+fdatasync/s (just before)",
             socketMany?.makeCredential.operationsPerSecond, append, target: 1.5)
+        add("libfido2 getAssertion/s ÷ raw P-256 signatures/s", libfido2?.figures?.getAssertion.operationsPerSecond, raw)
+        add("libfido2 getAssertion/s ÷ Chrome virtual authenticator get/s",
+            libfido2?.figures?.getAssertion.operationsPerSecond, chrome?.figures?.get.operationsPerSecond)
+        add("libfido2 makeCredential rk/s ÷ append+fdatasync/s (just before)", libfido2?.figures?.makeCredential.operationsPerSecond, append)
         add("WebAuthn get/s via PasskeyClient ÷ socket getAssertion/s (1 client)",
             webAuthn?.getAssertion.operationsPerSecond, socketOne?.getAssertion.operationsPerSecond)
         add("WebAuthn create/s via PasskeyClient ÷ socket makeCredential rk/s (1 client)",

@@ -20,13 +20,8 @@ enum ChromeVirtualAuthenticator {
     }
 
     private struct Output: Decodable {
-        struct Figure: Decodable {
-            var operations: Int
-            var seconds: Double
-            var latencies: [Double]
-        }
-        var create: Figure
-        var get: Figure
+        var create: ReportedFigure
+        var get: ReportedFigure
         var browser: String
     }
 
@@ -49,10 +44,6 @@ enum ChromeVirtualAuthenticator {
         guard let decoded = try? JSONDecoder().decode(Output.self, from: data) else {
             return Outcome(skipped: "the script's output was not understood")
         }
-        func measurement(_ figure: Output.Figure) -> Measurement {
-            Measurement(operations: figure.operations, elapsed: .milliseconds(Int64(figure.seconds * 1000)),
-                        latencies: figure.latencies.map { .microseconds(Int64($0 * 1000)) }, perClient: [figure.operations])
-        }
-        return Outcome(figures: Figures(create: measurement(decoded.create), get: measurement(decoded.get), browser: decoded.browser))
+        return Outcome(figures: Figures(create: decoded.create.measurement, get: decoded.get.measurement, browser: decoded.browser))
     }
 }

@@ -29,3 +29,16 @@ extension Duration {
 
     var milliseconds: Double { seconds * 1e3 }
 }
+
+/// A figure another program took and printed as JSON (Chrome's script, the libfido2
+/// client): its operations, its wall time in seconds and each latency in milliseconds.
+struct ReportedFigure: Decodable {
+    var operations: Int
+    var seconds: Double
+    var latencies: [Double]
+
+    var measurement: Measurement {
+        Measurement(operations: operations, elapsed: .microseconds(Int64(seconds * 1e6)),
+                    latencies: latencies.map { .nanoseconds(Int64($0 * 1e6)) }, perClient: [operations])
+    }
+}

@@ -25,6 +25,8 @@ struct PasskeyBench: AsyncParsableCommand {
     var populations: String = "10,100000,1000000"
     @Option(help: "The passkeyd executable (default: the one next to passkeybench).")
     var passkeyd: String?
+    @Option(name: .customLong("libfido2-bench"), help: "scripts/libfido2-bench.c built (scripts/bench.sh does it): a libfido2 client figure.")
+    var libfido2Bench: String?
     @Option(name: .customLong("cache-dir"), help: "Where seeded keystores are kept between runs.")
     var cacheDirectory: String = ".build/bench-cache"
 
@@ -62,6 +64,13 @@ struct PasskeyBench: AsyncParsableCommand {
         try await runBaselines(into: &results, work: work, users: users)
         try await runSocket(into: &results, work: work, users: users)
         try await runLookups(into: &results, work: work)
+        note("libfido2 ...")
+        do {
+            let daemon = try await BenchDaemon.start(
+                executable: daemonExecutable, dataDirectory: work + "/libfido2-keystore", workDirectory: work, name: "libfido2")
+            defer { daemon.stop() }
+            results.libfido2 = Libfido2Client.measure(program: libfido2Bench, daemon: daemon, limits: limits, work: work)
+        }
         note("Chrome's virtual authenticator ...")
         results.chrome = ChromeVirtualAuthenticator.measure(limits: limits, work: work)
         note("durable-write baseline again ...")

@@ -1,0 +1,42 @@
+import Foundation
+
+/// passkeyd through libfido2, a C client that blocks in `read` on the caller's thread (no
+/// event loop of its own): `scripts/libfido2-bench.c`, built by `scripts/bench.sh` against
+/// the shipped socket adapter. It shows what the daemon answers when the client adds no
+/// thread hand-offs, beside the figures through PasskeyClient's NIO transport. Skipped,
+/// with the reason, when the program was not built or the run fails.
+enum Libfido2Client {
+    /// Resident registrations, then discoverable sign-ins, on one connection.
+    struct Outcome {
+        var figures: BenchResults.Pair?
+        var skipped: String?
+    }
+
+    private struct Output: Decodable {
+        var makeCredential: ReportedFigure
+        var getAssertion: ReportedFigure
+    }
+
+    static func measure(program: String?, daemon: BenchDaemon, limits: RunLimits, work: String) -> Outcome {
+        guard let program else { return Outcome(skipped: "no --libfido2-bench program (scripts/bench.sh builds it when libfido2-dev is installed)") }
+        guard FileManager.default.isExecutableFile(atPath: program) else { return Outcome(skipped: "\(program) is not an executable") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = [daemon.socket, "\(limits.operations)", "\(limits.duration.seconds)"]
+        let output = Pipe(), errors = work + "/libfido2.log"
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: errors)
+        do { try process.run() } catch { return Outcome(skipped: "\(program) could not be started: \(error)") }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let said = ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0 else {
+            return Outcome(skipped: said.isEmpty ? "it exited with \(process.terminationStatus)" : said)
+        }
+        guard let decoded = try? JSONDecoder().decode(Output.self, from: data) else {
+            return Outcome(skipped: "its output was not understood")
+        }
+        return Outcome(figures: .init(getAssertion: decoded.getAssertion.measurement, makeCredential: decoded.makeCredential.measurement))
+    }
+}
