@@ -27,23 +27,12 @@ enum ChromeVirtualAuthenticator {
 
     static func measure(limits: RunLimits, work: String) -> Outcome {
         guard FileManager.default.fileExists(atPath: script) else { return Outcome(skipped: "\(script) not found (run from the repository)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)"]
-        let output = Pipe(), errors = work + "/chrome.log"
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: errors)
-        do { try process.run() } catch { return Outcome(skipped: "python3 could not be started: \(error)") }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let said = ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0 else {
-            return Outcome(skipped: said.isEmpty ? "the script exited with \(process.terminationStatus)" : said)
+        let arguments = ["python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)"]
+        switch ReportingProgram.run("/usr/bin/env", arguments, log: work + "/chrome.log", as: Output.self) {
+        case .failure(let skipped):
+            return Outcome(skipped: skipped.reason)
+        case .success(let decoded):
+            return Outcome(figures: Figures(create: decoded.create.measurement, get: decoded.get.measurement, browser: decoded.browser))
         }
-        guard let decoded = try? JSONDecoder().decode(Output.self, from: data) else {
-            return Outcome(skipped: "the script's output was not understood")
-        }
-        return Outcome(figures: Figures(create: decoded.create.measurement, get: decoded.get.measurement, browser: decoded.browser))
     }
 }

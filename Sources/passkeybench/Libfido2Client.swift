@@ -20,23 +20,12 @@ enum Libfido2Client {
     static func measure(program: String?, daemon: BenchDaemon, limits: RunLimits, work: String) -> Outcome {
         guard let program else { return Outcome(skipped: "no --libfido2-bench program (scripts/bench.sh builds it when libfido2-dev is installed)") }
         guard FileManager.default.isExecutableFile(atPath: program) else { return Outcome(skipped: "\(program) is not an executable") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = [daemon.socket, "\(limits.operations)", "\(limits.duration.seconds)"]
-        let output = Pipe(), errors = work + "/libfido2.log"
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: errors)
-        do { try process.run() } catch { return Outcome(skipped: "\(program) could not be started: \(error)") }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let said = ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0 else {
-            return Outcome(skipped: said.isEmpty ? "it exited with \(process.terminationStatus)" : said)
+        switch ReportingProgram.run(program, [daemon.socket, "\(limits.operations)", "\(limits.duration.seconds)"],
+                                    log: work + "/libfido2.log", as: Output.self) {
+        case .failure(let skipped):
+            return Outcome(skipped: skipped.reason)
+        case .success(let decoded):
+            return Outcome(figures: .init(getAssertion: decoded.getAssertion.measurement, makeCredential: decoded.makeCredential.measurement))
         }
-        guard let decoded = try? JSONDecoder().decode(Output.self, from: data) else {
-            return Outcome(skipped: "its output was not understood")
-        }
-        return Outcome(figures: .init(getAssertion: decoded.getAssertion.measurement, makeCredential: decoded.makeCredential.measurement))
     }
 }

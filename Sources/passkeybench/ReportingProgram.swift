@@ -1,0 +1,31 @@
+import Foundation
+
+/// A program that prints its figures as one JSON object on stdout and says what went wrong on
+/// stderr (Chrome's script, the libfido2 client): its decoded output, or why there is none,
+/// in a sentence for the report.
+enum ReportingProgram {
+    struct Skipped: Error {
+        var reason: String
+    }
+
+    static func run<Output: Decodable>(_ executable: String, _ arguments: [String], log: String, as _: Output.Type) -> Result<Output, Skipped> {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: log)
+        do { try process.run() } catch { return .failure(Skipped(reason: "\(executable) could not be started: \(error)")) }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let said = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0 else {
+            return .failure(Skipped(reason: said.isEmpty ? "it exited with \(process.terminationStatus)" : said))
+        }
+        guard let decoded = try? JSONDecoder().decode(Output.self, from: data) else {
+            return .failure(Skipped(reason: "its output was not understood"))
+        }
+        return .success(decoded)
+    }
+}
