@@ -273,7 +273,7 @@ actor CTAPHIDConnection {
         }
         // Sign-ins and getInfo run on the connection's event loop; a registration (or anything
         // else that may compute for long) on the pool, so the loop keeps sending keepalives.
-        let quick = command == .cbor && payload.first.map(Self.quickCommands.contains) == true
+        let quick = command == .cbor && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
         let preference: (any TaskExecutor)? = quick ? executor : nil
         let task = Task(executorPreference: preference) { [weak self] in
             let answer = command == .msg
@@ -298,7 +298,7 @@ actor CTAPHIDConnection {
 
     /// authenticatorGetAssertion, authenticatorGetInfo, authenticatorGetNextAssertion: one
     /// signature at most, so at most a few milliseconds on the event loop.
-    private static let quickCommands: Set<UInt8> = [0x02, 0x04, 0x08]
+    private static let quickCommands: Set<CTAPCommand> = [.getAssertion, .getInfo, .getNextAssertion]
 
     /// §11.2.9.2.1: a KEEPALIVE at least every 100 ms while a command runs. The ticker wakes
     /// every half interval; a transaction's first keepalive comes once it has run half an
