@@ -19,18 +19,14 @@ final class Acceptor: Sendable {
     /// `stop()` closes it, which wakes the accept loop (its read end reports a hang-up).
     private let stopDescriptor: Int32
 
-    /// Takes over `listener` (bound and listening) and accepts on it until `stop()`.
-    private init(listener: Int32, allowedUID: uid_t, logger: Logger) throws(DaemonError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .cannotBind(path: "", errno: errno) }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    /// Accepts on `listener` (bound and listening) until `stop` is closed.
+    private init(listener: Int32, stop: (read: Int32, write: Int32), allowedUID: uid_t, logger: Logger) {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         connections = stream
-        stopDescriptor = ends[1]
-        let stopped = ends[0]
+        stopDescriptor = stop.write
         let thread = Thread {
-            Self.accept(on: listener, until: stopped, allowedUID: allowedUID, logger: logger, continuation: continuation)
-            close(stopped)
+            Self.accept(on: listener, until: stop.read, allowedUID: allowedUID, logger: logger, continuation: continuation)
+            close(stop.read)
             close(listener)
             continuation.finish()
         }
@@ -40,23 +36,27 @@ final class Acceptor: Sendable {
 
     /// Binds `path` (or takes the inherited socket) and starts accepting on it.
     static func start(_ source: ListeningSocket, path: String, allowedUID: uid_t, logger: Logger) throws(DaemonError) -> Acceptor {
+        var stop: [Int32] = [-1, -1]
+        guard pipe(&stop) == 0 else { throw .cannotBind(path: path, errno: errno) }
+        for end in stop { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let listener: Int32
-        switch source {
-        case .bind: listener = try bind(path)
-        case .inherited(let descriptor): listener = descriptor
+        do {
+            switch source {
+            case .bind: listener = try bind(path)
+            case .inherited(let descriptor): listener = descriptor
+            }
+        } catch {
+            stop.forEach { close($0) }
+            throw error
         }
         // Non-blocking, so the loop drains every pending connection and never waits in accept.
         guard fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK) == 0 else {
             let code = errno
+            stop.forEach { close($0) }
             if source == .bind { close(listener) }
             throw .cannotBind(path: path, errno: code)
         }
-        do {
-            return try Acceptor(listener: listener, allowedUID: allowedUID, logger: logger)
-        } catch {
-            if source == .bind { close(listener) }
-            throw .cannotBind(path: path, errno: EMFILE)
-        }
+        return Acceptor(listener: listener, stop: (stop[0], stop[1]), allowedUID: allowedUID, logger: logger)
     }
 
     /// Stops accepting; `connections` finishes once the loop has closed the listening socket.
