@@ -1,6 +1,4 @@
 import CTAPHID
-import Foundation
-import Glibc
 
 /// The reports a connection receives, one at a time, read on the calling task's thread.
 /// Keeps the reports of a read that come after the message it was reading for (a WATCH
@@ -8,12 +6,12 @@ import Glibc
 /// what is left over; the transport's actor serialises them.
 ///
 /// How it waits for a reply (docs/benchmarks.md, "PasskeyClient's socket path"): an
-/// answer usually comes within a fraction of a millisecond, and waking a thread that
-/// went to sleep costs ~20 µs per hop on a virtual machine, so the reader first asks the
-/// socket again and again for `spin`, then blocks its own thread in poll(2) for 1 ms;
-/// both keep one of the cooperative pool's few threads, so both are short. Only then it
-/// suspends, holding no thread, on a Dispatch read source: the path for a person's touch
-/// (up to 30 s) or a WATCH stream (forever).
+/// answer usually comes within 0.1–0.5 ms, so the reader blocks its own thread in poll(2)
+/// for up to 1 ms, and the reply wakes that very thread, as a blocking C client's read
+/// does: no event loop thread to wake and no hand-off back to the caller. This keeps one
+/// of the cooperative pool's few threads, so it is short. Only then it suspends, holding
+/// no thread, on a Dispatch read source: the path for a person's touch (up to 30 s), a
+/// reply after a keepalive, or a WATCH stream (forever).
 final class ReportReader {
     private let socket: ReportSocket
     /// Bytes received and not yet handed out: whole reports from `offset`, maybe a partial one at the end.
@@ -22,11 +20,8 @@ final class ReportReader {
     /// Where recv(2) writes: room for the longest message (129 reports) in one call.
     private var scratch = [UInt8](repeating: 0, count: 129 * CTAPHIDPacket.size)
 
-    /// How long a reply is awaited by asking the socket without blocking.
-    static let spin = Duration.microseconds(Int64(ProcessInfo.processInfo.environment["PASSKEYCLIENT_SPIN_US"].flatMap(Int.init) ?? 100))
-    /// How long the thread then blocks in poll(2) before the reader suspends.
-    static let blockMilliseconds: Int32 = Int32(ProcessInfo.processInfo.environment["PASSKEYCLIENT_BLOCK_MS"].flatMap(Int.init) ?? 1)
-    static let yields = ProcessInfo.processInfo.environment["PASSKEYCLIENT_YIELD"] == "1"
+    /// How long a reply is awaited in poll(2) on the calling thread before the reader suspends.
+    static let blockMilliseconds: Int32 = 1
     /// A suspended reader wakes this often with `.tick`, so a silent device is noticed.
     static let tickInterval = Duration.milliseconds(100)
 
@@ -43,7 +38,7 @@ final class ReportReader {
 
     /// How a read waits.
     enum Wait {
-        /// For a reply that is on its way: spin, block briefly, then suspend. Cancellation does
+        /// For a reply that is on its way: block briefly, then suspend. Cancellation does
         /// not interrupt it (a cancelled request still waits for the device's answer).
         case reply
         /// For a reply the device has said will take a while (it sent a keepalive: processing,
@@ -57,25 +52,43 @@ final class ReportReader {
     /// The next report or tick; nil once the connection ended. Reports already received
     /// come without waiting.
     func next(_ wait: Wait = .reply, isolation actor: isolated (any Actor)? = #isolation) async -> Item? {
-        let spinUntil = ContinuousClock.now + (wait == .reply ? Self.spin : .zero)
-        var blocked = wait != .reply
+        switch take() {
+        case .report(let report): return .report(report)
+        case .ended: return nil
+        case .nothing: break
+        }
+        if wait == .reply {
+            // No spinning first: on the 2-vCPU bench machine a client spinning for 100–200 µs
+            // held the core a daemon thread needed while passkeyd busy-polled the other, and
+            // its replies came 0.2 ms late (docs/benchmarks.md, "PasskeyClient's socket path").
+            socket.waitOnThisThread(milliseconds: Self.blockMilliseconds)
+        }
+        while true {
+            switch take() {
+            case .report(let report): return .report(report)
+            case .ended: return nil
+            case .nothing: break
+            }
+            if !(await socket.readable(within: Self.tickInterval, wakingOnCancel: wait == .stream)) { return .tick }
+        }
+    }
+
+    /// What `take` found.
+    private enum Taken {
+        case report(ArraySlice<UInt8>)
+        case ended
+        case nothing
+    }
+
+    /// A whole report from what has arrived, asking the socket for more if need be; never waits.
+    private func take() -> Taken {
         while true {
             if let report = takeReport() { return .report(report) }
             switch receive() {
-            case .ended: return nil
+            case .ended: return .ended
+            case .nothing: return .nothing
             case .bytes: continue
-            case .nothing: break
             }
-            if ContinuousClock.now < spinUntil {
-                if Self.yields { sched_yield() }
-                continue
-            }
-            if !blocked {
-                blocked = true
-                socket.waitOnThisThread(milliseconds: Self.blockMilliseconds)
-                continue
-            }
-            if !(await socket.readable(within: Self.tickInterval, wakingOnCancel: wait == .stream)) { return .tick }
         }
     }
 

@@ -1,6 +1,5 @@
 import CTAP
 import CTAPHID
-import Glibc
 
 /// A CTAPHID host on passkeyd's Unix socket: the socket is one open handle on a
 /// virtual USB HID device carrying 64-byte reports (CTAP 2.1 §11.2).
@@ -11,8 +10,8 @@ import Glibc
 /// daemon restarts.
 ///
 /// It does the socket's I/O itself, on the calling task's thread: the request's reports go
-/// out in one send(2), and the reply is read as `ReportReader` describes (spin, a short
-/// poll(2), then a suspension holding no thread). A reply therefore costs the daemon's
+/// out in one send(2), and the reply is read as `ReportReader` describes (a poll(2) of at
+/// most 1 ms on the caller's thread, then a suspension holding no thread). A reply therefore costs the daemon's
 /// wake-up and ours, as a blocking C client's does, and no hand-off to an event loop and
 /// back (docs/benchmarks.md, "PasskeyClient's socket path").
 public actor UnixSocketTransport: CTAPTransport {
@@ -170,7 +169,7 @@ public actor UnixSocketTransport: CTAPTransport {
             case .complete(let message):
                 if message.command == .keepalive {
                     if let status = message.payload.first.flatMap(KeepaliveStatus.init(rawValue:)) { keepalive(status) }
-                    // The answer is tens of milliseconds away at least: no more spinning for it.
+                    // The answer is tens of milliseconds away at least: no more blocking a pool thread for it.
                     if wait == .reply { wait = .slowReply }
                     continue
                 }
