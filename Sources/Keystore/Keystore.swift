@@ -61,7 +61,7 @@ public actor Keystore: CredentialStore {
                 try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash], path: self.path)
             }
             // `open` checks the row's RP hash against the record, so no other RP's record comes back.
-            return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
+            return try rows.map { row throws(KeystoreError) in try sealer.open(row, foundBy: (rpID, rpHash)) }
         }
     }
 
