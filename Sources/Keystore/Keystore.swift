@@ -266,12 +266,20 @@ public actor Keystore: CredentialStore {
     /// tag instead of trapping in GRDB's converting subscript.
     private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments, path: String) throws -> [CredentialRow] {
         // Cached: the lookups of every assertion are not parsed again each time.
-        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row throws(KeystoreError) in
-            guard let credentialIDHash = row.storedBlob("credentialIDHash"), let rpIDHash = row.storedBlob("rpIDHash"),
-                  let userHandleHash = row.storedBlob("userHandleHash"), let sealed = row.storedBlob("sealed")
-            else { throw .recordAuthenticationFailed(path: path) }
-            return CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed)
+        let statement = try db.cachedStatement(sql: sql)
+        // Columns found by name once per query, not once per row and column (a case-insensitive
+        // compare each); a row read in place from the statement, not copied first. A column a
+        // damaged schema lacks still fails only a query that finds a row, as before.
+        let columns = ["credentialIDHash", "rpIDHash", "userHandleHash", "sealed"].map { statement.index(ofColumn: $0) }
+        var rows: [CredentialRow] = []
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try cursor.next() {
+            let blobs = columns.map { column in column.flatMap { Data.fromDatabaseValue(row[$0] as DatabaseValue) } }
+            guard let credentialIDHash = blobs[0], let rpIDHash = blobs[1], let userHandleHash = blobs[2], let sealed = blobs[3]
+            else { throw KeystoreError.recordAuthenticationFailed(path: path) }
+            rows.append(CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed))
         }
+        return rows
     }
 
     /// The lookups an assertion makes, on the calling thread and outside a transaction: one
