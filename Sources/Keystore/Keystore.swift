@@ -3,6 +3,7 @@ import CTAP
 import Crypto
 import Foundation
 import GRDB
+import Synchronization
 
 /// The durable, encrypted `CredentialStore`: one SQLite database (WAL) in a
 /// directory of mode 0700, every record sealed with AES-256-GCM under a data key,
@@ -30,7 +31,16 @@ public actor Keystore: CredentialStore {
     private let file: FileIdentity
     /// What `durable()` flushes.
     private let wal: WALFile
-    private var groupCommit = GroupCommit()
+    private var groupCommit = GroupCommit() {
+        didSet { everythingDurable.store(groupCommit.isDurable, ordering: .releasing) }
+    }
+    /// `groupCommit.isDurable`, published for `durable()`, which every answer of the daemon
+    /// awaits: when nothing is left to flush (every sign-in but the rare counter-mark write)
+    /// it returns without visiting this actor (two executor switches, each a job through the
+    /// event loop's queue in the daemon). One word, written on the actor right after the state
+    /// it copies: a caller whose commit, or whose read of another's, ran on the actor before
+    /// it asks sees false, or a later true that a flush covering that commit set.
+    private let everythingDurable = Atomic<Bool>(true)
 
     init(queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
@@ -194,7 +204,12 @@ public actor Keystore: CredentialStore {
 
     /// Returns once every transaction committed before the call is on disk; several
     /// callers share one flush (`GroupCommit`).
-    public func durable() async throws(CredentialStoreError) {
+    public nonisolated func durable() async throws(CredentialStoreError) {
+        if everythingDurable.load(ordering: .acquiring) { return }
+        try await durableAfterFlush()
+    }
+
+    private func durableAfterFlush() async throws(CredentialStoreError) {
         try await failures {
             guard !groupCommit.isDurable else { return }
             try await withCheckedThrowingContinuation { continuation in
