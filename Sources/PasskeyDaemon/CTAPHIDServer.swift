@@ -33,12 +33,21 @@ public final class CTAPHIDServer: Sendable {
         public var allowedPeerUID: uid_t
         /// Bound here, or inherited from a service manager.
         public var listener: ListeningSocket
+        /// How long a connection's event loop keeps polling after an answer before it sleeps
+        /// (`BusyPoll`); zero never polls.
+        public var busyPoll: Duration
 
-        public init(socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid(), listener: ListeningSocket = .bind) {
+        /// The busy-polling budget unless told otherwise: longer than a host takes between
+        /// reading one answer and sending its next request, as KVM's default halt polling is.
+        public static let defaultBusyPoll: Duration = .microseconds(200)
+
+        public init(socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid(), listener: ListeningSocket = .bind,
+                    busyPoll: Duration = defaultBusyPoll) {
             self.socketPath = socketPath
             self.timing = timing
             self.allowedPeerUID = allowedPeerUID
             self.listener = listener
+            self.busyPoll = busyPoll
         }
     }
 
@@ -64,18 +73,18 @@ public final class CTAPHIDServer: Sendable {
     private typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
     public let socketPath: String
-    private let serverChannel: NIOAsyncChannel<Connection?, Never>
+    private let acceptor: Acceptor
     private let lockDescriptor: Int32
     private let listener: ListeningSocket
     private let acceptTask: Task<Void, Never>
     private let logger: Logger
 
     private init(
-        socketPath: String, serverChannel: NIOAsyncChannel<Connection?, Never>, lockDescriptor: Int32,
+        socketPath: String, acceptor: Acceptor, lockDescriptor: Int32,
         listener: ListeningSocket, acceptTask: Task<Void, Never>, logger: Logger
     ) {
         self.socketPath = socketPath
-        self.serverChannel = serverChannel
+        self.acceptor = acceptor
         self.lockDescriptor = lockDescriptor
         self.listener = listener
         self.acceptTask = acceptTask
@@ -93,101 +102,74 @@ public final class CTAPHIDServer: Sendable {
         let file = SocketFile(path: path)
         try file.prepareDirectory()
         let lock = try file.lock()
-        let serverChannel: NIOAsyncChannel<Connection?, Never>
+        let acceptor: Acceptor
         do {
             if configuration.listener == .bind { try file.clearStale() }
-            serverChannel = try await bind(
-                configuration.listener, path: path, allowedUID: configuration.allowedPeerUID, logger: logger)
-        } catch let error as DaemonError {
-            close(lock)
-            throw error
+            acceptor = try Acceptor.start(configuration.listener, path: path, allowedUID: configuration.allowedPeerUID, logger: logger)
         } catch {
             close(lock)
-            throw .cannotBind(path: path, errno: (error as? IOError)?.errnoCode ?? EIO)
+            throw error
         }
         chmod(path, 0o600)
 
         let device = CTAPHIDDevice(handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
         let timing = configuration.timing
+        let busyPolls = BusyPoll.forEachLoop(of: MultiThreadedEventLoopGroup.singleton, budget: configuration.busyPoll)
         let acceptTask = Task {
             await withDiscardingTaskGroup { group in
-                try? await serverChannel.executeThenClose { inbound in
-                    for try await connection in inbound {
-                        guard let connection else { continue }
-                        group.addTask { await serve(connection, device: device, timing: timing, logger: logger) }
-                    }
+                for await descriptor in acceptor.connections {
+                    group.addTask { await serve(descriptor, device: device, timing: timing, busyPolls: busyPolls, logger: logger) }
                 }
                 group.cancelAll()
             }
         }
         logger.info("listening", metadata: ["socket": "\(path)"])
         return CTAPHIDServer(
-            socketPath: path, serverChannel: serverChannel, lockDescriptor: lock, listener: configuration.listener,
+            socketPath: path, acceptor: acceptor, lockDescriptor: lock, listener: configuration.listener,
             acceptTask: acceptTask, logger: logger)
     }
 
     /// Stops accepting, closes every connection (cancelling its transaction),
     /// removes the socket file (unless it was inherited) and releases the lock.
     public func stop() async {
-        // Closing the listener ends the accept loop only after it has handed on every
-        // connection already accepted, so each is served and closed (cancelling the loop
-        // would drop those unserved, and NIO traps on a writer nobody finished).
-        try? await serverChannel.channel.close()
+        // The accept loop ends once the listener is closed; its connections are then cancelled.
+        acceptor.stop()
         await acceptTask.value
         if listener == .bind { unlink(socketPath) }
         close(lockDescriptor)
         logger.info("stopped", metadata: ["socket": "\(socketPath)"])
     }
 
-    private static func bind(
-        _ listener: ListeningSocket, path: String, allowedUID: uid_t, logger: Logger
-    ) async throws -> NIOAsyncChannel<Connection?, Never> {
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            // As deep as the kernel allows: a burst of non-blocking connects must not meet EAGAIN.
-            .serverChannelOption(.backlog, value: SOMAXCONN)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes))
-        let admit: @Sendable (Channel) -> EventLoopFuture<Connection?> = { channel in
-            peerUID(of: channel).flatMapThrowing { uid -> Connection? in
-                // Refuse another user's process before reading a byte from it.
-                guard uid == allowedUID else {
-                    logger.warning("refused peer of another uid", metadata: ["uid": "\(uid.map(String.init) ?? "unknown")"])
-                    channel.close(promise: nil)
-                    return nil
+    /// Wraps an accepted connection in a NIO channel on one of the group's loops, and serves it.
+    private static func serve(_ descriptor: Int32, device: CTAPHIDDevice, timing: Timing,
+                              busyPolls: [ObjectIdentifier: BusyPoll], logger: Logger) async {
+        let channel: Connection
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes))
+                .withConnectedSocket(descriptor) { channel in
+                    channel.eventLoop.makeCompletedFuture { try Connection(wrappingChannelSynchronously: channel) }
                 }
-                // Deinit-based teardown on purpose: a connection accepted while the
-                // listener closes may never reach the accept loop, and NIO traps on an
-                // unfinished writer otherwise (swift-nio #2637, #3481). Served connections
-                // still end through executeThenClose.
-                return try Connection(synchronouslyWrapping: channel)
-            }
+        } catch {
+            // NIO owns the descriptor once it made a channel of it, and closed it with the channel.
+            logger.warning("cannot serve a connection", metadata: ["error": "\(error)"])
+            return
         }
-        switch listener {
-        case .bind: return try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: admit)
-        case .inherited(let descriptor): return try await bootstrap.bind(descriptor, childChannelInitializer: admit)
-        }
-    }
-
-    /// The peer's uid from SO_PEERCRED; nil if the kernel will not say.
-    private static func peerUID(of channel: Channel) -> EventLoopFuture<uid_t?> {
-        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
-        let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-        return credentials.map { credentials -> uid_t? in credentials.uid }.recover { _ -> uid_t? in nil }
-    }
-
-    private static func serve(_ channel: Connection, device: CTAPHIDDevice, timing: Timing, logger: Logger) async {
         let id = await device.register()
         var logger = logger
         logger[metadataKey: "connection"] = "\(id)"
         // The connection is served on its event loop's thread (`EventLoopTaskExecutor` says why).
         let executor = EventLoopTaskExecutor(channel.channel.eventLoop)
+        let busyPoll = busyPolls[ObjectIdentifier(executor.eventLoop)]
         await withTaskExecutorPreference(executor) {
-            await serve(channel, id: id, device: device, timing: timing, executor: executor, logger: logger)
+            busyPoll?.watch(descriptor)
+            await serve(channel, id: id, device: device, timing: timing, executor: executor,
+                        busyPoll: busyPoll, descriptor: descriptor, logger: logger)
         }
     }
 
     private static func serve(_ channel: Connection, id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: Timing,
-                              executor: EventLoopTaskExecutor, logger: Logger) async {
+                              executor: EventLoopTaskExecutor, busyPoll: BusyPoll?, descriptor: Int32, logger: Logger) async {
         try? await channel.executeThenClose { inbound, outbound in
             let drop: @Sendable (String) -> Void = { [logger] reason in
                 logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
@@ -205,6 +187,7 @@ public final class CTAPHIDServer: Sendable {
             ) { reports in
                 guard socket.isWritable else { return drop("\(Limits.unreadReplyBytes) bytes of replies unread") }
                 socket.writeAndFlush(ByteBuffer(bytes: reports), promise: nil)
+                busyPoll?.answered()
             }
             logger.debug("connected")
             do {
@@ -215,6 +198,7 @@ public final class CTAPHIDServer: Sendable {
                 logger.debug("connection error", metadata: ["error": "\(error)"])
             }
             await connection.close()
+            busyPoll?.unwatch(descriptor)
             logger.debug("disconnected")
         }
     }

@@ -18,7 +18,8 @@ final class BenchDaemon: Sendable {
     }
 
     /// Starts the daemon on `dataDirectory` and returns once it answers getInfo on its socket.
-    static func start(executable: String, dataDirectory: String, workDirectory: String, name: String) async throws -> BenchDaemon {
+    static func start(executable: String, dataDirectory: String, workDirectory: String, name: String,
+                      arguments extra: [String] = []) async throws -> BenchDaemon {
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw BenchError.daemonNotFound(path: executable) }
         let socket = workDirectory + "/\(name).sock"
         let log = workDirectory + "/\(name).log"
@@ -28,7 +29,7 @@ final class BenchDaemon: Sendable {
         process.arguments = [
             "--socket", socket, "--data-dir", dataDirectory,
             "--presence", "auto", "--uv", "off", "--log-level", "warning",
-        ]
+        ] + extra
         let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = logHandle
         process.standardError = logHandle

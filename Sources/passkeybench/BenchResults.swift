@@ -31,6 +31,8 @@ struct BenchResults {
     var inProcessKeystore: Pair?
     var socketOne: Pair?
     var socketMany: Pair?
+    /// One client's sign-ins against a daemon started with `--busy-poll 0`: what busy polling buys.
+    var socketWithoutBusyPoll: Measurement?
     /// `WebAuthnClient` create (rk) and discoverable get over the socket: options JSON in, response JSON out.
     var webAuthn: Pair?
     /// Chrome's virtual authenticator in a localhost page, driven over CDP: nil when skipped.
@@ -61,6 +63,7 @@ struct BenchResults {
         row("makeCredential rk, in-process, Keystore", 1, inProcessKeystore?.makeCredential)
         row("getAssertion over the socket", 1, socketOne?.getAssertion)
         row("getAssertion over the socket", clients, socketMany?.getAssertion)
+        row("getAssertion over the socket, --busy-poll 0", 1, socketWithoutBusyPoll)
         row("makeCredential rk over the socket", 1, socketOne?.makeCredential)
         row("makeCredential rk over the socket", clients, socketMany?.makeCredential)
         row("getAssertion via libfido2 (C, blocking)", 1, libfido2?.figures?.getAssertion)
@@ -77,8 +80,8 @@ struct BenchResults {
                             + "simulated, navigator.credentials timed inside a page on http://localhost.")
         }
         sections.append("""
-            The socket figures run against a real passkeyd (--presence auto --uv off, Keystore on disk: \
-            every answer waits for the flush that makes what it rests on durable). One device serves every \
+            The socket figures run against a real passkeyd (--presence auto --uv off, busy polling on its \
+            default unless the row says otherwise, Keystore on disk: every answer waits for the flush that makes what it rests on durable). One device serves every \
             channel one transaction at a time (CTAP 2.1 §11.2.9); a client that finds the device busy is told \
             CTAPHID_ERR_CHANNEL_BUSY, which its transport retries. With \(clients) clients, registrations \
             share flushes (group commit): the device takes the next transaction while the last one's flush runs.
@@ -156,6 +159,8 @@ struct BenchResults {
         add("socket getAssertion/s (1 client) ÷ overwrite+fdatasync/s", socketOne?.getAssertion.operationsPerSecond, syncs)
         add("in-process getAssertion/s (Keystore) ÷ overwrite+fdatasync/s", inProcessKeystore?.getAssertion.operationsPerSecond, syncs)
         add("socket makeCredential rk/s (1 client) ÷ overwrite+fdatasync/s", socketOne?.makeCredential.operationsPerSecond, syncs)
+        add("socket getAssertion/s (1 client) ÷ the same with --busy-poll 0",
+            socketOne?.getAssertion.operationsPerSecond, socketWithoutBusyPoll?.operationsPerSecond)
         add("socket getAssertion/s, \(clients) clients ÷ 1 client",
             socketMany?.getAssertion.operationsPerSecond, socketOne?.getAssertion.operationsPerSecond)
         add("socket makeCredential rk/s, \(clients) clients ÷ 1 client",

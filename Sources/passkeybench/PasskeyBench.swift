@@ -168,6 +168,18 @@ struct PasskeyBench: AsyncParsableCommand {
         let get = try await Sampler.measure(limits: limits) { _ in try await ceremonies.get() }
         results.webAuthn = BenchResults.Pair(getAssertion: get, makeCredential: create)
         for transport in transports { await transport.close() }
+
+        note("socket, 1 client, busy polling off ...")
+        let quiet = try await BenchDaemon.start(
+            executable: daemonExecutable, dataDirectory: work + "/no-poll-keystore", workDirectory: work, name: "no-poll",
+            arguments: ["--busy-poll", "0"])
+        defer { quiet.stop() }
+        let transport = UnixSocketTransport(path: quiet.socket)
+        let client = BenchClient(transport: transport)
+        try await client.makeCredential(BenchRequests.makeCredential(rp: BenchRequests.signInRP, user: 0))
+        let request = BenchRequests.getAssertion(rpID: BenchRequests.signInRP.id)
+        results.socketWithoutBusyPoll = try await Sampler.measure(limits: limits) { _ in try await client.getAssertion(request) }
+        await transport.close()
     }
 
     // MARK: Discoverable lookup

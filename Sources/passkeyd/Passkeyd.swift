@@ -16,7 +16,7 @@ struct Passkeyd: AsyncParsableCommand {
         discussion: """
             Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
             PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
-            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio). A flag wins over the environment.
+            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio), PASSKEYD_BUSY_POLL. A flag wins over the environment.
             """,
         version: DaemonInfo.currentVersion)
 
@@ -42,6 +42,8 @@ struct Passkeyd: AsyncParsableCommand {
     var counter: String?
     @Option(help: "Attestation: self (default, packed self attestation), x5c (packed, chained to this keystore's test root: passkeyctl attestation-ca) or none.")
     var attestation: String?
+    @Option(name: .customLong("busy-poll"), help: "Microseconds a connection's event loop keeps polling after each answer before it sleeps, so the next request is read without a wake-up; 0 turns it off (default 200; docs/benchmarks.md).")
+    var busyPoll: String?
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
@@ -118,7 +120,7 @@ struct Passkeyd: AsyncParsableCommand {
         let server: CTAPHIDServer
         do {
             server = try await CTAPHIDServer.start(
-                configuration: .init(socketPath: settings.socket, listener: settings.listener), handler: device.handler, broker: broker,
+                configuration: .init(socketPath: settings.socket, listener: settings.listener, busyPoll: settings.busyPoll), handler: device.handler, broker: broker,
                 controls: controls, logger: Logger(label: "passkeyd.server"))
         } catch {
             await device.close()
@@ -163,6 +165,7 @@ struct Passkeyd: AsyncParsableCommand {
         var counter: SignatureCounterMode
         var attestation: AttestationMode
         var fingerprintSensor: FingerprintSensor?
+        var busyPoll: Duration
 
         /// What kind of device the authenticator presents itself as.
         var configuration: Authenticator.Configuration {
@@ -236,6 +239,10 @@ struct Passkeyd: AsyncParsableCommand {
         let level = try choose(logLevel, "PASSKEYD_LOG_LEVEL", Logger.Level.info.rawValue, Logger.Level.init(rawValue:)) { _ in
             "--log-level must be one of trace, debug, info, notice, warning, error, critical"
         }
+        let defaultBusyPoll = CTAPHIDServer.Configuration.defaultBusyPoll.components.attoseconds / 1_000_000_000_000
+        let busyPollMicroseconds = try choose(busyPoll, "PASSKEYD_BUSY_POLL", "\(defaultBusyPoll)", { Int($0).flatMap { 0...100_000 ~= $0 ? $0 : nil } }) {
+            "--busy-poll must be a number of microseconds from 0 to 100000, not '\($0)'"
+        }
         return Settings(
             socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
             dataDirectory: dataDir ?? PasskeydDataFolder.choose(environment: environment).path,
@@ -243,7 +250,8 @@ struct Passkeyd: AsyncParsableCommand {
             passphraseValue: nil,
             presence: presenceMode, verification: verification, profile: deviceProfile,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode,
-            attestation: attestationMode, fingerprintSensor: fingerprintReader ? FingerprintSensor() : nil)
+            attestation: attestationMode, fingerprintSensor: fingerprintReader ? FingerprintSensor() : nil,
+            busyPoll: .microseconds(busyPollMicroseconds))
     }
 
     /// An option's value: the flag, else the environment variable, else the default; read by

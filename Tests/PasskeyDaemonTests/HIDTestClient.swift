@@ -30,8 +30,9 @@ final class HIDTestClient {
 
     /// Connects, runs `body`, closes. A watchdog closes the connection after
     /// 20 s so a missing answer fails the test instead of hanging it.
-    static func with<T: Sendable>(path: String, _ body: (HIDTestClient) async throws -> T) async throws -> T {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    static func with<T: Sendable>(path: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                                  _ body: (HIDTestClient) async throws -> T) async throws -> T {
+        let channel = try await ClientBootstrap(group: group)
             .connect(unixDomainSocketPath: path) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)

@@ -21,6 +21,8 @@ import Testing
         (["--uv", "off"], ["PASSKEYD_BIO": "1"], "--bio needs --uv auto, prompt or deny"),
         (["--log-level", "loud"], [:], "--log-level must be one of trace, debug, info, notice, warning, error, critical"),
         ([], ["PASSKEYD_LOG_LEVEL": "loud"], "--log-level must be one of trace, debug, info, notice, warning, error, critical"),
+        (["--busy-poll", "lots"], [:], "--busy-poll must be a number of microseconds from 0 to 100000, not 'lots'"),
+        ([], ["PASSKEYD_BUSY_POLL": "-1"], "--busy-poll must be a number of microseconds from 0 to 100000, not '-1'"),
         (["--bogus"], [:], "--bogus"),
     ] as [([String], [String: String], String)])
     func aBadValueIsRefusedWithASentence(arguments: [String], environment: [String: String], sentence: String) async throws {
