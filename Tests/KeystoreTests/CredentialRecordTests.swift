@@ -11,18 +11,6 @@ import Testing
 @Suite struct CredentialRecordTests {
     private let sealer = RecordSealer(dataKey: .generate(), storeID: Array(repeating: 9, count: 16), path: "/test/keystore.sqlite")
 
-    private func everyField() -> CredentialSource {
-        var credential = CredentialSource(
-            id: Array(0..<48), rp: PublicKeyCredentialRpEntity(id: "every.example", name: "Every Field"),
-            user: PublicKeyCredentialUserEntity(id: [0, 0xFF, 7], name: "ü", displayName: "User Ü"),
-            algorithm: .edDSA, privateKey: Array(repeating: 0xA5, count: 32), signCount: .max,
-            createdAt: Date(timeIntervalSince1970: 1_700_000_000.123_456_789), credProtect: 3, hmacSecret: true,
-            largeBlobKey: Array(repeating: 1, count: 32), credBlob: [], thirdPartyPayment: false)
-        credential.backup = BackupFlags(eligible: true, backedUp: false)
-        credential.countsSignatures = false
-        return credential
-    }
-
     private func members(of value: Any) -> Set<String> {
         Set(Mirror(reflecting: value).children.compactMap(\.label))
     }
@@ -30,7 +18,7 @@ import Testing
     /// A member added to one of these types must be added to the reader too; until it is,
     /// its records would take the `Codable` path, but one without the member would not.
     @Test func theReaderKnowsEveryMemberOfTheTypes() {
-        let credential = everyField()
+        let credential = credentialWithEveryField(backedUp: false)
         #expect(members(of: credential) == CredentialSource.recordMembers)
         #expect(members(of: credential.rp) == CredentialSource.rpRecordMembers)
         #expect(members(of: credential.user) == CredentialSource.userRecordMembers)
@@ -52,7 +40,7 @@ import Testing
         minimal.algorithm = .rs256
         var negativeDate = makeCredential(createdAt: Date(timeIntervalSinceReferenceDate: -12.5))
         negativeDate.signCount = 0
-        for credential in [everyField(), minimal, negativeDate, makeCredential()] {
+        for credential in [credentialWithEveryField(backedUp: false), minimal, negativeDate, makeCredential()] {
             let map = try record(credential)
             #expect(CredentialSource(record: .map(map)) == credential)
             #expect(viaCodable(map) == credential)
@@ -72,7 +60,7 @@ import Testing
             .map([.textString("eligible"): .boolean(false), .textString("backedUp"): .boolean(true)]),
             .map([.textString("eligible"): .boolean(true), .textString("backedUp"): .boolean(false), .textString("more"): .null]),
         ]
-        let original = try record(everyField())
+        let original = try record(credentialWithEveryField(backedUp: false))
         var variants: [[CBORValue: CBORValue]] = []
         for key in original.keys {
             var removed = original
@@ -140,7 +128,7 @@ import Testing
 
     /// What the reader declines still opens, through `Codable`, with the same checks.
     @Test func aRecordTheReaderDeclinesStillOpensThroughCodable() throws {
-        var credential = everyField()
+        var credential = credentialWithEveryField(backedUp: false)
         credential.backup = nil
         let newer = NewerRecord(base: credential)
         let map = try #require(try CBORDecoder.decode(RecordEncoder.encode(newer), maxDepth: RecordDecoder.nestingLimit).mapValue)
@@ -158,7 +146,7 @@ import Testing
 
     /// Found by its RP's hash, a row whose record names another RP is still refused.
     @Test func aRowFoundByAnRPHashStillChecksTheRecordsRP() throws {
-        let credential = everyField()
+        let credential = credentialWithEveryField(backedUp: false)
         let row = try sealer.seal(credential)
         #expect(try sealer.open(row, foundBy: (credential.rp.id, row.rpIDHash)) == credential)
         let other = sealer.lookup.rp("other.example")
