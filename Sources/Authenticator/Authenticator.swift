@@ -49,7 +49,7 @@ public actor Authenticator: CTAP2MessageHandler {
     }
 
     public func handle(_ message: [UInt8], from caller: CTAPCaller,
-                       progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+                       progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         let answer = await handleBeforeDurable(message, from: caller, progress: progress)
         return await durable() ? answer : [CTAPStatus.other.rawValue]
     }
@@ -57,7 +57,7 @@ public actor Authenticator: CTAP2MessageHandler {
     /// The command runs in its turn; the store's flush of what it saved is left to
     /// `durable()`, which the next command need not wait for.
     public func handleBeforeDurable(_ message: [UInt8], from caller: CTAPCaller,
-                                    progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+                                    progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         await takeTurn()
         defer { endTurn() }
         let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<CBORValue?, CTAPStatus> in
@@ -75,7 +75,9 @@ public actor Authenticator: CTAP2MessageHandler {
     public nonisolated var protocols: CTAPProtocols { configuration.profile.protocols }
     public nonisolated var profileName: String? { configuration.profile.name }
 
-    public func durable() async -> Bool {
+    /// Nonisolated: the answer waits on the store alone, not on a turn of this actor (for the
+    /// daemon's transaction, two executor switches fewer per command).
+    public nonisolated func durable() async -> Bool {
         do throws(CredentialStoreError) {
             try await store.durable()
             return true
@@ -111,9 +113,9 @@ public actor Authenticator: CTAP2MessageHandler {
     /// `withValue` on a task-local of function type (a null dereference in
     /// swift_task_localValuePush on every command of a release build; found by FuzzAuthenticator).
     struct ProgressReport: Sendable {
-        let report: @Sendable (KeepaliveStatus) async -> Void
+        let report: nonisolated(nonsending) @Sendable (KeepaliveStatus) async -> Void
 
-        func callAsFunction(_ status: KeepaliveStatus) async {
+        nonisolated(nonsending) func callAsFunction(_ status: KeepaliveStatus) async {
             await report(status)
         }
     }

@@ -40,7 +40,7 @@ extension Authenticator {
 
     /// The status a store's failure answers with; a failure to read or write also goes to
     /// the log (with its cause, which the host never sees).
-    func storeFailure(_ error: CredentialStoreError) -> CTAPStatus {
+    nonisolated func storeFailure(_ error: CredentialStoreError) -> CTAPStatus {
         if case .failed(let cause) = error {
             logger.error("credential store failed", metadata: ["error": "\(cause)"])
         }

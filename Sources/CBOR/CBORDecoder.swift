@@ -130,7 +130,15 @@ public struct CBORDecoder {
         case 3:
             let count = try checkedCount(try readArgument(info), minimumItemSize: 1)
             let utf8 = try readBytes(count)
-            guard let string = String(validating: utf8, as: UTF8.self) else { throw .invalidUTF8 }
+            // ASCII (nearly every key and RP ID) is valid UTF-8 as it stands: decoded without
+            // the generic validation, whose unspecialised code looks up type metadata each time.
+            let string: String
+            if utf8.allSatisfy({ $0 < 0x80 }) {
+                string = String(decoding: utf8, as: UTF8.self)
+            } else {
+                guard let validated = String(validating: utf8, as: UTF8.self) else { throw .invalidUTF8 }
+                string = validated
+            }
             return .textString(string)
         case 4:
             guard depth < maxDepth else { throw .nestingTooDeep }

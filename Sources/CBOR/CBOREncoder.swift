@@ -23,14 +23,20 @@ public enum CBOREncoder {
             appendHead(major: 2, argument: UInt64(bytes.count), to: &out)
             out.append(contentsOf: bytes)
         case .textString(let string):
-            let utf8 = Array(string.utf8)
-            appendHead(major: 3, argument: UInt64(utf8.count), to: &out)
-            out.append(contentsOf: utf8)
+            appendHead(major: 3, argument: UInt64(string.utf8.count), to: &out)
+            out.append(contentsOf: string.utf8)
         case .array(let items):
             appendHead(major: 4, argument: UInt64(items.count), to: &out)
             for item in items { append(item, to: &out) }
         case .map(let entries):
             appendHead(major: 5, argument: UInt64(entries.count), to: &out)
+            if let numbered = unsignedKeyed(entries) {
+                for (key, value) in numbered {
+                    appendHead(major: 0, argument: key, to: &out)
+                    append(value, to: &out)
+                }
+                return
+            }
             let encoded = entries.map { (key: encode($0.key), value: $0.value) }
                 .sorted { canonicalOrder($0.key, $1.key) }
             for entry in encoded {
@@ -74,6 +80,21 @@ public enum CBOREncoder {
     }
 
     /// CTAP 2.1 §8: lower major type first, then shorter encoding, then bytewise.
+    /// The entries in canonical order when every key is an unsigned integer (CTAP's command
+    /// and response maps): for those the order is numeric (one major type; a longer head is a
+    /// larger number; heads of one length compare as the numbers do), so no key is encoded on
+    /// its own to be compared. Nil when any key is of another type.
+    static func unsignedKeyed(_ entries: [CBORValue: CBORValue]) -> [(key: UInt64, value: CBORValue)]? {
+        var numbered: [(key: UInt64, value: CBORValue)] = []
+        numbered.reserveCapacity(entries.count)
+        for (key, value) in entries {
+            guard case .unsigned(let number) = key else { return nil }
+            numbered.append((number, value))
+        }
+        numbered.sort { $0.key < $1.key }
+        return numbered
+    }
+
     static func canonicalOrder(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         let majorA = a[0] >> 5, majorB = b[0] >> 5
         if majorA != majorB { return majorA < majorB }

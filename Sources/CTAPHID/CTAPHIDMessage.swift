@@ -40,6 +40,10 @@ public struct CTAPHIDMessage: Sendable, Hashable {
 
     /// The message as 64-byte reports back to back, as written to the device or host.
     public var reports: [UInt8] {
-        packets.flatMap(\.report)
+        let packets = packets
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(packets.count * CTAPHIDPacket.size)
+        for packet in packets { packet.appendReport(to: &bytes) }
+        return bytes
     }
 }

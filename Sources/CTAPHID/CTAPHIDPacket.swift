@@ -52,20 +52,32 @@ public enum CTAPHIDPacket: Sendable, Hashable {
     public var report: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.size)
+        appendReport(to: &bytes)
+        return bytes
+    }
+
+    /// Appends the 64-byte report to `bytes`: a message's reports go into one buffer, with no
+    /// array per report or per header field.
+    public func appendReport(to bytes: inout [UInt8]) {
+        let start = bytes.count
         let channel = self.channel
-        bytes += [UInt8(channel >> 24), UInt8(channel >> 16 & 0xFF), UInt8(channel >> 8 & 0xFF), UInt8(channel & 0xFF)]
+        bytes.append(UInt8(channel >> 24))
+        bytes.append(UInt8(channel >> 16 & 0xFF))
+        bytes.append(UInt8(channel >> 8 & 0xFF))
+        bytes.append(UInt8(channel & 0xFF))
         switch self {
         case .initialization(_, let command, let length, let data):
             precondition(data.count <= Self.initializationCapacity, "initialization packet payload too long")
-            bytes += [0x80 | command.rawValue, UInt8(length >> 8), UInt8(length & 0xFF)]
-            bytes += data
+            bytes.append(0x80 | command.rawValue)
+            bytes.append(UInt8(length >> 8))
+            bytes.append(UInt8(length & 0xFF))
+            bytes.append(contentsOf: data)
         case .continuation(_, let sequence, let data):
             precondition(sequence <= Self.maxSequence, "sequence number above 127")
             precondition(data.count <= Self.continuationCapacity, "continuation packet payload too long")
             bytes.append(sequence)
-            bytes += data
+            bytes.append(contentsOf: data)
         }
-        bytes += [UInt8](repeating: 0, count: Self.size - bytes.count)
-        return bytes
+        bytes.append(contentsOf: repeatElement(0, count: Self.size - (bytes.count - start)))
     }
 }

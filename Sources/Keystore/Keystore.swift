@@ -3,6 +3,7 @@ import CTAP
 import Crypto
 import Foundation
 import GRDB
+import Synchronization
 
 /// The durable, encrypted `CredentialStore`: one SQLite database (WAL) in a
 /// directory of mode 0700, every record sealed with AES-256-GCM under a data key,
@@ -30,7 +31,16 @@ public actor Keystore: CredentialStore {
     private let file: FileIdentity
     /// What `durable()` flushes.
     private let wal: WALFile
-    private var groupCommit = GroupCommit()
+    private var groupCommit = GroupCommit() {
+        didSet { everythingDurable.store(groupCommit.isDurable, ordering: .releasing) }
+    }
+    /// `groupCommit.isDurable`, published for `durable()`, which every answer of the daemon
+    /// awaits: when nothing is left to flush (every sign-in but the rare counter-mark write)
+    /// it returns without visiting this actor (two executor switches, each a job through the
+    /// event loop's queue in the daemon). One word, written on the actor right after the state
+    /// it copies: a caller whose commit, or whose read of another's, ran on the actor before
+    /// it asks sees false, or a later true that a flush covering that commit set.
+    private let everythingDurable = Atomic<Bool>(true)
 
     init(queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
@@ -61,7 +71,7 @@ public actor Keystore: CredentialStore {
                 try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash], path: self.path)
             }
             // `open` checks the row's RP hash against the record, so no other RP's record comes back.
-            return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
+            return try rows.map { row throws(KeystoreError) in try sealer.open(row, foundBy: (rpID, rpHash)) }
         }
     }
 
@@ -194,7 +204,12 @@ public actor Keystore: CredentialStore {
 
     /// Returns once every transaction committed before the call is on disk; several
     /// callers share one flush (`GroupCommit`).
-    public func durable() async throws(CredentialStoreError) {
+    public nonisolated func durable() async throws(CredentialStoreError) {
+        if everythingDurable.load(ordering: .acquiring) { return }
+        try await durableAfterFlush()
+    }
+
+    private func durableAfterFlush() async throws(CredentialStoreError) {
         try await failures {
             guard !groupCommit.isDurable else { return }
             try await withCheckedThrowingContinuation { continuation in
@@ -266,12 +281,20 @@ public actor Keystore: CredentialStore {
     /// tag instead of trapping in GRDB's converting subscript.
     private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments, path: String) throws -> [CredentialRow] {
         // Cached: the lookups of every assertion are not parsed again each time.
-        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row throws(KeystoreError) in
-            guard let credentialIDHash = row.storedBlob("credentialIDHash"), let rpIDHash = row.storedBlob("rpIDHash"),
-                  let userHandleHash = row.storedBlob("userHandleHash"), let sealed = row.storedBlob("sealed")
-            else { throw .recordAuthenticationFailed(path: path) }
-            return CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed)
+        let statement = try db.cachedStatement(sql: sql)
+        // Columns found by name once per query, not once per row and column (a case-insensitive
+        // compare each); a row read in place from the statement, not copied first. A column a
+        // damaged schema lacks still fails only a query that finds a row, as before.
+        let columns = ["credentialIDHash", "rpIDHash", "userHandleHash", "sealed"].map { statement.index(ofColumn: $0) }
+        var rows: [CredentialRow] = []
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try cursor.next() {
+            let blobs = columns.map { column in column.flatMap { Data.fromDatabaseValue(row[$0] as DatabaseValue) } }
+            guard let credentialIDHash = blobs[0], let rpIDHash = blobs[1], let userHandleHash = blobs[2], let sealed = blobs[3]
+            else { throw KeystoreError.recordAuthenticationFailed(path: path) }
+            rows.append(CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed))
         }
+        return rows
     }
 
     /// The lookups an assertion makes, on the calling thread and outside a transaction: one

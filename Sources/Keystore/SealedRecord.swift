@@ -1,4 +1,5 @@
 import Authenticator
+import CBOR
 import Crypto
 import Foundation
 
@@ -34,7 +35,7 @@ struct RecordSealer: Sendable {
     }
 
     private static let deviceStateContext = Array("passkeyd device state v1".utf8) + [0]
-    private static func credentialContext(_ idHash: Data) -> [UInt8] {
+    static func credentialContext(_ idHash: Data) -> [UInt8] {
         Array("passkeyd credential v1".utf8) + [0] + Array(idHash)
     }
 
@@ -47,10 +48,14 @@ struct RecordSealer: Sendable {
             sealed: try seal(credential, encoding: encoding, context: Self.credentialContext(idHash)))
     }
 
-    func open(_ row: CredentialRow) throws(KeystoreError) -> CredentialSource {
-        let credential = try open(CredentialSource.self, row.sealed, context: Self.credentialContext(row.credentialIDHash))
+    /// `rpIDHash`, when the row was found by it, is `lookup.rp(rpID)` already computed: a
+    /// record whose RP ID is `rpID` then needs no second HMAC to be checked against the row.
+    func open(_ row: CredentialRow, foundBy rp: (rpID: String, rpIDHash: Data)? = nil) throws(KeystoreError) -> CredentialSource {
+        let credential = try open(CredentialSource.self, row.sealed, context: Self.credentialContext(row.credentialIDHash),
+                                  fastPath: CredentialSource.init(record:))
+        let rpMatches = if let rp, rp.rpID == credential.rp.id { rp.rpIDHash == row.rpIDHash } else { lookup.rp(credential.rp.id) == row.rpIDHash }
         guard lookup.credential(credential.id) == row.credentialIDHash,
-              lookup.rp(credential.rp.id) == row.rpIDHash,
+              rpMatches,
               lookup.user(rpID: credential.rp.id, handle: credential.user.id) == row.userHandleHash
         else { throw .recordAuthenticationFailed(path: path) }
         return credential
@@ -64,13 +69,16 @@ struct RecordSealer: Sendable {
         try open(DeviceState.self, sealed, context: Self.deviceStateContext)
     }
 
-    private func seal(_ value: some Encodable, encoding: RecordEncoding, context: [UInt8]) throws -> Data {
+    func seal(_ value: some Encodable, encoding: RecordEncoding, context: [UInt8]) throws -> Data {
         var plaintext = [encoding.rawValue] + (try encoding.encode(value))
         defer { Self.erase(&plaintext) }
         return try AES.GCM.seal(plaintext, using: sealKey, authenticating: context).combined!
     }
 
-    private func open<T: Decodable>(_ type: T.Type, _ sealed: Data, context: [UInt8]) throws(KeystoreError) -> T {
+    /// `fastPath` reads a binary record's CBOR without `Codable` when it can (nil: it cannot,
+    /// and `Codable` decides, so both paths give one answer for every record).
+    private func open<T: Decodable>(_ type: T.Type, _ sealed: Data, context: [UInt8],
+                                    fastPath: (CBORValue) -> T? = { _ in nil }) throws(KeystoreError) -> T {
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
               var plaintext = try? AES.GCM.open(box, using: sealKey, authenticating: context)
         else { throw .recordAuthenticationFailed(path: path) }
@@ -78,9 +86,11 @@ struct RecordSealer: Sendable {
         var body = Array(plaintext.dropFirst())
         defer { Self.erase(&body) }
         // An authentic record this build cannot decode was written by a newer build.
-        guard let encoding = plaintext.first.flatMap(RecordEncoding.init(rawValue:)),
-              let value = try? encoding.decode(T.self, from: body)
-        else { throw .recordUnreadable(path: path) }
+        guard let encoding = plaintext.first.flatMap(RecordEncoding.init(rawValue:)) else { throw .recordUnreadable(path: path) }
+        if encoding == .cbor, let item = try? CBORDecoder.decode(body, maxDepth: RecordDecoder.nestingLimit), let value = fastPath(item) {
+            return value
+        }
+        guard let value = try? encoding.decode(T.self, from: body) else { throw .recordUnreadable(path: path) }
         return value
     }
 

@@ -2,6 +2,7 @@ import Authenticator
 import CTAP
 import CTAPHID
 import Logging
+import Synchronization
 
 /// One open handle on the virtual device: turns the connection's byte stream
 /// into 64-byte reports, reassembles messages, and answers each on the channel
@@ -35,8 +36,13 @@ actor CTAPHIDConnection {
     /// Sends the running transaction's keepalives: one task for the connection while its
     /// transactions run, not a timer armed and cancelled per command.
     private var keepaliveTicker: Task<Void, Never>?
-    /// What the running transaction's keepalives say, as the authenticator last reported.
-    private var progress: KeepaliveStatus = .processing
+    /// What the running transaction's keepalives say, as the authenticator last reported: the
+    /// transaction's number shifted left by 8, or'd with the status byte. An atomic word, not
+    /// actor state: the authenticator reports twice per sign-in (UPNEEDED, then PROCESSING
+    /// again), and a visit to this actor for each cost four executor switches, each a job
+    /// through the event loop's queue. One word, written by the running transaction and read
+    /// by the keepalive ticker, which at worst says the status of a moment before.
+    private let progress = Atomic<UInt64>(0)
     private var nextTransaction: UInt64 = 0
     /// Transactions whose answer must not be sent: their channel resynchronised.
     private var silenced: Set<UInt64> = []
@@ -139,6 +145,16 @@ actor CTAPHIDConnection {
         if message.command == .`init` {
             return await initialize(message)
         }
+        // The common case, a CTAP message on an allocated channel: the ownership check and the
+        // device's transaction taken in one visit to the device; the same checks in the same
+        // order as below (a channel not this connection's is refused before a busy device).
+        if channel != CTAPHIDChannel.broadcast, startsTransaction(message) {
+            switch await device.beginTransaction(ifOwner: CTAPCaller(connection: id, channel: channel)) {
+            case .notOwner: return await reply(.error(.invalidChannel, channel: channel))
+            case .busy: return await reply(.error(.channelBusy, channel: channel))
+            case .begun: return startTransaction(channel: channel, command: message.command, payload: message.payload)
+            }
+        }
         guard channel != CTAPHIDChannel.broadcast, await device.owns(id, channel: channel) else {
             return await reply(.error(.invalidChannel, channel: channel))
         }
@@ -157,12 +173,9 @@ actor CTAPHIDConnection {
             logger.info("wink")
             await reply(CTAPHIDMessage(channel: channel, command: .wink))
         case .cbor where device.handler.protocols.contains(.ctap2), .msg where device.handler.protocols.contains(.ctap1):
-            // An empty APDU is still answered, with a status word (SW_WRONG_LENGTH), by the handler.
-            guard !message.payload.isEmpty || message.command == .msg else { return await reply(.error(.invalidLength, channel: channel)) }
-            guard await device.beginTransaction(CTAPCaller(connection: id, channel: channel)) else {
-                return await reply(.error(.channelBusy, channel: channel))
-            }
-            startTransaction(channel: channel, command: message.command, payload: message.payload)
+            // Only an empty CBOR message comes here (`startsTransaction` took the others):
+            // an empty APDU is still answered, with a status word (SW_WRONG_LENGTH), by the handler.
+            return await reply(.error(.invalidLength, channel: channel))
         default:
             // CBOR or MSG where the profile offers no CTAP2 (CBOR clear) or no CTAP1 (NMSG), LOCK
             // (optional, not implemented), device-to-host commands and unknown bytes.
@@ -260,16 +273,26 @@ actor CTAPHIDConnection {
 
     // MARK: The CTAP transaction
 
+    /// A CBOR message the profile's CTAP2 answers (not empty), or an APDU its CTAP1 answers
+    /// (an empty one too: the handler answers it with a status word).
+    private func startsTransaction(_ message: CTAPHIDMessage) -> Bool {
+        switch message.command {
+        case .cbor: device.handler.protocols.contains(.ctap2) && !message.payload.isEmpty
+        case .msg: device.handler.protocols.contains(.ctap1)
+        default: false
+        }
+    }
+
     /// Runs a CBOR message (CTAP2) or an APDU (CTAP1, CTAPHID_MSG); the answer goes back
     /// under the same command.
     private func startTransaction(channel: UInt32, command: CTAPHIDCommand, payload: [UInt8]) {
         nextTransaction += 1
         let transactionID = nextTransaction
-        progress = .processing
+        progress.store(transactionID << 8 | UInt64(KeepaliveStatus.processing.rawValue), ordering: .releasing)
         let (device, handler) = (device, device.handler)
         let caller = CTAPCaller(connection: id, channel: channel)
-        let report: @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
-            await self?.report(status, transaction: transactionID)
+        let report: nonisolated(nonsending) @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
+            self?.report(status, transaction: transactionID)
         }
         // Sign-ins and getInfo run on the connection's event loop; a registration (or anything
         // else that may compute for long) on the pool, so the loop keeps sending keepalives.
@@ -328,15 +351,24 @@ actor CTAPHIDConnection {
         drop("a drop fault unplugged the device")
     }
 
-    private func report(_ status: KeepaliveStatus, transaction: UInt64) {
-        if running?.id == transaction { progress = status }
+    /// Only while `transaction` is the latest one begun: a late report of an earlier one is dropped.
+    private nonisolated func report(_ status: KeepaliveStatus, transaction: UInt64) {
+        var current = progress.load(ordering: .acquiring)
+        while current >> 8 == transaction {
+            let (exchanged, found) = progress.compareExchange(
+                expected: current, desired: transaction << 8 | UInt64(status.rawValue), ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = found
+        }
     }
 
     /// A KEEPALIVE only for a transaction still owed an answer: none once its
     /// channel resynchronised (§11.2.9.1.3) or the peer went away.
     private func keepalive(channel: UInt32, transaction: UInt64) {
         guard !isClosed, !silenced.contains(transaction) else { return }
-        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [progress.rawValue]).reports)
+        let word = progress.load(ordering: .acquiring)
+        let status = word >> 8 == transaction ? UInt8(truncatingIfNeeded: word) : KeepaliveStatus.processing.rawValue
+        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status]).reports)
     }
 
     private func finishTransaction(_ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8]) async {

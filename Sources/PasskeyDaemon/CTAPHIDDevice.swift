@@ -82,6 +82,22 @@ actor CTAPHIDDevice {
         return true
     }
 
+    /// What `beginTransaction(ifOwner:)` found.
+    enum Beginning: Sendable {
+        case begun
+        /// The caller's channel is not its connection's (ERR_INVALID_CHANNEL).
+        case notOwner
+        /// Another transaction runs (ERR_CHANNEL_BUSY).
+        case busy
+    }
+
+    /// `owns` then `beginTransaction` in one call: a message's one visit to this actor instead
+    /// of two (each visit is two executor switches, each a job through the event loop's queue).
+    func beginTransaction(ifOwner caller: CTAPCaller) -> Beginning {
+        guard owns(caller.connection, channel: caller.channel) else { return .notOwner }
+        return beginTransaction(caller) ? .begun : .busy
+    }
+
     func endTransaction(_ caller: CTAPCaller) {
         if transaction == caller { transaction = nil }
     }

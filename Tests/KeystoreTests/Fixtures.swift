@@ -107,3 +107,17 @@ enum StoreOutcome: Equatable {
         }
     }
 }
+
+/// A credential with every optional field set, a key of another algorithm than ES256 and a
+/// date with a fraction of a second: what a record's encodings must keep exactly.
+func credentialWithEveryField(backedUp: Bool = true) -> CredentialSource {
+    var credential = CredentialSource(
+        id: Array(0..<48), rp: PublicKeyCredentialRpEntity(id: "every.example", name: "Every Field"),
+        user: PublicKeyCredentialUserEntity(id: [0, 0xFF, 7], name: "ü", displayName: "User Ü"),
+        algorithm: .edDSA, privateKey: Array(repeating: 0xA5, count: 32), signCount: .max,
+        createdAt: Date(timeIntervalSince1970: 1_700_000_000.123_456_789), credProtect: 3, hmacSecret: true,
+        largeBlobKey: Array(repeating: 1, count: 32), credBlob: [], thirdPartyPayment: false)
+    credential.backup = BackupFlags(eligible: true, backedUp: backedUp)
+    credential.countsSignatures = false
+    return credential
+}

@@ -13,19 +13,6 @@ import Testing
 @Suite struct RecordEncodingTests {
     private let sealer = RecordSealer(dataKey: .generate(), storeID: Array(repeating: 7, count: 16), path: "/test/keystore.sqlite")
 
-    /// Every optional field set, a key of another algorithm, a date with a fraction of a second.
-    private func everyField() -> CredentialSource {
-        var credential = CredentialSource(
-            id: Array(0..<48), rp: PublicKeyCredentialRpEntity(id: "every.example", name: "Every Field"),
-            user: PublicKeyCredentialUserEntity(id: [0, 0xFF, 7], name: "ü", displayName: "User Ü"),
-            algorithm: .edDSA, privateKey: Array(repeating: 0xA5, count: 32), signCount: .max,
-            createdAt: Date(timeIntervalSince1970: 1_700_000_000.123_456_789), credProtect: 3, hmacSecret: true,
-            largeBlobKey: Array(repeating: 1, count: 32), credBlob: [], thirdPartyPayment: false)
-        credential.backup = BackupFlags(eligible: true, backedUp: true)
-        credential.countsSignatures = false
-        return credential
-    }
-
     private func everyDeviceField() -> DeviceState {
         var state = DeviceState(wrappingKey: Array(repeating: 3, count: 32))
         state.pinHash = Array(repeating: 4, count: 16)
@@ -44,7 +31,7 @@ import Testing
     }
 
     @Test func theBinaryEncodingKeepsEveryFieldOfACredentialAndTheDeviceState() throws {
-        let credential = everyField()
+        let credential = credentialWithEveryField()
         #expect(try RecordEncoding.cbor.decode(CredentialSource.self, from: RecordEncoding.cbor.encode(credential)) == credential)
         var minimal = makeCredential(name: nil, displayName: nil)
         minimal.algorithm = .rs256
@@ -58,7 +45,7 @@ import Testing
     }
 
     @Test func byteFieldsAreByteStringsNotArraysOfNumbers() throws {
-        let credential = everyField()
+        let credential = credentialWithEveryField()
         let binary = try RecordEncoding.cbor.encode(credential)
         let members = try #require(try CBORDecoder.decode(binary, maxDepth: RecordDecoder.nestingLimit).mapValue)
         #expect(members[.textString("privateKey")] == .byteString(credential.privateKey))
@@ -70,7 +57,7 @@ import Testing
     }
 
     @Test func aRecordSealedAsJSONOpensAndASealedRecordIsBinary() throws {
-        let credential = everyField()
+        let credential = credentialWithEveryField()
         let legacy = try sealer.seal(credential, encoding: .json)
         #expect(try sealer.open(legacy) == credential)
         let current = try sealer.seal(credential)

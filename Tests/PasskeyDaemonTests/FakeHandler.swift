@@ -23,7 +23,7 @@ actor FakeHandler: CTAP2MessageHandler {
     }
 
     func handle(_ message: [UInt8], from caller: CTAPCaller,
-                progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+                progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         callers.append(caller)
         let response = await respond(to: message, progress: progress)
         lastResponse = response
@@ -33,7 +33,7 @@ actor FakeHandler: CTAP2MessageHandler {
         return response
     }
 
-    private func respond(to message: [UInt8], progress: @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+    private func respond(to message: [UInt8], progress: nonisolated(nonsending) @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         switch message.first {
         case 0x04:
             return [0x00, 0xA0]

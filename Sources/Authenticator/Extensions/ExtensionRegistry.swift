@@ -44,6 +44,9 @@ public struct ExtensionRegistry: Sendable {
 
     /// The same for a getAssertion request.
     func getAssertion(_ inputs: ExtensionMap) throws(CTAPStatus) -> [PreparedAssertionExtension] {
+        // No inputs, nothing prepared (an extension prepares only for its own input): most
+        // sign-ins ask for none, and each look-up costs generic metadata at run time.
+        guard !inputs.isEmpty else { return [] }
         var prepared: [PreparedAssertionExtension] = []
         for handler in extensions { if let one = try handler.prepareAssertion(inputs) { prepared.append(one) } }
         return prepared

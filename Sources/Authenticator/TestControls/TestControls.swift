@@ -73,7 +73,11 @@ public actor TestControls {
 
     /// The faults a transaction for `rpID` meets: every matching rule fires once (and is used
     /// up after its count), is logged, and is seen by watchers.
-    nonisolated func fire(rpID: String?) async -> FiredFaults {
+    /// `nonsending`, like `takeDrop` and `announce`: with nothing armed it answers on the caller's
+    /// executor. A plain `nonisolated async` function would leave the caller's actor and come
+    /// back, two executor switches, each a job through the event loop's queue for a task that
+    /// prefers it (the runtime takes no thread over for such a task).
+    nonisolated(nonsending) func fire(rpID: String?) async -> FiredFaults {
         guard isActive(.armed) else { return FiredFaults() }
         return await fireArmed(rpID: rpID)
     }
@@ -100,7 +104,7 @@ public actor TestControls {
     }
 
     /// Whether a `drop` fault ended this caller's transaction; asked once, by the transport.
-    public nonisolated func takeDrop(_ caller: CTAPCaller) async -> Bool {
+    public nonisolated(nonsending) func takeDrop(_ caller: CTAPCaller) async -> Bool {
         guard isActive(.dropping) else { return false }
         return await takeNotedDrop(caller)
     }
@@ -128,7 +132,7 @@ public actor TestControls {
 
     /// Tells every watcher, if anyone watches: the event is described only then, and
     /// nobody waits for this actor when nobody does.
-    public nonisolated func announce(_ event: @autoclosure () -> DeviceEvent?) async {
+    public nonisolated(nonsending) func announce(_ event: @autoclosure () -> DeviceEvent?) async {
         guard isActive(.watched), let event = event() else { return }
         await record(event)
     }

@@ -5,7 +5,7 @@ import CTAP
 /// Refusals are status words; U2F has no other way to fail.
 extension Authenticator {
     public func handleAPDU(_ apdu: [UInt8], from caller: CTAPCaller,
-                           progress: @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+                           progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         await takeTurn()
         defer { endTurn() }
         // A U2F command is the caller's next command: a CTAP2 conversation ends with it.

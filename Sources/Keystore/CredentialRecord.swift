@@ -1,0 +1,137 @@
+import Authenticator
+import CBOR
+import CTAP
+import Foundation
+
+/// A credential's record read straight from its CBOR map, without `Codable`: every sign-in
+/// opens one, and `RecordDecoder`'s containers, dynamic casts and metadata lookups were the
+/// largest part of opening it (docs/benchmarks.md).
+///
+/// It reads only the shape today's `RecordEncoder` writes: every member it knows, of the
+/// type it is written as, and nothing else. Anything else (a member it does not know, which
+/// a newer build or a field added to `CredentialSource` writes; a value of another type; a
+/// backup state `BackupFlags` refuses) gives nil, and the caller decodes the record through
+/// `Codable` as before, so the two paths never disagree on a record and a new field is never
+/// dropped. `CredentialRecordTests` holds the member lists to the types' own (by reflection)
+/// and the values to `RecordDecoder`'s.
+extension CredentialSource {
+    /// The members of `CredentialSource` this reader knows, by their coding names.
+    static let recordMembers: Set<String> = [
+        "id", "rp", "user", "algorithm", "privateKey", "signCount", "createdAt", "credProtect",
+        "hmacSecret", "largeBlobKey", "credBlob", "thirdPartyPayment", "backup", "countsSignatures",
+    ]
+    static let rpRecordMembers: Set<String> = ["id", "name"]
+    static let userRecordMembers: Set<String> = ["id", "name", "displayName"]
+    static let backupRecordMembers: Set<String> = ["eligible", "backedUp"]
+
+    init?(record: CBORValue) {
+        guard case .map(let members) = record else { return nil }
+        var id: [UInt8]?, rp: PublicKeyCredentialRpEntity?, user: PublicKeyCredentialUserEntity?
+        var algorithm: COSEAlgorithm?, privateKey: [UInt8]?, signCount: UInt32?, createdAt: Date?, credProtect: UInt8?
+        var hmacSecret: Bool?, largeBlobKey: [UInt8]?, credBlob: [UInt8]?, thirdPartyPayment: Bool?
+        var backup: BackupFlags?, countsSignatures: Bool?
+        // One pass over the map: no hashing of member names to look each one up.
+        for (key, value) in members {
+            guard case .textString(let name) = key else { return nil }
+            switch name {
+            case "id": guard let bytes = value.recordBytes else { return nil }; id = bytes
+            case "rp": guard let entity = PublicKeyCredentialRpEntity(record: value) else { return nil }; rp = entity
+            case "user": guard let entity = PublicKeyCredentialUserEntity(record: value) else { return nil }; user = entity
+            case "algorithm":
+                guard let raw = try? Int(record: value), let known = COSEAlgorithm(rawValue: raw) else { return nil }
+                algorithm = known
+            case "privateKey": guard let bytes = value.recordBytes else { return nil }; privateKey = bytes
+            case "signCount": guard let count = try? UInt32(record: value) else { return nil }; signCount = count
+            // `Date`'s own coding: its interval since the reference date, as a `Double`.
+            case "createdAt":
+                guard let interval = try? Double(record: value) else { return nil }
+                createdAt = Date(timeIntervalSinceReferenceDate: interval)
+            case "credProtect": guard let level = try? UInt8(record: value) else { return nil }; credProtect = level
+            // Optional members: null reads as absent, as `decodeIfPresent` has it.
+            case "hmacSecret": guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }; hmacSecret = flag
+            case "largeBlobKey": guard let bytes = value.optionalRecordBytes else { return nil }; largeBlobKey = bytes
+            case "credBlob": guard let bytes = value.optionalRecordBytes else { return nil }; credBlob = bytes
+            case "thirdPartyPayment": guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }; thirdPartyPayment = flag
+            case "backup":
+                if value == .null { continue }
+                guard let flags = BackupFlags(record: value) else { return nil }
+                backup = flags
+            case "countsSignatures": guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }; countsSignatures = flag
+            default: return nil
+            }
+        }
+        guard let id, let rp, let user, let algorithm, let privateKey, let signCount, let createdAt, let credProtect else { return nil }
+        self.init(id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount,
+                  createdAt: createdAt, credProtect: credProtect, hmacSecret: hmacSecret, largeBlobKey: largeBlobKey,
+                  credBlob: credBlob, thirdPartyPayment: thirdPartyPayment)
+        self.backup = backup
+        self.countsSignatures = countsSignatures
+    }
+}
+
+extension PublicKeyCredentialRpEntity {
+    fileprivate init?(record: CBORValue) {
+        guard case .map(let members) = record else { return nil }
+        var id: String?, name: String?
+        for (key, value) in members {
+            guard case .textString(let member) = key else { return nil }
+            switch member {
+            case "id": guard let text = try? String(record: value) else { return nil }; id = text
+            case "name": guard let text = value.optionalRecord(String.init(record:)) else { return nil }; name = text
+            default: return nil
+            }
+        }
+        guard let id else { return nil }
+        self.init(id: id, name: name)
+    }
+}
+
+extension PublicKeyCredentialUserEntity {
+    /// Without `validate()`: the `Codable` path reads a stored user entity without it too.
+    fileprivate init?(record: CBORValue) {
+        guard case .map(let members) = record else { return nil }
+        var id: [UInt8]?, name: String?, displayName: String?
+        for (key, value) in members {
+            guard case .textString(let member) = key else { return nil }
+            switch member {
+            case "id": guard let bytes = value.recordBytes else { return nil }; id = bytes
+            case "name": guard let text = value.optionalRecord(String.init(record:)) else { return nil }; name = text
+            case "displayName": guard let text = value.optionalRecord(String.init(record:)) else { return nil }; displayName = text
+            default: return nil
+            }
+        }
+        guard let id else { return nil }
+        self.init(id: id, name: name, displayName: displayName)
+    }
+}
+
+extension BackupFlags {
+    /// Nil also for backed up but not eligible, which `BackupFlags` cannot hold but `Codable`
+    /// reads: such a record takes the `Codable` path, so it opens exactly as before.
+    fileprivate init?(record: CBORValue) {
+        guard case .map(let members) = record, members.count == 2,
+              let eligible = members[.textString("eligible")].flatMap({ try? Bool(record: $0) }),
+              let backedUp = members[.textString("backedUp")].flatMap({ try? Bool(record: $0) })
+        else { return nil }
+        self.init(eligible: eligible, backedUp: backedUp)
+    }
+}
+
+extension CBORValue {
+    fileprivate var recordBytes: [UInt8]? {
+        if case .byteString(let bytes) = self { return bytes }
+        return nil
+    }
+
+    /// `.some(nil)` for null, `.some(bytes)` for a byte string, nil for anything else.
+    fileprivate var optionalRecordBytes: [UInt8]?? {
+        if self == .null { return .some(nil) }
+        return recordBytes.map { .some($0) }
+    }
+
+    /// `.some(nil)` for null, `.some(value)` when `read` accepts it, nil when it does not.
+    fileprivate func optionalRecord<T>(_ read: (CBORValue) throws -> T) -> T?? {
+        if self == .null { return .some(nil) }
+        return (try? read(self)).map { .some($0) }
+    }
+}
