@@ -22,6 +22,17 @@ struct CredentialKey: Sendable {
     static let rsaModulusBytes = 256
     static let rsaPublicExponent: [UInt8] = [0x01, 0x00, 0x01]
 
+    /// Generates a fresh key, on the global pool when that may take long: an RSA key is a
+    /// search for primes, tens to hundreds of milliseconds, and a registration otherwise runs
+    /// on the daemon's event loop, which must keep sending keepalives meanwhile (CTAP 2.1
+    /// §11.2.9.2.1: at least every 100 ms).
+    static func generating(_ algorithm: COSEAlgorithm) async throws(CTAPStatus) -> CredentialKey {
+        switch algorithm {
+        case .rs256, .ps256: try await withTaskExecutorPreference(globalConcurrentExecutor) { () throws(CTAPStatus) in try generate(algorithm) }
+        default: try generate(algorithm)
+        }
+    }
+
     /// Generates a fresh key; only signature algorithms are valid here.
     static func generate(_ algorithm: COSEAlgorithm) throws(CTAPStatus) -> CredentialKey {
         let raw: [UInt8]

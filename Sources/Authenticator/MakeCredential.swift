@@ -67,7 +67,7 @@ extension Authenticator {
         var extensionState = CredentialExtensionState()
         let creation = CredentialCreation(userVerified: userVerified, residentKey: residentKey)
         for prepared in extensions { try prepared.record(&extensionState, creation) }
-        let key = try CredentialKey.generate(algorithm)
+        let key = try await CredentialKey.generating(algorithm)
         let credentialID: [UInt8]
         if residentKey {
             credentialID = Self.randomBytes(32)

@@ -22,7 +22,7 @@ import Glibc
 /// not its selector: a channel on the same loop that this server did not accept (none in
 /// passkeyd; a test's own client) waits until the polling ends.
 /// Only answers written on the loop itself start polling: one written from elsewhere (a
-/// registration, which runs on the pool) leaves the loop's core to the threads doing that work.
+/// command that runs on the pool) leaves the loop's core to the threads doing that work.
 final class BusyPoll: Sendable {
     private struct State {
         var descriptors: [Int32] = []

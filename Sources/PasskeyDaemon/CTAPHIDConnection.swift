@@ -294,8 +294,9 @@ actor CTAPHIDConnection {
         let report: nonisolated(nonsending) @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
             self?.report(status, transaction: transactionID)
         }
-        // Sign-ins and getInfo run on the connection's event loop; a registration (or anything
-        // else that may compute for long) on the pool, so the loop keeps sending keepalives.
+        // Sign-ins, registrations and getInfo run on the connection's event loop; anything else
+        // (which may compute for long: a reset, a bio enrollment) on the pool, so the loop keeps
+        // sending keepalives.
         let quick = command == .cbor && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
         let preference: (any TaskExecutor)? = quick ? executor : nil
         let task = Task(executorPreference: preference) { [weak self] in
@@ -320,8 +321,11 @@ actor CTAPHIDConnection {
     }
 
     /// authenticatorGetAssertion, authenticatorGetInfo, authenticatorGetNextAssertion: one
-    /// signature at most, so at most a few milliseconds on the event loop.
-    private static let quickCommands: Set<CTAPCommand> = [.getAssertion, .getInfo, .getNextAssertion]
+    /// signature at most; authenticatorMakeCredential: a key and a signature, its one slow
+    /// step (RSA key generation) leaving the loop by itself (`CredentialKey.generating`). So
+    /// at most a few milliseconds on the event loop, and a registration is read, made and
+    /// answered on one thread (about 5.5 context switches each instead of 14, docs/benchmarks.md).
+    private static let quickCommands: Set<CTAPCommand> = [.getAssertion, .getInfo, .getNextAssertion, .makeCredential]
 
     /// §11.2.9.2.1: a KEEPALIVE at least every 100 ms while a command runs. The ticker wakes
     /// every half interval; a transaction's first keepalive comes once it has run half an

@@ -8,8 +8,9 @@ import NIOCore
 /// wake-up of the event loop to write the answer (jobs enqueued from the loop itself are
 /// queued without waking its selector). Default actors the task calls into (the
 /// connection, the device, the authenticator, the keystore) run their code there too.
-/// Work that may run long (a registration, which can generate an RSA key) does not
-/// prefer it, so the loop stays free to send keepalives (CTAP 2.1 §11.2.9.2.1).
+/// Work that may run long (a reset, a bio enrollment; within a registration, RSA key
+/// generation) does not prefer it, so the loop stays free to send keepalives (CTAP 2.1
+/// §11.2.9.2.1).
 final class EventLoopTaskExecutor: TaskExecutor {
     let eventLoop: any EventLoop
 

@@ -30,8 +30,8 @@ import Testing
                         let echo = try await other.transact(CTAPHIDMessage(channel: control, command: .cbor, payload: [0x7F, UInt8(round)]))
                         #expect(echo.payload == [0x00, 0x7F, UInt8(round)])
                     }
-                    // A registration runs on the pool and waits for a touch; its keepalives come
-                    // from a timer, every 75 ms, while the loops poll.
+                    // A registration waits for a touch; its keepalives come from a timer, every
+                    // 75 ms, while the loops poll.
                     try await waiting.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
                     try await waiting.awaitKeepalive(.userPresenceNeeded, channel: channel)
                     try await waiting.awaitKeepalive(.userPresenceNeeded, channel: channel)
@@ -41,7 +41,7 @@ import Testing
                     let answer = try await other.transact(
                         CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1] + idBytes))
                     #expect(answer.payload == [1])
-                    // The registration's answer comes from a pool thread, while the loops poll.
+                    // The registration's answer, once the touch came from the other connection.
                     let reply = try await waiting.readReply(channel: channel)
                     #expect(reply.command == .cbor && reply.payload == [CTAPStatus.success.rawValue])
                 }
