@@ -61,7 +61,8 @@ let package = Package(
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
         .target(name: "PasskeyClient", dependencies: [
             "WebAuthn", "CTAP", "CTAPHID", "CBOR", logging, crypto[0], .product(name: "CompressNIO", package: "compress-nio"),
-        ] + nio),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
         .target(name: "WebAuthn", dependencies: ["CTAP", crypto[0]]),
         // What a relying party's server does: challenges and verification.

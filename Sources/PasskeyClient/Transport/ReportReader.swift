@@ -1,39 +1,111 @@
 import CTAPHID
 
-/// The reports a connection has received, one at a time: the reader's side of
-/// `ReportStreamHandler`, keeping the reports of a read that come after the message it
-/// was reading for (a WATCH stream's next event) for the next read. A class: every read
-/// on the connection shares what is left over; the transport's actor serialises them.
+/// The reports a connection receives, one at a time, read on the calling task's thread.
+/// Keeps the reports of a read that come after the message it was reading for (a WATCH
+/// stream's next event) for the next read. A class: every read on the connection shares
+/// what is left over; the transport's actor serialises them.
+///
+/// How it waits for a reply (docs/benchmarks.md, "PasskeyClient's socket path"): an
+/// answer usually comes within 0.1–0.5 ms, so the reader blocks its own thread in poll(2)
+/// for up to 1 ms, and the reply wakes that very thread, as a blocking C client's read
+/// does: no event loop thread to wake and no hand-off back to the caller. This keeps one
+/// of the cooperative pool's few threads, so it is short. Only then it suspends, holding
+/// no thread, on a Dispatch read source: the path for a person's touch (up to 30 s), a
+/// reply after a keepalive, or a WATCH stream (forever).
 final class ReportReader {
-    private var events: AsyncStream<ReportStreamHandler.Event>.Iterator
-    private var batch: [UInt8] = []
+    private let socket: ReportSocket
+    /// Bytes received and not yet handed out: whole reports from `offset`, maybe a partial one at the end.
+    private var received: [UInt8] = []
     private var offset = 0
+    /// Where recv(2) writes: room for the longest message (129 reports) in one call.
+    private var scratch = [UInt8](repeating: 0, count: 129 * CTAPHIDPacket.size)
 
-    init(_ stream: AsyncStream<ReportStreamHandler.Event>) {
-        events = stream.makeAsyncIterator()
+    /// How long a reply is awaited in poll(2) on the calling thread before the reader suspends.
+    static let blockMilliseconds: Int32 = 1
+    /// A suspended reader wakes this often with `.tick`, so a silent device is noticed.
+    static let tickInterval = Duration.milliseconds(100)
+
+    init(_ socket: ReportSocket) {
+        self.socket = socket
     }
 
     /// What `next` found.
     enum Item {
         case report(ArraySlice<UInt8>)
-        /// `ReportStreamHandler`'s periodic wake-up: no report came meanwhile.
+        /// No report came for `tickInterval`.
         case tick
     }
 
-    /// The next report or tick; nil once the connection closed. Reports already received
+    /// How a read waits.
+    enum Wait {
+        /// For a reply that is on its way: block briefly, then suspend. Cancellation does
+        /// not interrupt it (a cancelled request still waits for the device's answer).
+        case reply
+        /// For a reply the device has said will take a while (it sent a keepalive: processing,
+        /// or waiting for a person): suspend at once; cancellation does not interrupt it either.
+        case slowReply
+        /// For a stream's next message, which may never come: suspend at once, and end the
+        /// wait with `.tick` when the task is cancelled.
+        case stream
+    }
+
+    /// The next report or tick; nil once the connection ended. Reports already received
     /// come without waiting.
-    func next(isolation actor: isolated (any Actor)? = #isolation) async -> Item? {
-        if offset < batch.count {
-            defer { offset += CTAPHIDPacket.size }
-            return .report(batch[offset..<offset + CTAPHIDPacket.size])
+    func next(_ wait: Wait = .reply, isolation actor: isolated (any Actor)? = #isolation) async -> Item? {
+        switch take() {
+        case .report(let report): return .report(report)
+        case .ended: return nil
+        case .nothing: break
         }
-        switch await events.next(isolation: actor) {
-        case nil: return nil
-        case .tick: return .tick
-        case .reports(let reports):
-            batch = reports
-            offset = CTAPHIDPacket.size
-            return .report(batch[0..<CTAPHIDPacket.size])
+        if wait == .reply {
+            // No spinning first: on the 2-vCPU bench machine a client spinning for 100–200 µs
+            // held the core a daemon thread needed while passkeyd busy-polled the other, and
+            // its replies came 0.2 ms late (docs/benchmarks.md, "PasskeyClient's socket path").
+            socket.waitOnThisThread(milliseconds: Self.blockMilliseconds)
         }
+        while true {
+            switch take() {
+            case .report(let report): return .report(report)
+            case .ended: return nil
+            case .nothing: break
+            }
+            if !(await socket.readable(within: Self.tickInterval, wakingOnCancel: wait == .stream)) { return .tick }
+        }
+    }
+
+    /// What `take` found.
+    private enum Taken {
+        case report(ArraySlice<UInt8>)
+        case ended
+        case nothing
+    }
+
+    /// A whole report from what has arrived, asking the socket for more if need be; never waits.
+    private func take() -> Taken {
+        while true {
+            if let report = takeReport() { return .report(report) }
+            switch receive() {
+            case .ended: return .ended
+            case .nothing: return .nothing
+            case .bytes: continue
+            }
+        }
+    }
+
+    private func takeReport() -> ArraySlice<UInt8>? {
+        guard received.count - offset >= CTAPHIDPacket.size else { return nil }
+        defer { offset += CTAPHIDPacket.size }
+        return received[offset..<offset + CTAPHIDPacket.size]
+    }
+
+    /// Appends what has arrived to `received`, first dropping the reports already handed out.
+    private func receive() -> ReportSocket.Received {
+        if offset > 0 {
+            received.removeFirst(offset)
+            offset = 0
+        }
+        let result = scratch.withUnsafeMutableBytes { socket.receive(into: $0) }
+        if case .bytes(let count) = result { received.append(contentsOf: scratch[..<count]) }
+        return result
     }
 }

@@ -1,8 +1,5 @@
 import CTAP
 import CTAPHID
-import Foundation
-import NIOCore
-import NIOPosix
 
 /// A CTAPHID host on passkeyd's Unix socket: the socket is one open handle on a
 /// virtual USB HID device carrying 64-byte reports (CTAP 2.1 §11.2).
@@ -11,6 +8,12 @@ import NIOPosix
 /// reports keepalives, relays task cancellation as CTAPHID_CANCEL (and still waits
 /// for the device's answer), times out a silent device, and reconnects after the
 /// daemon restarts.
+///
+/// It does the socket's I/O itself, on the calling task's thread: the request's reports go
+/// out in one send(2), and the reply is read as `ReportReader` describes (a poll(2) of at
+/// most 1 ms on the caller's thread, then a suspension holding no thread). A reply therefore costs the daemon's
+/// wake-up and ours, as a blocking C client's does, and no hand-off to an event loop and
+/// back (docs/benchmarks.md, "PasskeyClient's socket path").
 public actor UnixSocketTransport: CTAPTransport {
     public nonisolated let path: String
     /// How long the device may stay silent (no reply, no keepalive) before `.timeout`.
@@ -20,10 +23,9 @@ public actor UnixSocketTransport: CTAPTransport {
     private var transactions = TurnQueue()
 
     private struct Connection {
-        let channel: any Channel
+        let socket: ReportSocket
         let cid: UInt32
         let reader: ReportReader
-        let ticker: Task<Void, Never>
     }
 
     public init(path: String = PasskeydSocket.defaultPath(), silenceTimeout: Duration = .seconds(5)) {
@@ -58,7 +60,8 @@ public actor UnixSocketTransport: CTAPTransport {
         while !Task.isCancelled {
             let message: [UInt8]
             do {
-                message = try await readReply(from: connection.reader, channel: connection.cid, to: command.command, keepalive: { _ in }, silenceTimeout: nil)
+                message = try await readReply(from: connection.reader, channel: connection.cid, to: command.command, keepalive: { _ in },
+                                              silenceTimeout: nil, wait: .stream)
             } catch {
                 if Task.isCancelled { break }
                 await close()
@@ -71,10 +74,7 @@ public actor UnixSocketTransport: CTAPTransport {
 
     /// Closes the connection; the next request opens a new one.
     public func close() async {
-        if let connection {
-            connection.ticker.cancel()
-            try? await connection.channel.close()
-        }
+        connection?.socket.shutdown()
         connection = nil
     }
 
@@ -91,14 +91,7 @@ public actor UnixSocketTransport: CTAPTransport {
         var backoff = Duration.microseconds(200)
         while true {
             let connection = try await connected()
-            // The exchange runs unstructured so a cancelled caller still waits for the device to confirm.
-            let exchange = Task { await self.exchange(command: command, payload: payload, keepalive: keepalive) }
-            let result = await withTaskCancellationHandler {
-                await exchange.value
-            } onCancel: {
-                let cancel = CTAPHIDMessage(channel: connection.cid, command: .cancel).reports
-                connection.channel.writeAndFlush(ByteBuffer(bytes: cancel), promise: nil)
-            }
+            let result = await exchange(on: connection, command: command, payload: payload, keepalive: keepalive, cancellable: true)
             switch result {
             case .success(let reply):
                 return reply
@@ -115,16 +108,31 @@ public actor UnixSocketTransport: CTAPTransport {
         }
     }
 
-    /// Writes a request on the current connection and reads its reply.
-    private func exchange(command: CTAPHIDCommand, payload: [UInt8],
-                          keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async -> Result<[UInt8], TransportError> {
-        guard let connection else { return .failure(.disconnected) }
-        let request = CTAPHIDMessage(channel: connection.cid, command: command, payload: payload)
-        // Not awaited: a write that fails closes the channel, which ends the reply's read as
-        // `.disconnected`; waiting for the event loop to confirm would cost a wake-up per message.
-        connection.channel.writeAndFlush(ByteBuffer(bytes: request.reports), promise: nil)
+    /// Writes a request on `connection` and reads its reply. When `cancellable`, cancelling the
+    /// calling task sends CTAPHID_CANCEL and the read goes on until the device answers (§11.2.9.1.5).
+    private func exchange(on connection: Connection, command: CTAPHIDCommand, payload: [UInt8],
+                          keepalive: @escaping @Sendable (KeepaliveStatus) -> Void, cancellable: Bool) async -> Result<[UInt8], TransportError> {
         do {
-            return .success(try await readReply(from: connection.reader, channel: connection.cid, to: command, keepalive: keepalive, silenceTimeout: silenceTimeout))
+            try connection.socket.send(CTAPHIDMessage(channel: connection.cid, command: command, payload: payload).reports)
+        } catch {
+            return .failure(error)
+        }
+        guard cancellable else { return await reply(on: connection, to: command, keepalive: keepalive) }
+        // Sent after the request is out, from the cancelling thread; the read goes on until the device answers.
+        let socket = connection.socket
+        let cancel = CTAPHIDMessage(channel: connection.cid, command: .cancel).reports
+        return await withTaskCancellationHandler {
+            await reply(on: connection, to: command, keepalive: keepalive)
+        } onCancel: {
+            socket.sendWithoutWaiting(cancel)
+        }
+    }
+
+    private func reply(on connection: Connection, to command: CTAPHIDCommand,
+                       keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async -> Result<[UInt8], TransportError> {
+        do {
+            return .success(try await readReply(from: connection.reader, channel: connection.cid, to: command, keepalive: keepalive,
+                                                silenceTimeout: silenceTimeout))
         } catch {
             return .failure(error)
         }
@@ -134,15 +142,18 @@ public actor UnixSocketTransport: CTAPTransport {
     /// silent for longer than `silenceTimeout` (if given) is `.timeout`.
     private func readReply(from reader: ReportReader, channel: UInt32,
                            to command: CTAPHIDCommand, keepalive: @escaping @Sendable (KeepaliveStatus) -> Void,
-                           silenceTimeout: Duration?) async throws(TransportError) -> [UInt8] {
+                           silenceTimeout: Duration?, wait: ReportReader.Wait = .reply) async throws(TransportError) -> [UInt8] {
         var reassembler = CTAPHIDReassembler(onlyChannel: channel)
         var lastHeard = ContinuousClock.now
+        var wait = wait
         while true {
-            guard let item = await reader.next() else { throw .disconnected }
+            guard let item = await reader.next(wait) else { throw .disconnected }
             let report: ArraySlice<UInt8>
             switch item {
             case .tick:
                 if let silenceTimeout, ContinuousClock.now - lastHeard > silenceTimeout { throw .timeout }
+                // A stream's reader ends with its task; the caller sees the cancellation.
+                if wait == .stream, Task.isCancelled { throw .disconnected }
                 continue
             case .report(let bytes):
                 report = bytes
@@ -158,6 +169,8 @@ public actor UnixSocketTransport: CTAPTransport {
             case .complete(let message):
                 if message.command == .keepalive {
                     if let status = message.payload.first.flatMap(KeepaliveStatus.init(rawValue:)) { keepalive(status) }
+                    // The answer is tens of milliseconds away at least: no more blocking a pool thread for it.
+                    if wait == .reply { wait = .slowReply }
                     continue
                 }
                 if message.command == .error { throw .deviceError(message.payload.first ?? 0x7F) }
@@ -168,58 +181,31 @@ public actor UnixSocketTransport: CTAPTransport {
     }
 
     /// The open connection, or a new one with a freshly allocated channel (CTAP 2.1 §11.2.9.1.3).
-    private func connected() async throws(TransportError) -> (channel: any Channel, cid: UInt32) {
-        if let connection, connection.channel.isActive { return (connection.channel, connection.cid) }
+    private func connected() async throws(TransportError) -> Connection {
+        if let connection, !connection.socket.hasEnded { return connection }
         await close()
-        let (stream, continuation) = AsyncStream.makeStream(of: ReportStreamHandler.Event.self)
-        let channel: any Channel
-        do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ReportStreamHandler(continuation: continuation))
-                    }
-                }
-                .connect(unixDomainSocketPath: path).get()
-        } catch {
-            continuation.finish()
-            throw .unreachable(path)
-        }
+        let socket = try ReportSocket.connect(to: path, sendTimeout: silenceTimeout)
         // Before the first byte: only our own daemon, in a folder nobody else controls, hears us.
-        if let refusal = await Self.refusal(of: channel, path: path) {
-            try? await channel.close()
-            continuation.finish()
+        if let refusal = SocketFolder.refusal(forSocket: path) ?? SocketFolder.refusal(forSocket: path, servedBy: socket.peerUID) {
+            socket.shutdown()
             throw .untrusted(refusal)
         }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                continuation.yield(.tick)
-            }
-        }
-        let reader = ReportReader(stream)
-        connection = Connection(channel: channel, cid: CTAPHIDChannel.broadcast, reader: reader, ticker: ticker)
+        let reader = ReportReader(socket)
         var nonce = [UInt8](repeating: 0, count: CTAPHIDInitResponse.nonceLength)
         for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255) }
-        let result = await exchange(command: .`init`, payload: nonce, keepalive: { _ in })
+        let broadcast = Connection(socket: socket, cid: CTAPHIDChannel.broadcast, reader: reader)
+        let result = await exchange(on: broadcast, command: .`init`, payload: nonce, keepalive: { _ in }, cancellable: false)
         guard case .success(let payload) = result,
               let response = CTAPHIDInitResponse(payload: payload), response.nonce == nonce,
               CTAPHIDChannel.isAllocatable(response.channel)
         else {
-            await close()
+            socket.shutdown()
             if case .failure(let error) = result { throw error }
             throw .protocolViolation("CTAPHID_INIT answered without our nonce or with an unusable channel")
         }
-        connection = Connection(channel: channel, cid: response.channel, reader: reader, ticker: ticker)
-        return (channel, response.channel)
-    }
-
-    /// Why this connection is not to be trusted with a byte, if it is not.
-    private static func refusal(of channel: any Channel, path: String) async -> String? {
-        if let refusal = SocketFolder.refusal(forSocket: path) { return refusal }
-        let peer = try? await (channel as? any SocketOptionProvider)?.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get() as PeerCredentials?
-        return SocketFolder.refusal(forSocket: path, servedBy: peer?.uid)
+        let connection = Connection(socket: socket, cid: response.channel, reader: reader)
+        self.connection = connection
+        return connection
     }
 
     private func beginTransaction() async {
