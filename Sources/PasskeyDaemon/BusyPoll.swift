@@ -17,7 +17,9 @@ import Glibc
 ///
 /// The polling runs as tasks on the loop, each a slice of at most `slice`, that `poll(2)`
 /// the loop's connections without waiting. When one is readable (or hung up) the polling
-/// stops and NIO's selector takes over, as it would have after waking. Between slices NIO
+/// stops and NIO's selector takes over, as it would have after waking. After each slice the
+/// loop's thread yields its core (`sched_yield`) to any other runnable thread: on a machine
+/// of two cores, a host that also polls for its answer holds the other one. Between slices NIO
 /// runs whatever other tasks were queued (timers, replies written from other threads), but
 /// not its selector: a channel on the same loop that this server did not accept (none in
 /// passkeyd; a test's own client) waits until the polling ends.
@@ -87,6 +89,7 @@ final class BusyPoll: Sendable {
             let now = NIODeadline.now()
             if now >= state.value.until { break }
             if now >= sliceEnd {
+                sched_yield()
                 eventLoop.execute { self.poll() }
                 return
             }

@@ -1,17 +1,24 @@
 import CTAPHID
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The reports a connection receives, one at a time, read on the calling task's thread.
 /// Keeps the reports of a read that come after the message it was reading for (a WATCH
 /// stream's next event) for the next read. A class: every read on the connection shares
 /// what is left over; the transport's actor serialises them.
 ///
-/// How it waits for a reply (docs/benchmarks.md, "PasskeyClient's socket path"): an
-/// answer usually comes within 0.1–0.5 ms, so the reader blocks its own thread in poll(2)
-/// for up to 1 ms, and the reply wakes that very thread, as a blocking C client's read
-/// does: no event loop thread to wake and no hand-off back to the caller. This keeps one
-/// of the cooperative pool's few threads, so it is short. Only then it suspends, holding
-/// no thread, on a Dispatch read source: the path for a person's touch (up to 30 s), a
-/// reply after a keepalive, or a WATCH stream (forever).
+/// How it waits for a reply (docs/benchmarks.md, "PasskeyClient's socket path" and "The
+/// client spins again"): a sign-in's answer usually comes within 0.1 ms, so the reader
+/// first tries for `spin` without sleeping, yielding its core to any other runnable thread
+/// between tries, so its thread is running when the answer lands (waking a sleeping thread
+/// costs about 20 µs on a VM). Then it blocks its own thread in poll(2) for up to 1 ms, and
+/// the reply wakes that very thread, as a blocking C client's read does: no event loop
+/// thread to wake and no hand-off back to the caller. Both keep one of the cooperative
+/// pool's few threads, so they are short. Only then it suspends, holding no thread, on a
+/// Dispatch read source: the path for a person's touch (up to 30 s), a reply after a
+/// keepalive, or a WATCH stream (forever).
 final class ReportReader {
     private let socket: ReportSocket
     /// Bytes received and not yet handed out: whole reports from `offset`, maybe a partial one at the end.
@@ -22,6 +29,8 @@ final class ReportReader {
 
     /// How long a reply is awaited in poll(2) on the calling thread before the reader suspends.
     static let blockMilliseconds: Int32 = 1
+    /// How long a reply is tried for without sleeping: longer than passkeyd takes for a sign-in.
+    static let spin = Duration.microseconds(100)
     /// A suspended reader wakes this often with `.tick`, so a silent device is noticed.
     static let tickInterval = Duration.milliseconds(100)
 
@@ -58,9 +67,14 @@ final class ReportReader {
         case .nothing: break
         }
         if wait == .reply {
-            // No spinning first: on the 2-vCPU bench machine a client spinning for 100–200 µs
-            // held the core a daemon thread needed while passkeyd busy-polled the other, and
-            // its replies came 0.2 ms late (docs/benchmarks.md, "PasskeyClient's socket path").
+            let spinEnd = ContinuousClock.now + Self.spin
+            while ContinuousClock.now < spinEnd {
+                switch take() {
+                case .report(let report): return .report(report)
+                case .ended: return nil
+                case .nothing: sched_yield()
+                }
+            }
             socket.waitOnThisThread(milliseconds: Self.blockMilliseconds)
         }
         while true {
