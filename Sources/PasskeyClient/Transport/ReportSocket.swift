@@ -1,3 +1,4 @@
+import CTAPHID
 import Dispatch
 import Glibc
 import Synchronization
@@ -51,13 +52,6 @@ final class ReportSocket: Sendable {
         var length = socklen_t(MemoryLayout<PeerCredentials>.size)
         guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
         return credentials.uid
-    }
-
-    /// struct ucred as the kernel fills it (Glibc's Swift module leaves it out: it is behind _GNU_SOURCE).
-    private struct PeerCredentials {
-        var pid: pid_t = 0
-        var uid: uid_t = 0
-        var gid: gid_t = 0
     }
 
     /// Sends all of `bytes`, blocking while the socket's buffer is full (at most the send timeout).
