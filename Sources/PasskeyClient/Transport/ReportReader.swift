@@ -61,29 +61,33 @@ final class ReportReader {
     /// The next report or tick; nil once the connection ended. Reports already received
     /// come without waiting.
     func next(_ wait: Wait = .reply, isolation actor: isolated (any Actor)? = #isolation) async -> Item? {
-        switch take() {
-        case .report(let report): return .report(report)
-        case .ended: return nil
-        case .nothing: break
-        }
+        if let found = arrived() { return found }
         if wait == .reply {
             let spinEnd = ContinuousClock.now + Self.spin
             while ContinuousClock.now < spinEnd {
-                switch take() {
-                case .report(let report): return .report(report)
-                case .ended: return nil
-                case .nothing: sched_yield()
-                }
+                if let found = arrived() { return found }
+                sched_yield()
             }
             socket.waitOnThisThread(milliseconds: Self.blockMilliseconds)
         }
         while true {
-            switch take() {
-            case .report(let report): return .report(report)
-            case .ended: return nil
-            case .nothing: break
+            if let found = arrived() { return found }
+            if !(await socket.readable(within: Self.tickInterval, wakingOnCancel: wait == .stream)) {
+                // A wait resumed late (a busy cooperative pool) may find the reply already here:
+                // what arrived wins over the tick, so a silence timeout never fires on a reply
+                // that came in time.
+                return arrived() ?? .tick
             }
-            if !(await socket.readable(within: Self.tickInterval, wakingOnCancel: wait == .stream)) { return .tick }
+        }
+    }
+
+    /// What has arrived, as `next` answers it (a report, or nil once the connection ended);
+    /// nil (the outer optional) when nothing has.
+    private func arrived() -> Item?? {
+        switch take() {
+        case .report(let report): return .some(.report(report))
+        case .ended: return .some(nil)
+        case .nothing: return nil
         }
     }
 
