@@ -12,3 +12,12 @@ public struct PeerCredentials: Sendable {
 
     public init() {}
 }
+
+extension PeerCredentials {
+    /// Who is at the other end of the Unix socket `descriptor` (SO_PEERCRED); nil if the kernel will not say.
+    public init?(of descriptor: Int32) {
+        self.init()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &self, &length) == 0 else { return nil }
+    }
+}

@@ -67,19 +67,12 @@ final class Acceptor: Sendable {
     private static func bind(_ path: String) throws(DaemonError) -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .cannotBind(path: path, errno: errno) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let address = UnixSocketAddress(path: path) else {
             close(descriptor)
             throw .socketPathTooLong(path: path)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
         // As deep as the kernel allows: a burst of non-blocking connects must not meet EAGAIN.
-        guard bound == 0, listen(descriptor, SOMAXCONN) == 0 else {
+        guard address.bind(descriptor), listen(descriptor, SOMAXCONN) == 0 else {
             let code = errno
             close(descriptor)
             throw .cannotBind(path: path, errno: code)
@@ -111,7 +104,7 @@ final class Acceptor: Sendable {
                 _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
                 _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
                 // Refuse another user's process before reading a byte from it.
-                let uid = peerUID(of: connection)
+                let uid = PeerCredentials(of: connection)?.uid
                 guard uid == allowedUID else {
                     logger.warning("refused peer of another uid", metadata: ["uid": "\(uid.map(String.init) ?? "unknown")"])
                     close(connection)
@@ -122,11 +115,4 @@ final class Acceptor: Sendable {
         }
     }
 
-    /// The peer's uid from SO_PEERCRED; nil if the kernel will not say.
-    private static func peerUID(of connection: Int32) -> uid_t? {
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
-        return credentials.uid
-    }
 }

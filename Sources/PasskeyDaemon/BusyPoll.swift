@@ -46,12 +46,10 @@ final class BusyPoll: Sendable {
 
     /// One for each loop of `group`, or none when `budget` is zero.
     static func forEachLoop(of group: any EventLoopGroup, budget: Duration) -> [ObjectIdentifier: BusyPoll] {
-        let (seconds, attoseconds) = budget.components
-        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        guard nanoseconds > 0 else { return [:] }
+        guard budget > .zero else { return [:] }
         var polls: [ObjectIdentifier: BusyPoll] = [:]
         for loop in group.makeIterator() {
-            polls[ObjectIdentifier(loop)] = BusyPoll(eventLoop: loop, budget: .nanoseconds(nanoseconds))
+            polls[ObjectIdentifier(loop)] = BusyPoll(eventLoop: loop, budget: TimeAmount(budget))
         }
         return polls
     }

@@ -172,9 +172,10 @@ actor CTAPHIDConnection {
             guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
             logger.info("wink")
             await reply(CTAPHIDMessage(channel: channel, command: .wink))
-        case .cbor where device.handler.protocols.contains(.ctap2), .msg where device.handler.protocols.contains(.ctap1):
-            // Only an empty CBOR message comes here (`startsTransaction` took the others):
-            // an empty APDU is still answered, with a status word (SW_WRONG_LENGTH), by the handler.
+        case .cbor where device.handler.protocols.contains(.ctap2):
+            // Only an empty CBOR message comes here: every other message `startsTransaction`
+            // accepts began its transaction above (an empty APDU too, which the handler answers
+            // with a status word, SW_WRONG_LENGTH).
             return await reply(.error(.invalidLength, channel: channel))
         default:
             // CBOR or MSG where the profile offers no CTAP2 (CBOR clear) or no CTAP1 (NMSG), LOCK

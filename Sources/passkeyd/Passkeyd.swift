@@ -239,7 +239,7 @@ struct Passkeyd: AsyncParsableCommand {
         let level = try choose(logLevel, "PASSKEYD_LOG_LEVEL", Logger.Level.info.rawValue, Logger.Level.init(rawValue:)) { _ in
             "--log-level must be one of trace, debug, info, notice, warning, error, critical"
         }
-        let defaultBusyPoll = CTAPHIDServer.Configuration.defaultBusyPoll.components.attoseconds / 1_000_000_000_000
+        let defaultBusyPoll = Int(CTAPHIDServer.Configuration.defaultBusyPoll / .microseconds(1))
         let busyPollMicroseconds = try choose(busyPoll, "PASSKEYD_BUSY_POLL", "\(defaultBusyPoll)", { Int($0).flatMap { 0...100_000 ~= $0 ? $0 : nil } }) {
             "--busy-poll must be a number of microseconds from 0 to 100000, not '\($0)'"
         }

@@ -21,14 +21,7 @@ final class ScriptedDevice: Sendable {
         folder = try TemporaryFolder("pkc-scripted")
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let name = Array(folder.appending("ctaphid.sock").utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(listener, 1) == 0 else { throw FixtureError("cannot listen at \(folder.path)") }
+        guard let address = UnixSocketAddress(path: folder.appending("ctaphid.sock")), address.bind(listener), listen(listener, 1) == 0 else { throw FixtureError("cannot listen at \(folder.path)") }
         Thread.detachNewThread {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }

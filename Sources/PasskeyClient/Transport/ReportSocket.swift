@@ -25,11 +25,7 @@ final class ReportSocket: Sendable {
     /// Connects to the socket at `path`. `sendTimeout` bounds a connect that finds the
     /// daemon's backlog full and every later blocking send (SO_SNDTIMEO covers both).
     static func connect(to path: String, sendTimeout: Duration) throws(TransportError) -> ReportSocket {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let name = Array(path.utf8)
-        guard name.count < MemoryLayout.size(ofValue: address.sun_path), !name.contains(0) else { throw .unreachable(path) }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
+        guard let address = UnixSocketAddress(path: path) else { throw .unreachable(path) }
         let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .unreachable(path) }
         let socket = ReportSocket(descriptor: descriptor)
@@ -37,22 +33,12 @@ final class ReportSocket: Sendable {
         var timeout = timeval(tv_sec: Int(max(seconds, 0)), tv_usec: Int(max(attoseconds, 0) / 1_000_000_000_000))
         if timeout.tv_sec == 0 && timeout.tv_usec == 0 { timeout.tv_usec = 1 }  // zero would mean "no limit"
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else { throw .unreachable(path) }
+        guard address.connect(descriptor) else { throw .unreachable(path) }
         return socket
     }
 
     /// The uid of the process serving the socket (SO_PEERCRED, taken by the kernel at connect), if it says.
-    var peerUID: uid_t? {
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
-        return credentials.uid
-    }
+    var peerUID: uid_t? { PeerCredentials(of: descriptor)?.uid }
 
     /// Sends all of `bytes`, blocking while the socket's buffer is full (at most the send timeout).
     func send(_ bytes: [UInt8]) throws(TransportError) {
