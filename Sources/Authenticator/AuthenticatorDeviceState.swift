@@ -47,15 +47,7 @@ extension Authenticator {
         return error.status
     }
 
-    /// Eight bytes per draw from the system generator (one `getrandom` each), not one.
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count { withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) } }
-        bytes.removeLast(bytes.count - count)
-        return bytes
-    }
+    static func randomBytes(_ count: Int) -> [UInt8] { SecureRandom.bytes(count) }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         Array(SHA256.hash(data: bytes))

@@ -74,7 +74,7 @@ struct CredentialKey: Sendable {
     }
 
     /// A P-256 private key: a uniformly random scalar in [1, n−1] by rejection sampling (FIPS
-    /// 186-5 §A.2.2), 32 bytes from the system's CSPRNG (`SymmetricKey`, zeroed when freed);
+    /// 186-5 §A.2.2), 32 bytes from the system's CSPRNG (`SecureRandom`, zeroed once imported);
     /// the public point is computed once, on import.
     /// Why not `P256.Signing.PrivateKey()`: swift-crypto's generator runs BoringSSL's FIPS
     /// self-test on every key (a check of the public point, and a pairwise sign-and-verify) and
@@ -82,9 +82,11 @@ struct CredentialKey: Sendable {
     /// scalar multiplications per key, the largest cost of a registration (docs/benchmarks.md).
     /// The import refuses 0 and scalars ≥ n (probability 2⁻³²), which are drawn again.
     private static func generateP256() throws(CTAPStatus) -> P256.Signing.PrivateKey {
+        var scalar = [UInt8](repeating: 0, count: 32)
+        defer { scalar.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         for _ in 0..<8 {
-            let scalar = SymmetricKey(size: .bits256)
-            if let key = try? scalar.withUnsafeBytes({ bytes in try P256.Signing.PrivateKey(rawRepresentation: bytes) }) { return key }
+            scalar.withUnsafeMutableBytes(SecureRandom.fill)
+            if let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar) { return key }
         }
         throw .other
     }

@@ -5,7 +5,8 @@ import Foundation
 
 /// A credential's record read straight from its CBOR map, without `Codable`: every sign-in
 /// opens one, and `RecordDecoder`'s containers, dynamic casts and metadata lookups were the
-/// largest part of opening it (docs/benchmarks.md).
+/// largest part of opening it (docs/benchmarks.md). Every registration writes one, so it is
+/// written the same way (`record`), as the very map `RecordEncoder` makes of it.
 ///
 /// It reads only the shape today's `RecordEncoder` writes: every member it knows, of the
 /// type it is written as, and nothing else. Anything else (a member it does not know, which
@@ -69,7 +70,34 @@ extension CredentialSource {
     }
 }
 
+extension CredentialSource {
+    /// The record `RecordEncoder` writes of this credential, built without `Codable`: member
+    /// names as keys, absent optionals left out, scalars as `RecordScalar` writes them.
+    /// `CredentialRecordTests` holds it to `RecordEncoder`'s bytes, and, through the member
+    /// lists above, to the type's members.
+    var record: CBORValue {
+        var members: [CBORValue: CBORValue] = [
+            "id": .byteString(id), "rp": rp.record, "user": user.record, "algorithm": algorithm.rawValue.recordValue,
+            "privateKey": .byteString(privateKey), "signCount": signCount.recordValue,
+            "createdAt": createdAt.timeIntervalSinceReferenceDate.recordValue, "credProtect": credProtect.recordValue,
+        ]
+        members["hmacSecret"] = hmacSecret.map(\.recordValue)
+        members["largeBlobKey"] = largeBlobKey.map(CBORValue.byteString)
+        members["credBlob"] = credBlob.map(CBORValue.byteString)
+        members["thirdPartyPayment"] = thirdPartyPayment.map(\.recordValue)
+        members["backup"] = backup.map { .map(["eligible": .boolean($0.eligible), "backedUp": .boolean($0.backedUp)]) }
+        members["countsSignatures"] = countsSignatures.map(\.recordValue)
+        return .map(members)
+    }
+}
+
 extension PublicKeyCredentialRpEntity {
+    fileprivate var record: CBORValue {
+        var members: [CBORValue: CBORValue] = ["id": .textString(id)]
+        members["name"] = name.map(CBORValue.textString)
+        return .map(members)
+    }
+
     fileprivate init?(record: CBORValue) {
         guard case .map(let members) = record else { return nil }
         var id: String?, name: String?
@@ -87,6 +115,13 @@ extension PublicKeyCredentialRpEntity {
 }
 
 extension PublicKeyCredentialUserEntity {
+    fileprivate var record: CBORValue {
+        var members: [CBORValue: CBORValue] = ["id": .byteString(id)]
+        members["name"] = name.map(CBORValue.textString)
+        members["displayName"] = displayName.map(CBORValue.textString)
+        return .map(members)
+    }
+
     /// Without `validate()`: the `Codable` path reads a stored user entity without it too.
     fileprivate init?(record: CBORValue) {
         guard case .map(let members) = record else { return nil }

@@ -1,5 +1,6 @@
 import Authenticator
 import CBOR
+import CTAP
 import Crypto
 import Foundation
 
@@ -45,7 +46,9 @@ struct RecordSealer: Sendable {
             credentialIDHash: idHash,
             rpIDHash: lookup.rp(credential.rp.id),
             userHandleHash: lookup.user(rpID: credential.rp.id, handle: credential.user.id),
-            sealed: try seal(credential, encoding: encoding, context: Self.credentialContext(idHash)))
+            sealed: encoding == .cbor
+                ? try seal(CBOREncoder.encode(credential.record), encoding: encoding, context: Self.credentialContext(idHash))
+                : try seal(credential, encoding: encoding, context: Self.credentialContext(idHash)))
     }
 
     /// `rpIDHash`, when the row was found by it, is `lookup.rp(rpID)` already computed: a
@@ -70,9 +73,17 @@ struct RecordSealer: Sendable {
     }
 
     func seal(_ value: some Encodable, encoding: RecordEncoding, context: [UInt8]) throws -> Data {
-        var plaintext = [encoding.rawValue] + (try encoding.encode(value))
+        try seal(try encoding.encode(value), encoding: encoding, context: context)
+    }
+
+    /// `body` is the value already encoded as `encoding` says; it is erased once sealed.
+    private func seal(_ body: consuming [UInt8], encoding: RecordEncoding, context: [UInt8]) throws -> Data {
+        var plaintext = [encoding.rawValue] + body
+        Self.erase(&body)
         defer { Self.erase(&plaintext) }
-        return try AES.GCM.seal(plaintext, using: sealKey, authenticating: context).combined!
+        // The random nonce drawn in one system call (`SecureRandom`), not `AES.GCM.Nonce()`'s two.
+        let nonce = try AES.GCM.Nonce(data: SecureRandom.bytes(12))
+        return try AES.GCM.seal(plaintext, using: sealKey, nonce: nonce, authenticating: context).combined!
     }
 
     /// `fastPath` reads a binary record's CBOR without `Codable` when it can (nil: it cannot,

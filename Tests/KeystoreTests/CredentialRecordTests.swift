@@ -47,6 +47,22 @@ import Testing
         }
     }
 
+    /// The record a registration writes (`CredentialSource.record`) is, byte for byte, what
+    /// `RecordEncoder` writes through `Codable`, and names every member a credential has.
+    @Test func recordsAreWrittenAsRecordEncoderWritesThem() throws {
+        var minimal = makeCredential(name: nil, displayName: nil)
+        minimal.rp.name = nil
+        minimal.algorithm = .rs256
+        var negativeDate = makeCredential(createdAt: Date(timeIntervalSinceReferenceDate: -12.5))
+        negativeDate.signCount = 0
+        let every = credentialWithEveryField(backedUp: true)
+        for credential in [every, credentialWithEveryField(backedUp: false), minimal, negativeDate, makeCredential()] {
+            #expect(CBOREncoder.encode(credential.record) == (try RecordEncoder.encode(credential)))
+        }
+        let written = try #require(every.record.mapValue)
+        #expect(Set(written.keys.compactMap(\.textValue)) == CredentialSource.recordMembers)
+    }
+
     /// Every member, of the credential and of its entities, replaced in turn by values of every
     /// CBOR type, or removed: the reader gives `RecordDecoder`'s value or declines.
     @Test func everyOtherShapeReadsAsCodableReadsItOrIsDeclined() throws {
