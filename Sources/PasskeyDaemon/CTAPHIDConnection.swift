@@ -146,16 +146,16 @@ actor CTAPHIDConnection {
             return await initialize(message)
         }
         // The common case, a CTAP message on an allocated channel: the ownership check and the
-        // device's transaction taken in one visit to the device; the same checks in the same
-        // order as below (a channel not this connection's is refused before a busy device).
+        // device's transaction taken in one step; the same checks in the same order as below
+        // (a channel not this connection's is refused before a busy device).
         if channel != CTAPHIDChannel.broadcast, startsTransaction(message) {
-            switch await device.beginTransaction(ifOwner: CTAPCaller(connection: id, channel: channel)) {
+            switch device.channels.beginTransaction(ifOwner: CTAPCaller(connection: id, channel: channel)) {
             case .notOwner: return await reply(.error(.invalidChannel, channel: channel))
             case .busy: return await reply(.error(.channelBusy, channel: channel))
             case .begun: return startTransaction(channel: channel, command: message.command, payload: message.payload)
             }
         }
-        guard channel != CTAPHIDChannel.broadcast, await device.owns(id, channel: channel) else {
+        guard channel != CTAPHIDChannel.broadcast, device.channels.owns(id, channel: channel) else {
             return await reply(.error(.invalidChannel, channel: channel))
         }
         if let vendor = VendorCommand(rawValue: message.command.rawValue) {
@@ -166,10 +166,10 @@ actor CTAPHIDConnection {
             // §11.2.9.1.5: no reply of its own; the cancelled command answers KEEPALIVE_CANCEL.
             if let running, running.channel == channel { running.task.cancel() }
         case .ping:
-            guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
+            guard !device.channels.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
             await reply(message)
         case .wink:
-            guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
+            guard !device.channels.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
             logger.info("wink")
             await reply(CTAPHIDMessage(channel: channel, command: .wink))
         case .cbor where device.handler.protocols.contains(.ctap2):
@@ -193,11 +193,11 @@ actor CTAPHIDConnection {
         }
         let allocated: UInt32
         if channel == CTAPHIDChannel.broadcast {
-            guard let channel = await device.allocateChannel(for: id) else {
+            guard let channel = device.channels.allocateChannel(for: id) else {
                 return drop("more than \(CTAPHIDServer.Limits.channelsPerConnection) channels")
             }
             allocated = channel
-        } else if await device.owns(id, channel: channel) {
+        } else if device.channels.owns(id, channel: channel) {
             // The reassembler already dropped any message in reception on this
             // channel when it accepted this INIT (§11.2.9.1.3).
             allocated = channel
@@ -213,7 +213,7 @@ actor CTAPHIDConnection {
         } else {
             // A channel nobody holds is adopted, as hardware keys do for a host that kept
             // its CID across a replug; another connection's stays refused.
-            switch await device.adoptChannel(channel, for: id) {
+            switch device.channels.adoptChannel(channel, for: id) {
             case .adopted: allocated = channel
             case .taken: return await reply(.error(.invalidChannel, channel: channel))
             case .overLimit: return drop("more than \(CTAPHIDServer.Limits.channelsPerConnection) channels")
@@ -292,7 +292,12 @@ actor CTAPHIDConnection {
         progress.store(transactionID << 8 | UInt64(KeepaliveStatus.processing.rawValue), ordering: .releasing)
         let (device, handler) = (device, device.handler)
         let caller = CTAPCaller(connection: id, channel: channel)
-        let report: nonisolated(nonsending) @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
+        // Synchronous on purpose: Swift 6.3 compiles an async closure literal as `@concurrent`
+        // (it hops to the global executor, then a thunk hops back), even where its type says
+        // `nonisolated(nonsending)`: four jobs through the event loop's queue per sign-in (the
+        // authenticator reports UPNEEDED, then PROCESSING). A synchronous closure converted to
+        // the handler's type runs on the caller's executor.
+        let report: @Sendable (KeepaliveStatus) -> Void = { [weak self] status in
             self?.report(status, transaction: transactionID)
         }
         // Sign-ins, registrations and getInfo run on the connection's event loop; anything else
@@ -307,7 +312,7 @@ actor CTAPHIDConnection {
             // Free the device before the store's flush: the next transaction, from any
             // channel, runs meanwhile and its registration shares a later flush (group
             // commit). This answer still waits for the flush covering everything before it.
-            await device.endTransaction(caller)
+            device.channels.endTransaction(caller)
             // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
             let response = await handler.durable() ? answer : command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
             // A `drop` fault: the device vanished mid-transaction, as an unplug does.
