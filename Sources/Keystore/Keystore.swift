@@ -203,26 +203,28 @@ public actor Keystore: CredentialStore {
     }
 
     /// Returns once every transaction committed before the call is on disk; several
-    /// callers share one flush (`GroupCommit`).
-    public nonisolated func durable() async throws(CredentialStoreError) {
+    /// callers share one flush (`GroupCommit`). `@concurrent`: the flush this caller may
+    /// lead runs off the actor, on the caller's own thread (its task executor's, in the daemon
+    /// the connection's event loop), while others commit and read.
+    @concurrent public nonisolated func durable() async throws(CredentialStoreError) {
         if everythingDurable.load(ordering: .acquiring) { return }
-        try await durableAfterFlush()
+        var outcome: Result<Void, KeystoreError>
+        switch await flushTurn() {
+        case .finished(let result): outcome = result
+        case .lead:
+            outcome = wal.flush()
+            await flushEnded(outcome)
+        }
+        if case .failure(let failure) = outcome { throw .failed(failure) }
     }
 
-    private func durableAfterFlush() async throws(CredentialStoreError) {
-        try await failures {
-            guard !groupCommit.isDurable else { return }
-            try await withCheckedThrowingContinuation { continuation in
-                if groupCommit.wait(continuation) { flush() }
-            }
-        }
+    private func flushTurn() async -> GroupCommit.Turn {
+        if let turn = groupCommit.turn() { return turn }
+        return await withCheckedContinuation { continuation in groupCommit.wait(continuation) }
     }
 
-    private func flush() {
-        Task {
-            let outcome = await wal.flush()
-            if groupCommit.flushEnded(outcome) { flush() }
-        }
+    private func flushEnded(_ outcome: Result<Void, KeystoreError>) {
+        groupCommit.flushEnded(outcome)
     }
 
     // MARK: Internals
@@ -334,8 +336,7 @@ public actor Keystore: CredentialStore {
                 }
                 return result!
             }
-            // The flush starts now, while the caller goes on (`GroupCommit`).
-            if groupCommit.recordCommit() { self.flush() }
+            groupCommit.recordCommit()
             if flush { try await durable() }
             return result
         }

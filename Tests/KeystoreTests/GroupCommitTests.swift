@@ -4,102 +4,108 @@ import Testing
 @testable import Keystore
 
 /// Group commit: who waits for which flush, and what a store's caller can rely on.
-@Suite struct GroupCommitTests {
-    /// Drives the state machine by hand: the test plays the flush.
+@Suite(.timeLimit(.minutes(1))) struct GroupCommitTests {
+    /// Drives the state machine by hand: the test plays the flushes.
     actor Driver {
         var commit = GroupCommit()
-        /// How many flushes the machine asked for.
-        private(set) var flushesStarted = 0
-        private(set) var answered = 0
 
-        func recordCommit() { if commit.recordCommit() { flushesStarted += 1 } }
+        func recordCommit() { commit.recordCommit() }
 
-        func waitDurable() async throws {
-            try await withCheckedThrowingContinuation { continuation in
-                if commit.wait(continuation) { flushesStarted += 1 }
+        /// What a caller that needs every commit so far durable is told: at once, or once it
+        /// is answered.
+        func turn() async -> Outcome {
+            let turn: GroupCommit.Turn
+            if let now = commit.turn() { turn = now } else {
+                turn = await withCheckedContinuation { continuation in commit.wait(continuation) }
             }
-            answered += 1
+            switch turn {
+            case .lead: return .lead
+            case .finished(.success): return .durable
+            case .finished(.failure(let error)): return .failed(error)
+            }
         }
 
-        func endFlush(_ outcome: Result<Void, KeystoreError>) {
-            if commit.flushEnded(outcome) { flushesStarted += 1 }
+        /// Who was answered what, in order.
+        private(set) var answers: [(caller: Int, outcome: Outcome)] = []
+
+        /// `turn()` for a numbered caller, recorded in `answers`.
+        func turn(caller: Int) async {
+            let outcome = await turn()
+            answers.append((caller, outcome))
         }
+
+        func endFlush(_ outcome: Result<Void, KeystoreError>) { commit.flushEnded(outcome) }
 
         var waiting: Int { commit.waitingCount }
+        var flushRunning: Bool { commit.flushing != nil }
     }
+
+    enum Outcome: Equatable { case lead, durable, failed(KeystoreError) }
+
+    static let eio = KeystoreError.io(path: "wal", operation: .sync, errno: EIO)
 
     /// Polls (yielding) until the driver holds `count` waiters: a task's wait is queued once it ran.
     func until(_ driver: Driver, waiting count: Int) async {
         while await driver.waiting != count { await Task.yield() }
     }
 
-    @Test func aCommitStartsItsFlushBeforeAnyoneWaits() async throws {
+    /// Polls (yielding) until `count` callers were answered.
+    func until(_ driver: Driver, answered count: Int) async {
+        while await driver.answers.count != count { await Task.yield() }
+    }
+
+    @Test func nothingCommittedIsDurableAtOnceAndTheFirstWaitLeadsTheFlush() async throws {
+        let driver = Driver()
+        #expect(await driver.turn() == .durable, "nothing to flush")
+        await driver.recordCommit()
+        #expect(await !driver.flushRunning, "a commit alone starts no flush: the caller that needs it durable runs it")
+        #expect(await driver.turn() == .lead)
+        #expect(await driver.flushRunning)
+        await driver.endFlush(.success(()))
+        #expect(await driver.commit.isDurable)
+        #expect(await driver.turn() == .durable)
+    }
+
+    @Test func commitsDuringAFlushShareTheNextOneLedByTheFirstWaiter() async throws {
         let driver = Driver()
         await driver.recordCommit()
-        #expect(await driver.flushesStarted == 1, "the flush overlaps what the committing command does next")
-        #expect(await driver.waiting == 0)
-        await driver.recordCommit()
-        #expect(await driver.flushesStarted == 1, "a commit during a flush waits for the next one")
-        // The end of the first flush starts the one for the commit that came during it.
+        #expect(await driver.turn() == .lead)
+        // Three more commits arrive while that flush runs: each waits, none flushes by itself.
+        for caller in 1...3 {
+            await driver.recordCommit()
+            Task { await driver.turn(caller: caller) }
+            await until(driver, waiting: caller)
+        }
+        // The running flush covers only the first commit; the first later waiter leads the
+        // next, which covers all three.
         await driver.endFlush(.success(()))
-        #expect(await driver.flushesStarted == 2)
+        await until(driver, answered: 1)
+        #expect(await driver.answers.map(\.caller) == [1])
+        #expect(await driver.answers.map(\.outcome) == [.lead])
+        #expect(await driver.waiting == 2)
         #expect(await !driver.commit.isDurable)
         await driver.endFlush(.success(()))
+        await until(driver, answered: 3)
+        #expect(await driver.answers.map(\.outcome) == [.lead, .durable, .durable])
         #expect(await driver.commit.isDurable)
-        #expect(await driver.flushesStarted == 2, "nothing left to flush")
+        #expect(await !driver.flushRunning)
     }
 
-    @Test func aFailedFlushIsRetriedOnlyForAWaiter() async throws {
+    @Test func aFailedFlushFailsTheWaitsItCoveredAndIsRetriedOnlyForALaterWaiter() async throws {
         let driver = Driver()
         await driver.recordCommit()
-        await driver.recordCommit()
-        await driver.endFlush(.failure(.io(path: "wal", operation: .sync, errno: EIO)))
-        #expect(await driver.flushesStarted == 1, "a broken disk is not flushed again in a loop")
-        let waiter = Task { try await driver.waitDurable() }
+        #expect(await driver.turn() == .lead)
+        // Waits for the same commit: the running flush covers them.
+        Task { await driver.turn(caller: 1) }
         await until(driver, waiting: 1)
-        #expect(await driver.flushesStarted == 2)
-        await driver.endFlush(.success(()))
-        try await waiter.value
-        #expect(await driver.commit.isDurable)
-    }
-
-    @Test func commitsDuringAFlushShareTheNextOne() async throws {
-        let driver = Driver()
-        await driver.recordCommit()
-        let first = Task { try await driver.waitDurable() }
-        await until(driver, waiting: 1)
-        #expect(await driver.flushesStarted == 1)
-        // Three more commits arrive while that flush runs: none starts a flush of its own.
-        var later: [Task<Void, any Error>] = []
-        for _ in 0..<3 {
-            await driver.recordCommit()
-            later.append(Task { try await driver.waitDurable() })
-        }
-        await until(driver, waiting: 4)
-        #expect(await driver.flushesStarted == 1)
-        // The running flush covers only the first commit; its end starts one for the other three.
-        await driver.endFlush(.success(()))
-        try await first.value
-        #expect(await driver.answered == 1)
-        #expect(await driver.flushesStarted == 2)
-        await driver.endFlush(.success(()))
-        for task in later { try await task.value }
-        #expect(await driver.answered == 4)
-        #expect(await driver.commit.isDurable)
-    }
-
-    @Test func aFailedFlushFailsTheWaitsItCoveredAndTheNextCanSucceed() async throws {
-        let driver = Driver()
-        await driver.recordCommit()
-        let failing = Task { try await driver.waitDurable() }
-        await until(driver, waiting: 1)
-        await driver.endFlush(.failure(.io(path: "wal", operation: .sync, errno: EIO)))
-        await #expect(throws: KeystoreError.io(path: "wal", operation: .sync, errno: EIO)) { try await failing.value }
+        await driver.endFlush(.failure(Self.eio))
+        await until(driver, answered: 1)
+        #expect(await driver.answers.map(\.outcome) == [.failed(Self.eio)])
         #expect(await !driver.commit.isDurable, "nothing a failed flush covered counts as durable")
-        let retry = Task { try await driver.waitDurable() }
-        await until(driver, waiting: 1)
+        #expect(await !driver.flushRunning, "a broken disk is not flushed again in a loop")
+        // The next caller that needs it leads a new flush, which can succeed.
+        #expect(await driver.turn() == .lead)
         await driver.endFlush(.success(()))
-        try await retry.value
         #expect(await driver.commit.isDurable)
     }
 
