@@ -60,12 +60,18 @@ public actor Authenticator: CTAP2MessageHandler {
                                     progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         await takeTurn()
         defer { endTurn() }
-        let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<CBORValue?, CTAPStatus> in
+        let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<Reply?, CTAPStatus> in
             do throws(CTAPStatus) { return .success(try await dispatch(message, from: caller)) } catch { return .failure(error) }
         }
         switch result {
         case .success(let response):
-            return [CTAPStatus.success.rawValue] + (response?.encoded ?? [])
+            var writer = CBORWriter(prefix: [CTAPStatus.success.rawValue], capacity: 256)
+            switch response {
+            case .value(let value): writer.value(value)
+            case .assertion(let assertion): assertion.encode(into: &writer)
+            case nil: break
+            }
+            return writer.bytes
         case .failure(let status):
             logger.debug("command failed", metadata: ["command": "\(message.first ?? 0)", "status": "\(status)"])
             return [status.rawValue]
@@ -106,6 +112,13 @@ public actor Authenticator: CTAP2MessageHandler {
         pinUV = PINUVState()
     }
 
+    /// A command's answer on success, before it is encoded after the status byte.
+    enum Reply: Sendable {
+        case value(CBORValue)
+        /// Written by `GetAssertionResponse` itself, without a `CBORValue` tree (every sign-in).
+        case assertion(GetAssertionResponse)
+    }
+
     /// Where the running command reports that it waits for the user (CTAP 2.1 §11.2.9.2.1).
     @TaskLocal static var progress = ProgressReport { _ in }
 
@@ -120,7 +133,7 @@ public actor Authenticator: CTAP2MessageHandler {
         }
     }
 
-    private func dispatch(_ message: [UInt8], from caller: CTAPCaller) async throws(CTAPStatus) -> CBORValue? {
+    private func dispatch(_ message: [UInt8], from caller: CTAPCaller) async throws(CTAPStatus) -> Reply? {
         guard let byte = message.first else { throw .invalidLength }
         // A U2F-only profile answers no CTAP2 command; an older one lacks the newer commands.
         guard let command = CTAPCommand(rawValue: byte), configuration.profile.protocols.contains(.ctap2),
@@ -130,7 +143,7 @@ public actor Authenticator: CTAP2MessageHandler {
         let parameters = Array(message.dropFirst())
         switch command {
         case .getInfo:
-            return try await getInfo().cbor
+            return .value(try await getInfo().cbor)
         case .makeCredential:
             let value = try Self.decode(parameters)
             if configuration.rules.typeChecksEntityIcons, !MakeCredentialRequest.entityIconsAreText(in: value) { throw .cborUnexpectedType }
@@ -139,7 +152,7 @@ public actor Authenticator: CTAP2MessageHandler {
                 try await makeCredential(request)
             }
             await controls.announce(DeviceEvent(made: response, for: request))
-            return response.cbor
+            return .value(response.cbor)
         case .getAssertion:
             let request = try GetAssertionRequest(cbor: Self.decode(parameters))
             let (response, pending) = try await underFaults(rpID: request.rpID, caller: caller) { () async throws(CTAPStatus) in
@@ -147,7 +160,7 @@ public actor Authenticator: CTAP2MessageHandler {
             }
             conversations[caller] = pending.map(Conversation.assertions)
             await controls.announce(DeviceEvent(asserted: response, rpID: request.rpID))
-            return response.cbor
+            return .assertion(response)
         case .getNextAssertion:
             guard var pending = conversation?.assertions else { throw .notAllowed }
             let response = try await underFaults(rpID: pending.rpID, caller: caller) { () async throws(CTAPStatus) in
@@ -155,7 +168,7 @@ public actor Authenticator: CTAP2MessageHandler {
             }
             conversations[caller] = pending.remaining.isEmpty ? nil : .assertions(pending)
             await controls.announce(DeviceEvent(asserted: response, rpID: pending.rpID))
-            return response.cbor
+            return .assertion(response)
         case .clientPIN:
             let value = try Self.decode(parameters)
             // A subcommand this version lacks is unknown to it, whatever else the request misses.
@@ -165,19 +178,19 @@ public actor Authenticator: CTAP2MessageHandler {
             let request = try ClientPINRequest(cbor: value)
             let response = try await clientPIN(request)
             await controls.announce(DeviceEvent(pinChangedBy: request))
-            return response?.cbor
+            return response.map { .value($0.cbor) }
         case .credentialManagement, .credentialManagementPreview:
             var enumeration = conversation?.credentialEnumeration
             let request = try CredentialManagementRequest(parameters: parameters)
             let response = try await credentialManagement(request, preview: command == .credentialManagementPreview, continuing: &enumeration)
             conversations[caller] = enumeration.map(Conversation.credentialEnumeration)
             await controls.announce(DeviceEvent(changedBy: request))
-            return response?.cbor
+            return response.map { .value($0.cbor) }
         case .largeBlobs:
             var write = conversation?.largeBlobWrite
             let response = try await largeBlobs(LargeBlobsRequest(cbor: Self.decode(parameters)), continuing: &write)
             conversations[caller] = write.map(Conversation.largeBlobWrite)
-            return response?.cbor
+            return response.map { .value($0.cbor) }
         case .bioEnrollment, .bioEnrollmentPreview:
             // A device without a reader does not have the command, whatever its parameters.
             guard hasFingerprintReader else { throw .invalidCommand }
@@ -185,7 +198,7 @@ public actor Authenticator: CTAP2MessageHandler {
             let response = try await bioEnrollment(BioEnrollmentRequest(parameters: parameters), preview: command == .bioEnrollmentPreview,
                                                    continuing: &enrollment)
             conversations[caller] = enrollment.map(Conversation.fingerprintEnrollment)
-            return response?.cbor
+            return response.map { .value($0.cbor) }
         case .config:
             try await authenticatorConfig(AuthenticatorConfigRequest(parameters: parameters))
             return nil
@@ -197,14 +210,14 @@ public actor Authenticator: CTAP2MessageHandler {
             try await selection()
             return nil
         case .passkeydExport:
-            return try await exportCredentials(AuthenticatedVendorRequest(parameters: parameters)).cbor
+            return .value(try await exportCredentials(AuthenticatedVendorRequest(parameters: parameters)).cbor)
         case .passkeydImport:
             let request = try AuthenticatedVendorRequest<ImportParameters>(parameters: parameters)
             try await importCredential(request)
             await controls.announce(DeviceEvent(imported: request.parameters.credential))
             return nil
         case .passkeydAttestationRoot:
-            return AttestationRootResponse(certificate: try await attestationAuthority().rootCertificate).cbor
+            return .value(AttestationRootResponse(certificate: try await attestationAuthority().rootCertificate).cbor)
         case .passkeydCredentialFlags:
             let updated = try await setCredentialFlags(AuthenticatedVendorRequest(parameters: parameters))
             await controls.announce(DeviceEvent(flagsChangedOn: updated))

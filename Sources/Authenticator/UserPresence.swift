@@ -33,8 +33,11 @@ public enum PresenceOutcome: Sendable, Equatable {
 /// provides one driven by its `--presence` mode; tests provide scripted ones.
 public protocol UserPresence: Sendable {
     /// Waits for the user's answer. Must return `.cancelled` promptly when the
-    /// calling task is cancelled.
-    func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome
+    /// calling task is cancelled. Runs on the caller's executor (the authenticator's) unless
+    /// the conformer is isolated elsewhere: an answer known at once (the daemon's `auto` and
+    /// `deny` modes, every sign-in of a benchmark) then costs no executor switch away and back,
+    /// which in the daemon are two jobs through the event loop's queue.
+    nonisolated(nonsending) func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome
 }
 
 /// The answer to a built-in user verification attempt (a simulated fingerprint).

@@ -43,6 +43,57 @@ public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
                   numberOfCredentials: numberOfCredentials, userSelected: userSelected, largeBlobKey: largeBlobKey)
     }
 
+    /// The response's members, written as `cbor.encoded` writes them (CTAP 2.1 §8's canonical
+    /// form: numeric keys in order; text keys shorter first, then bytewise), without building
+    /// and sorting a `CBORValue` tree: every sign-in's answer is one of these.
+    public func encode(into writer: inout CBORWriter) {
+        let count = 3 + (user == nil ? 0 : 1) + (numberOfCredentials == nil ? 0 : 1) + (userSelected == nil ? 0 : 1)
+            + (largeBlobKey == nil ? 0 : 1)
+        writer.mapHeader(count: count)
+        writer.unsigned(1)
+        // "id" (62 69 64) before "type" (64 …) before "transports" (6A …).
+        writer.mapHeader(count: credential.transports == nil ? 2 : 3)
+        writer.textString("id")
+        writer.byteString(credential.id)
+        writer.textString("type")
+        writer.textString(credential.type)
+        if let transports = credential.transports {
+            writer.textString("transports")
+            writer.value(transports.cborArray)
+        }
+        writer.unsigned(2)
+        writer.byteString(authenticatorData)
+        writer.unsigned(3)
+        writer.byteString(signature)
+        if let user {
+            writer.unsigned(4)
+            // "id" before "name" (64 …) before "displayName" (6B …).
+            writer.mapHeader(count: 1 + (user.name == nil ? 0 : 1) + (user.displayName == nil ? 0 : 1))
+            writer.textString("id")
+            writer.byteString(user.id)
+            if let name = user.name {
+                writer.textString("name")
+                writer.textString(name)
+            }
+            if let displayName = user.displayName {
+                writer.textString("displayName")
+                writer.textString(displayName)
+            }
+        }
+        if let numberOfCredentials {
+            writer.unsigned(5)
+            writer.integer(numberOfCredentials)
+        }
+        if let userSelected {
+            writer.unsigned(6)
+            writer.boolean(userSelected)
+        }
+        if let largeBlobKey {
+            writer.unsigned(7)
+            writer.byteString(largeBlobKey)
+        }
+    }
+
     public var cbor: CBORValue {
         .intKeyed([
             (1, credential.cbor),

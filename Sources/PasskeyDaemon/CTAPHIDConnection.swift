@@ -2,15 +2,26 @@ import Authenticator
 import CTAP
 import CTAPHID
 import Logging
+import NIOCore
 import Synchronization
 
 /// One open handle on the virtual device: turns the connection's byte stream
 /// into 64-byte reports, reassembles messages, and answers each on the channel
 /// that asked (CTAP 2.1 §11.2). Malformed input always gets a CTAPHID_ERROR.
+///
+/// The actor runs on its connection's event loop (`unownedExecutor`), so the loop's read
+/// handler hands it the bytes synchronously (`CTAPHIDChannelHandler`): a sign-in's request
+/// is reassembled, its channel checked and its transaction started within the read, with no
+/// job through the loop's queue, no async sequence between NIO and this actor, and no hop
+/// back. A message whose handling must wait (INIT resynchronising a channel, the vendor
+/// commands) continues in a task; the reports after it wait for it, and reading pauses meanwhile.
 actor CTAPHIDConnection {
-    /// Queues reports for the connection's writer. Not async on purpose: a
+    /// Queues reports for the connection's writer, saying whether the event loop should poll
+    /// for the host's next request afterwards (`BusyPoll`). Not async on purpose: a
     /// cancelled transaction must still get its KEEPALIVE_CANCEL answer out.
-    typealias Send = @Sendable ([UInt8]) -> Void
+    typealias Send = @Sendable (_ reports: [UInt8], _ pollAfter: Bool) -> Void
+    /// Stops reading from the socket (true) or resumes it (false), while a message awaits.
+    typealias PauseReading = @Sendable (Bool) -> Void
     /// Writes reports and waits until the socket takes them: for a watch stream.
     typealias Stream = @Sendable ([UInt8]) async -> Void
 
@@ -19,6 +30,11 @@ actor CTAPHIDConnection {
     private let timing: CTAPHIDServer.Timing
     /// The connection's event loop, where quick transactions run.
     private let executor: EventLoopTaskExecutor
+    /// The same loop, as this actor's executor.
+    private nonisolated let loop: any SerialExecutor
+    private let pauseReading: PauseReading
+    /// Handles the message that must wait; later reports stay in `buffer` until it is done.
+    private var awaiting: Task<Void, Never>?
     private let send: Send
     private let stream: Stream
     /// Forwards device events to a watching channel (vendor command WATCH).
@@ -49,8 +65,11 @@ actor CTAPHIDConnection {
     private var isClosed = false
 
     init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, executor: EventLoopTaskExecutor,
-         logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream, send: @escaping Send) {
+         logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
+         pauseReading: @escaping PauseReading, send: @escaping Send) {
         self.executor = executor
+        loop = executor.eventLoop.executor
+        self.pauseReading = pauseReading
         self.drop = drop
         self.stream = stream
         self.id = id
@@ -60,22 +79,61 @@ actor CTAPHIDConnection {
         self.send = send
     }
 
-    /// Bytes as they arrive; reports may be split or joined arbitrarily by the stream.
-    func receive(_ bytes: [UInt8]) async {
-        buffer += bytes
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    /// Bytes as they arrive, on the connection's event loop; reports may be split or joined
+    /// arbitrarily by the stream.
+    func receive(_ bytes: ByteBufferView) {
+        guard !isClosed else { return }
+        buffer.append(contentsOf: bytes)
+        if awaiting == nil { process(advanced: false) }
+    }
+
+    /// Takes every whole report in `buffer` in order, until one completes a message that must
+    /// wait (`awaitingDispatch`): the rest stay for when it is done.
+    private func process(advanced: Bool) {
         var offset = 0
-        var advanced = false
+        var advanced = advanced
         while buffer.count - offset >= CTAPHIDPacket.size {
             let report = buffer[offset..<offset + CTAPHIDPacket.size]
             offset += CTAPHIDPacket.size
             // A 64-byte report always parses; only its meaning can be wrong.
             guard let packet = try? CTAPHIDPacket(report: report) else { continue }
-            advanced = await accept(packet) || advanced
+            switch reassembler.accept(packet) {
+            case .incomplete:
+                advanced = true
+            case .complete(let message):
+                if reassembler.receivingChannel == nil { disarmTimer() }
+                if !dispatch(message) {
+                    buffer.removeFirst(offset)
+                    return wait(for: message, advanced: advanced)
+                }
+            case .ignored:
+                break
+            case .failed(let channel, let error):
+                if reassembler.receivingChannel == nil { disarmTimer() }
+                logger.debug("CTAPHID error", metadata: ["channel": "\(hex(channel))", "error": "\(error.specName)"])
+                reply(.error(error, channel: channel))
+            }
         }
         buffer.removeFirst(offset)
         // Armed once per read, not per packet: a message that arrives whole in one read
         // never starts a timer.
         if advanced, reassembler.receivingChannel != nil { armTimer() }
+    }
+
+    /// Handles `message` in a task; reading pauses, and the reports after it are taken once it is done.
+    private func wait(for message: CTAPHIDMessage, advanced: Bool) {
+        pauseReading(true)
+        awaiting = Task(executorPreference: executor) { await self.finishAwaiting(message, advanced: advanced) }
+    }
+
+    private func finishAwaiting(_ message: CTAPHIDMessage, advanced: Bool) async {
+        await dispatchAwaiting(message)
+        guard !isClosed else { return }
+        awaiting = nil
+        process(advanced: advanced)
+        if awaiting == nil { pauseReading(false) }
     }
 
     /// The peer went away: its channels are freed and its transaction cancelled.
@@ -89,25 +147,9 @@ actor CTAPHIDConnection {
             running.task.cancel()
             await running.task.value
         }
+        // A message that was waiting ends with its transaction (or its vendor command's answer).
+        await awaiting?.value
         await device.release(id)
-    }
-
-    /// True when the packet began or continued a message still incomplete.
-    private func accept(_ packet: CTAPHIDPacket) async -> Bool {
-        switch reassembler.accept(packet) {
-        case .incomplete:
-            return true
-        case .complete(let message):
-            if reassembler.receivingChannel == nil { disarmTimer() }
-            await dispatch(message)
-        case .ignored:
-            break
-        case .failed(let channel, let error):
-            if reassembler.receivingChannel == nil { disarmTimer() }
-            logger.debug("CTAPHID error", metadata: ["channel": "\(hex(channel))", "error": "\(error.specName)"])
-            await reply(.error(error, channel: channel))
-        }
-        return false
     }
 
     // MARK: Message timeout (§11.2.4: an incomplete message is abandoned with ERR_MSG_TIMEOUT)
@@ -130,100 +172,128 @@ actor CTAPHIDConnection {
         timer = nil
     }
 
-    private func messageTimedOut(generation: UInt64) async {
+    private func messageTimedOut(generation: UInt64) {
         guard generation == timeoutGeneration, let channel = reassembler.abandon() else { return }
-        await reply(.error(.messageTimeout, channel: channel))
+        reply(.error(.messageTimeout, channel: channel), pollAfter: false)
     }
 
     // MARK: Commands (§11.2.9)
 
-    private func dispatch(_ message: CTAPHIDMessage) async {
+    /// Handles `message` at once, as the loop read it; false when its handling must wait
+    /// (`dispatchAwaiting`): INIT resynchronising a channel, and the vendor commands.
+    private func dispatch(_ message: CTAPHIDMessage) -> Bool {
         let channel = message.channel
         guard channel != CTAPHIDChannel.reserved else {
-            return await reply(.error(.invalidChannel, channel: channel))
+            reply(.error(.invalidChannel, channel: channel))
+            return true
         }
         if message.command == .`init` {
-            return await initialize(message)
+            guard message.payload.count == CTAPHIDInitResponse.nonceLength else {
+                reply(.error(.invalidLength, channel: channel))
+                return true
+            }
+            // Resynchronising a channel of this connection waits for what it abandons.
+            if channel != CTAPHIDChannel.broadcast, device.channels.owns(id, channel: channel) { return false }
+            initialize(message)
+            return true
         }
         // The common case, a CTAP message on an allocated channel: the ownership check and the
-        // device's transaction taken in one visit to the device; the same checks in the same
-        // order as below (a channel not this connection's is refused before a busy device).
+        // device's transaction taken in one step; the same checks in the same order as below
+        // (a channel not this connection's is refused before a busy device).
         if channel != CTAPHIDChannel.broadcast, startsTransaction(message) {
-            switch await device.beginTransaction(ifOwner: CTAPCaller(connection: id, channel: channel)) {
-            case .notOwner: return await reply(.error(.invalidChannel, channel: channel))
-            case .busy: return await reply(.error(.channelBusy, channel: channel))
-            case .begun: return startTransaction(channel: channel, command: message.command, payload: message.payload)
+            switch device.channels.beginTransaction(ifOwner: CTAPCaller(connection: id, channel: channel)) {
+            case .notOwner: reply(.error(.invalidChannel, channel: channel))
+            case .busy: reply(.error(.channelBusy, channel: channel))
+            case .begun: startTransaction(channel: channel, command: message.command, payload: message.payload)
             }
+            return true
         }
-        guard channel != CTAPHIDChannel.broadcast, await device.owns(id, channel: channel) else {
-            return await reply(.error(.invalidChannel, channel: channel))
+        guard channel != CTAPHIDChannel.broadcast, device.channels.owns(id, channel: channel) else {
+            reply(.error(.invalidChannel, channel: channel))
+            return true
         }
-        if let vendor = VendorCommand(rawValue: message.command.rawValue) {
-            return await handleVendor(vendor, message)
-        }
+        if VendorCommand(rawValue: message.command.rawValue) != nil { return false }
         switch message.command {
         case .cancel:
             // §11.2.9.1.5: no reply of its own; the cancelled command answers KEEPALIVE_CANCEL.
             if let running, running.channel == channel { running.task.cancel() }
         case .ping:
-            guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
-            await reply(message)
+            guard !device.channels.isBusy else {
+                reply(.error(.channelBusy, channel: channel))
+                return true
+            }
+            reply(message)
         case .wink:
-            guard await !device.isBusy else { return await reply(.error(.channelBusy, channel: channel)) }
+            guard !device.channels.isBusy else {
+                reply(.error(.channelBusy, channel: channel))
+                return true
+            }
             logger.info("wink")
-            await reply(CTAPHIDMessage(channel: channel, command: .wink))
+            reply(CTAPHIDMessage(channel: channel, command: .wink))
         case .cbor where device.handler.protocols.contains(.ctap2):
             // Only an empty CBOR message comes here: every other message `startsTransaction`
             // accepts began its transaction above (an empty APDU too, which the handler answers
             // with a status word, SW_WRONG_LENGTH).
-            return await reply(.error(.invalidLength, channel: channel))
+            reply(.error(.invalidLength, channel: channel))
         default:
             // CBOR or MSG where the profile offers no CTAP2 (CBOR clear) or no CTAP1 (NMSG), LOCK
             // (optional, not implemented), device-to-host commands and unknown bytes.
-            await reply(.error(.invalidCommand, channel: channel))
+            reply(.error(.invalidCommand, channel: channel))
         }
+        return true
     }
 
-    /// §11.2.9.1.3: on broadcast, allocates a channel; on an allocated channel,
-    /// resynchronises it (abandons what it was doing) and keeps the CID.
-    private func initialize(_ message: CTAPHIDMessage) async {
+    /// What `dispatch` left to wait for: an INIT on one of this connection's channels, or a vendor command.
+    private func dispatchAwaiting(_ message: CTAPHIDMessage) async {
+        if message.command == .`init` { return await resynchronize(message) }
+        if let vendor = VendorCommand(rawValue: message.command.rawValue) { await handleVendor(vendor, message) }
+    }
+
+    /// §11.2.9.1.3: INIT on broadcast allocates a channel; on a channel nobody holds, adopts it.
+    private func initialize(_ message: CTAPHIDMessage) {
         let channel = message.channel
-        guard message.payload.count == CTAPHIDInitResponse.nonceLength else {
-            return await reply(.error(.invalidLength, channel: channel))
-        }
         let allocated: UInt32
         if channel == CTAPHIDChannel.broadcast {
-            guard let channel = await device.allocateChannel(for: id) else {
+            guard let channel = device.channels.allocateChannel(for: id) else {
                 return drop("more than \(CTAPHIDServer.Limits.channelsPerConnection) channels")
             }
             allocated = channel
-        } else if await device.owns(id, channel: channel) {
-            // The reassembler already dropped any message in reception on this
-            // channel when it accepted this INIT (§11.2.9.1.3).
-            allocated = channel
-            if let running, running.channel == channel {
-                silenced.insert(running.id)
-                running.task.cancel()
-                // The device is free once the INIT is answered: the host's next command
-                // must not meet ERR_CHANNEL_BUSY from the transaction it abandoned.
-                await running.task.value
-            }
-            // A resynchronised channel starts afresh: nothing it began continues.
-            await device.handler.release(CTAPCaller(connection: id, channel: channel))
         } else {
             // A channel nobody holds is adopted, as hardware keys do for a host that kept
             // its CID across a replug; another connection's stays refused.
-            switch await device.adoptChannel(channel, for: id) {
+            switch device.channels.adoptChannel(channel, for: id) {
             case .adopted: allocated = channel
-            case .taken: return await reply(.error(.invalidChannel, channel: channel))
+            case .taken: return reply(.error(.invalidChannel, channel: channel))
             case .overLimit: return drop("more than \(CTAPHIDServer.Limits.channelsPerConnection) channels")
             }
         }
+        answerInit(message, allocated: allocated)
+    }
+
+    /// §11.2.9.1.3: INIT on an allocated channel resynchronises it (abandons what it was
+    /// doing) and keeps the CID.
+    private func resynchronize(_ message: CTAPHIDMessage) async {
+        let channel = message.channel
+        // The reassembler already dropped any message in reception on this
+        // channel when it accepted this INIT (§11.2.9.1.3).
+        if let running, running.channel == channel {
+            silenced.insert(running.id)
+            running.task.cancel()
+            // The device is free once the INIT is answered: the host's next command
+            // must not meet ERR_CHANNEL_BUSY from the transaction it abandoned.
+            await running.task.value
+        }
+        // A resynchronised channel starts afresh: nothing it began continues.
+        await device.handler.release(CTAPCaller(connection: id, channel: channel))
+        answerInit(message, allocated: channel)
+    }
+
+    private func answerInit(_ message: CTAPHIDMessage, allocated: UInt32) {
         let response = CTAPHIDInitResponse(
             nonce: message.payload, channel: allocated, majorVersion: DaemonInfo.majorVersion,
             minorVersion: DaemonInfo.minorVersion, buildVersion: DaemonInfo.buildVersion,
             capabilities: CTAPHIDServer.capabilities(device.handler.protocols))
-        await reply(CTAPHIDMessage(channel: channel, command: .`init`, payload: response.payload))
+        reply(CTAPHIDMessage(channel: message.channel, command: .`init`, payload: response.payload))
     }
 
     private func handleVendor(_ command: VendorCommand, _ message: CTAPHIDMessage) async {
@@ -232,22 +302,22 @@ actor CTAPHIDConnection {
         case .presence:
             // 1 byte (approve/deny), optionally followed by the 8-byte prompt id it answers.
             guard message.payload.count == 1 || message.payload.count == 9 else {
-                return await reply(.error(.invalidLength, channel: channel))
+                return reply(.error(.invalidLength, channel: channel))
             }
-            guard message.payload[0] <= 1 else { return await reply(.error(.invalidParameter, channel: channel)) }
+            guard message.payload[0] <= 1 else { return reply(.error(.invalidParameter, channel: channel)) }
             let id = message.payload.count == 9 ? message.payload[1...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
             let wasPending = await device.broker.resolve(approve: message.payload[0] == 1, id: id)
-            await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [wasPending ? 1 : 0]))
+            reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [wasPending ? 1 : 0]))
         case .replug:
             logger.info("simulated replug")
             await device.handler.powerCycle()
-            await reply(CTAPHIDMessage(channel: channel, command: message.command))
+            reply(CTAPHIDMessage(channel: channel, command: message.command))
         case .status:
-            await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: await device.status()))
+            reply(CTAPHIDMessage(channel: channel, command: message.command, payload: await device.status()))
         case .fault:
             let request: FaultCommand
             do { request = try FaultCommand(bytes: message.payload) } catch {
-                return await reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [error.rawValue]))
+                return reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [error.rawValue]))
             }
             let armed: [FaultRule]
             switch request {
@@ -257,12 +327,12 @@ actor CTAPHIDConnection {
                 await device.controls.clear()
                 armed = []
             }
-            await reply(CTAPHIDMessage(channel: channel, command: message.command,
+            reply(CTAPHIDMessage(channel: channel, command: message.command,
                                        payload: [CTAPStatus.success.rawValue] + FaultCommand.encodeReply(armed)))
         case .watch:
-            guard watching == nil else { return await reply(.error(.invalidCommand, channel: channel)) }
+            guard watching == nil else { return reply(.error(.invalidCommand, channel: channel)) }
             let events = await device.controls.watch()
-            await reply(CTAPHIDMessage(channel: channel, command: message.command))
+            reply(CTAPHIDMessage(channel: channel, command: message.command))
             let stream = stream
             watching = Task {
                 for await event in events {
@@ -292,13 +362,19 @@ actor CTAPHIDConnection {
         progress.store(transactionID << 8 | UInt64(KeepaliveStatus.processing.rawValue), ordering: .releasing)
         let (device, handler) = (device, device.handler)
         let caller = CTAPCaller(connection: id, channel: channel)
-        let report: nonisolated(nonsending) @Sendable (KeepaliveStatus) async -> Void = { [weak self] status in
+        // Synchronous on purpose: Swift 6.3 compiles an async closure literal as `@concurrent`
+        // (it hops to the global executor, then a thunk hops back), even where its type says
+        // `nonisolated(nonsending)`: four jobs through the event loop's queue per sign-in (the
+        // authenticator reports UPNEEDED, then PROCESSING). A synchronous closure converted to
+        // the handler's type runs on the caller's executor.
+        let report: @Sendable (KeepaliveStatus) -> Void = { [weak self] status in
             self?.report(status, transaction: transactionID)
         }
         // Sign-ins, registrations and getInfo run on the connection's event loop; anything else
         // (which may compute for long: a reset, a bio enrollment) on the pool, so the loop keeps
         // sending keepalives.
         let quick = command == .cbor && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
+        let executor = executor
         let preference: (any TaskExecutor)? = quick ? executor : nil
         let task = Task(executorPreference: preference) { [weak self] in
             let answer = command == .msg
@@ -307,7 +383,7 @@ actor CTAPHIDConnection {
             // Free the device before the store's flush: the next transaction, from any
             // channel, runs meanwhile and its registration shares a later flush (group
             // commit). This answer still waits for the flush covering everything before it.
-            await device.endTransaction(caller)
+            device.channels.endTransaction(caller)
             // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
             let response = await handler.durable() ? answer : command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
             // A `drop` fault: the device vanished mid-transaction, as an unplug does.
@@ -315,7 +391,14 @@ actor CTAPHIDConnection {
                 await self?.unplug()
                 return
             }
-            await self?.finishTransaction(transactionID, channel: channel, command: command, response: response)
+            guard let self else { return }
+            // A quick transaction ends on the connection's event loop, this actor's executor: it
+            // answers from here, without a job through the loop's queue to enter the actor.
+            if quick, executor.eventLoop.inEventLoop {
+                finishOnLoop(transactionID, channel: channel, command: command, response: response)
+            } else {
+                await self.finishTransaction(transactionID, channel: channel, command: command, response: response, quick: quick)
+            }
         }
         running = (channel, transactionID, task, ContinuousClock.now)
         if keepaliveTicker == nil { startKeepalives() }
@@ -373,21 +456,31 @@ actor CTAPHIDConnection {
         guard !isClosed, !silenced.contains(transaction) else { return }
         let word = progress.load(ordering: .acquiring)
         let status = word >> 8 == transaction ? UInt8(truncatingIfNeeded: word) : KeepaliveStatus.processing.rawValue
-        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status]).reports)
+        send(CTAPHIDMessage(channel: channel, command: .keepalive, payload: [status]).reports, false)
     }
 
-    private func finishTransaction(_ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8]) async {
+    /// `finishTransaction` for a quick transaction's task, on the event loop: the thread is
+    /// this actor's executor, so the task may act as the actor (NIO's `checkIsolated`).
+    private nonisolated func finishOnLoop(_ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8]) {
+        assumeIsolated { $0.finishTransaction(transactionID, channel: channel, command: command, response: response, quick: true) }
+    }
+
+    /// The answer of a transaction that ran on the pool (`quick` false) starts no polling: the
+    /// loop leaves the core to the threads doing that work, as when such answers were written from there.
+    private func finishTransaction(_ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8], quick: Bool) {
         if running?.id == transactionID { running = nil }
         guard silenced.remove(transactionID) == nil else { return }
-        await reply(CTAPHIDMessage(channel: channel, command: command, payload: response))
+        reply(CTAPHIDMessage(channel: channel, command: command, payload: response), pollAfter: quick)
     }
 
-    private func reply(_ message: CTAPHIDMessage) async {
+    /// `pollAfter`: whether the host's next request is expected soon (`BusyPoll`): after an
+    /// answer to what it sent, not after a timeout's error.
+    private func reply(_ message: CTAPHIDMessage, pollAfter: Bool = true) {
         guard !isClosed else { return }
         // A payload too long for CTAPHID cannot be framed; say so rather than crash.
         let message = message.payload.count <= CTAPHIDPacket.maxMessageLength
             ? message : CTAPHIDMessage(channel: message.channel, command: .cbor, payload: [CTAPStatus.requestTooLarge.rawValue])
-        send(message.reports)
+        send(message.reports, pollAfter)
     }
 
     private func hex(_ channel: UInt32) -> String { String(channel, radix: 16) }

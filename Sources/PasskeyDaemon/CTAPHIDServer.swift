@@ -70,8 +70,6 @@ public final class CTAPHIDServer: Sendable {
         return capabilities
     }
 
-    private typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
-
     public let socketPath: String
     private let acceptor: Acceptor
     private let lockDescriptor: Int32
@@ -140,66 +138,68 @@ public final class CTAPHIDServer: Sendable {
         logger.info("stopped", metadata: ["socket": "\(socketPath)"])
     }
 
-    /// Wraps an accepted connection in a NIO channel on one of the group's loops, and serves it.
+    /// Wraps an accepted connection in a NIO channel on one of the group's loops, and serves it
+    /// until the peer goes away (or the server stops: the task's cancellation closes it).
     private static func serve(_ descriptor: Int32, device: CTAPHIDDevice, timing: Timing,
                               busyPolls: [ObjectIdentifier: BusyPoll], logger: Logger) async {
-        let channel: Connection
+        let id = await device.register()
+        var logger = logger
+        logger[metadataKey: "connection"] = "\(id)"
+        let served: (channel: any Channel, connection: CTAPHIDConnection)
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            served = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes))
-                .withConnectedSocket(descriptor) { channel in
-                    channel.eventLoop.makeCompletedFuture { try Connection(wrappingChannelSynchronously: channel) }
+                .withConnectedSocket(descriptor) { [logger] channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try serve(channel, id: id, device: device, timing: timing, busyPolls: busyPolls, descriptor: descriptor, logger: logger)
+                    }
                 }
         } catch {
             // NIO owns the descriptor once it made a channel of it, and closed it with the channel.
             logger.warning("cannot serve a connection", metadata: ["error": "\(error)"])
             return
         }
-        let id = await device.register()
-        var logger = logger
-        logger[metadataKey: "connection"] = "\(id)"
-        // The connection is served on its event loop's thread (`EventLoopTaskExecutor` says why).
-        let executor = EventLoopTaskExecutor(channel.channel.eventLoop)
-        let busyPoll = busyPolls[ObjectIdentifier(executor.eventLoop)]
-        await withTaskExecutorPreference(executor) {
-            busyPoll?.watch(descriptor)
-            await serve(channel, id: id, device: device, timing: timing, executor: executor,
-                        busyPoll: busyPoll, descriptor: descriptor, logger: logger)
+        logger.debug("connected")
+        await withTaskCancellationHandler {
+            try? await served.channel.closeFuture.get()
+        } onCancel: {
+            served.channel.close(promise: nil)
         }
+        await served.connection.close()
+        logger.debug("disconnected")
     }
 
-    private static func serve(_ channel: Connection, id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: Timing,
-                              executor: EventLoopTaskExecutor, busyPoll: BusyPoll?, descriptor: Int32, logger: Logger) async {
-        try? await channel.executeThenClose { inbound, outbound in
-            let drop: @Sendable (String) -> Void = { [logger] reason in
-                logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
-                channel.channel.close(promise: nil)
-            }
-            // A watch stream writes with the socket's backpressure: its events wait in the
-            // watcher's own bounded buffer, which drops and counts (TestControls).
-            let stream: CTAPHIDConnection.Stream = { reports in try? await outbound.write(ByteBuffer(bytes: reports)) }
-            // Replies go straight to the channel, in the order the connection's actor sends them
-            // (no writer task to wake per reply). Bounded: a peer that writes and never reads is
-            // dropped once its unread replies pass the channel's high watermark, never anyone else's memory.
-            let socket = channel.channel
-            let connection = CTAPHIDConnection(
-                id: id, device: device, timing: timing, executor: executor, logger: logger, drop: drop, stream: stream
-            ) { reports in
-                guard socket.isWritable else { return drop("\(Limits.unreadReplyBytes) bytes of replies unread") }
-                socket.writeAndFlush(ByteBuffer(bytes: reports), promise: nil)
-                busyPoll?.answered()
-            }
-            logger.debug("connected")
-            do {
-                for try await buffer in inbound {
-                    await connection.receive(Array(buffer.readableBytesView))
-                }
-            } catch {
-                logger.debug("connection error", metadata: ["error": "\(error)"])
-            }
-            await connection.close()
-            busyPoll?.unwatch(descriptor)
-            logger.debug("disconnected")
+    /// The connection of a new channel, on its event loop, before the channel reads anything.
+    private static func serve(
+        _ channel: any Channel, id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: Timing,
+        busyPolls: [ObjectIdentifier: BusyPoll], descriptor: Int32, logger: Logger
+    ) throws -> (channel: any Channel, connection: CTAPHIDConnection) {
+        // Quick transactions run on the connection's event loop (`EventLoopTaskExecutor` says why).
+        let executor = EventLoopTaskExecutor(channel.eventLoop)
+        let busyPoll = busyPolls[ObjectIdentifier(channel.eventLoop)]
+        busyPoll?.watch(descriptor)
+        let drop: @Sendable (String) -> Void = { [logger] reason in
+            logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
+            channel.close(promise: nil)
         }
+        // A watch stream writes with the socket's backpressure: its events wait in the
+        // watcher's own bounded buffer, which drops and counts (TestControls).
+        let stream: CTAPHIDConnection.Stream = { reports in try? await channel.writeAndFlush(ByteBuffer(bytes: reports)).get() }
+        // Replies go straight to the channel, in the order the connection sends them (no writer
+        // task to wake per reply). Bounded: a peer that writes and never reads is dropped once
+        // its unread replies pass the channel's high watermark, never anyone else's memory.
+        // Both closures are called by the connection, whose executor is the channel's loop.
+        let connection = CTAPHIDConnection(
+            id: id, device: device, timing: timing, executor: executor, logger: logger, drop: drop, stream: stream,
+            pauseReading: { paused in try? channel.syncOptions?.setOption(.autoRead, value: !paused) }
+        ) { reports, pollAfter in
+            guard channel.isWritable else { return drop("\(Limits.unreadReplyBytes) bytes of replies unread") }
+            channel.writeAndFlush(ByteBuffer(bytes: reports), promise: nil)
+            if pollAfter { busyPoll?.answered() }
+        }
+        try channel.pipeline.syncOperations.addHandler(CTAPHIDChannelHandler(connection: connection, logger: logger) {
+            busyPoll?.unwatch(descriptor)
+        })
+        return (channel, connection)
     }
 }

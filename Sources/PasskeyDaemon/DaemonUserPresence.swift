@@ -10,7 +10,7 @@ public struct DaemonUserPresence: UserPresence {
         self.broker = broker
     }
 
-    public func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome {
+    public nonisolated(nonsending) func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome {
         if Task.isCancelled { return .cancelled }
         switch mode {
         case .auto: return .approved

@@ -61,4 +61,36 @@ struct EncoderTests {
         #expect(CBOREncoder.encode(value) == value.encoded)
     }
 
+    /// `CBORWriter` writes each item as `CBOREncoder` encodes the same `CBORValue`.
+    @Test func writerWritesWhatTheEncoderEncodes() {
+        for (argument, _, _) in Self.heads {
+            var writer = CBORWriter()
+            writer.unsigned(argument)
+            #expect(writer.bytes == CBORValue.unsigned(argument).encoded)
+        }
+        for number in [0, 1, 23, 24, -1, -24, -25, -256, -257, Int.max, Int.min, Int(Int32.min), 1 << 40] {
+            var writer = CBORWriter()
+            writer.integer(number)
+            #expect(writer.bytes == CBORValue(number).encoded, "\(number)")
+        }
+        for length in [0, 1, 23, 24, 255, 256, 65_536] {
+            var writer = CBORWriter(prefix: [0xAA])
+            writer.byteString([UInt8](repeating: 9, count: length))
+            writer.textString(String(repeating: "ü", count: length))
+            writer.mapHeader(count: length)
+            writer.boolean(length.isMultiple(of: 2))
+            writer.value(["k": .array([1, -1, .null])])
+            #expect(writer.bytes == [0xAA] + CBORValue.byteString([UInt8](repeating: 9, count: length)).encoded
+                + CBORValue.textString(String(repeating: "ü", count: length)).encoded
+                + Self.mapHead(length) + CBORValue.boolean(length.isMultiple(of: 2)).encoded
+                + CBORValue.map(["k": .array([1, -1, .null])]).encoded)
+        }
+    }
+
+    /// A map head of `count` entries, from an array head of the same count (major 4 → 5).
+    static func mapHead(_ count: Int) -> [UInt8] {
+        var head = CBORValue.array(Array(repeating: .null, count: count)).encoded.dropLast(count)
+        head[head.startIndex] += 0x20
+        return Array(head)
+    }
 }

@@ -146,6 +146,37 @@ import Testing
     }
 
     /// `MakeCredentialResponse` has no `Codable` twin (it was always coded by hand): its map reads back as the value it was.
+    /// Every sign-in's answer is written by `GetAssertionResponse.encode(into:)`, not through
+    /// `CBORValue`: the same bytes, member by member present or absent, for keys of every length.
+    @Test func getAssertionResponseWritesWhatItsMapEncodes() {
+        let long = [UInt8](repeating: 0x5A, count: 300)
+        let users: [PublicKeyCredentialUserEntity?] = [
+            nil, .init(id: [4]), .init(id: long, name: "alice"), .init(id: [4], displayName: "Alice"),
+            .init(id: [], name: String(repeating: "é", count: 40), displayName: "Ålice 👩‍💻"),
+        ]
+        let credentials: [PublicKeyCredentialDescriptor] = [
+            .init(id: [1]), .init(id: long, type: "x"), .init(id: [1], transports: []),
+            .init(id: [1, 2], transports: ["usb", "internal", "hybrid"]),
+        ]
+        let counts: [Int?] = [nil, 0, 2, 23, 24, 65_536, -1, Int.max, Int.min]
+        var checked = 0
+        for credential in credentials {
+            for user in users {
+                for (index, count) in counts.enumerated() {
+                    let response = GetAssertionResponse(
+                        credential: credential, authenticatorData: [UInt8](repeating: 1, count: 37 + index), signature: [UInt8](repeating: 3, count: 70),
+                        user: user, numberOfCredentials: count, userSelected: index.isMultiple(of: 3) ? nil : index.isMultiple(of: 2),
+                        largeBlobKey: index.isMultiple(of: 2) ? nil : [UInt8](repeating: 7, count: 32))
+                    var writer = CBORWriter(prefix: [0x00])
+                    response.encode(into: &writer)
+                    #expect(writer.bytes == [0x00] + response.cbor.encoded, "\(response)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == credentials.count * users.count * counts.count)
+    }
+
     @Test func makeCredentialResponseRoundTrips() throws {
         let responses = [
             MakeCredentialResponse(attestation: .init(authenticatorData: [0, 1], statement: .none)),

@@ -97,6 +97,29 @@ import Testing
         }
     }
 
+    /// Messages in one write are answered in their order, also when one of them has to wait (a
+    /// vendor command, an INIT resynchronising a channel): the reports after it wait for it.
+    @Test func messagesAfterOneThatWaitsAreAnsweredAfterIt() async throws {
+        try await withDaemon { daemon in
+            try await HIDTestClient.with(path: daemon.path) { client in
+                let channel = try await client.initialize()
+                let nonce: [UInt8] = [3, 1, 4, 1, 5, 9, 2, 6]
+                try await client.send(raw: CTAPHIDMessage(channel: channel, command: VendorCommand.status.command).reports
+                    + CTAPHIDMessage(channel: channel, command: .ping, payload: [42]).reports
+                    + CTAPHIDMessage(channel: channel, command: .`init`, payload: nonce).reports
+                    + CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x20, 7]).reports)
+                let status = try await client.readReply(channel: channel)
+                #expect(status.command == VendorCommand.status.command)
+                let ping = try await client.readReply(channel: channel)
+                #expect(ping.command == .ping && ping.payload == [42])
+                let resynchronised = try await client.readReply(channel: channel)
+                #expect(resynchronised.command == .`init` && CTAPHIDInitResponse(payload: resynchronised.payload)?.nonce == nonce)
+                let echo = try await client.readReply(channel: channel)
+                #expect(echo.command == .cbor && echo.payload == [0x00, 0x20, 7])
+            }
+        }
+    }
+
     @Test func winkIsAnswered() async throws {
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in
