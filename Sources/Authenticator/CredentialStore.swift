@@ -5,10 +5,12 @@ import CTAP
 /// `durable()` after it returns). Every failure is a `CredentialStoreError`, which says
 /// what the host is told.
 public protocol CredentialStore: Sendable {
-    /// Resident credentials whose RP ID is `rpID`, newest first.
-    func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource]
+    /// Resident credentials whose RP ID is `rpID`, newest first. `nonisolated(nonsending)`, as
+    /// the next: a store that can answer on the caller's executor (the Keystore does) costs a
+    /// sign-in no executor switch there and back.
+    nonisolated(nonsending) func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource]
     /// The resident credential with this ID, if any.
-    func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource?
+    nonisolated(nonsending) func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource?
     /// Every resident credential, newest first (credential management enumerates these).
     func allCredentials() async throws(CredentialStoreError) -> [CredentialSource]
     /// How many resident credentials are stored.

@@ -23,7 +23,10 @@ public actor Keystore: CredentialStore {
     public nonisolated let capacity: Int
     /// The database file's path.
     public nonisolated let path: String
-    private var queue: DatabaseQueue?
+    /// GRDB serialises every use of the one connection; `isClosed` is set and read inside it,
+    /// so the lookups can run outside this actor (`readNow`).
+    private nonisolated let queue: DatabaseQueue
+    private let isClosed = Atomic<Bool>(false)
     /// Held from before the directory is inspected until `close()`.
     private var lock: KeystoreLock?
     private let sealer: RecordSealer
@@ -56,16 +59,18 @@ public actor Keystore: CredentialStore {
     /// Closes the database: the WAL is checkpointed into the main file, then the directory
     /// is let go. Later calls throw `KeystoreError.closed`.
     public func close() throws(KeystoreError) {
-        guard let queue else { return }
-        self.queue = nil
+        guard !queue.inDatabase({ _ in isClosed.exchange(true, ordering: .relaxed) }) else { return }
         defer { lock = nil }
         do { try queue.close() } catch { throw Self.keystoreError(error, path: path) }
     }
 
     // MARK: CredentialStore
 
-    public func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource] {
-        try await failures {
+    /// On the caller's executor, like `credential(id:)`: one SELECT through GRDB's serialised
+    /// connection, no visit to this actor (two executor switches, each a job through the event
+    /// loop's queue in the daemon).
+    public nonisolated(nonsending) func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource] {
+        try failures {
             let rpHash = sealer.lookup.rp(rpID)
             let rows = try readNow { db in
                 try Self.fetchRows(db, sql: Self.credentialsByRPQuery, arguments: [rpHash], path: self.path)
@@ -75,8 +80,8 @@ public actor Keystore: CredentialStore {
         }
     }
 
-    public func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource? {
-        try await failures {
+    public nonisolated(nonsending) func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource? {
+        try failures {
             let idHash = sealer.lookup.credential(id)
             let rows = try readNow { db in
                 try Self.fetchRows(db, sql: Self.credentialByIDQuery, arguments: [idHash], path: self.path)
@@ -302,14 +307,22 @@ public actor Keystore: CredentialStore {
     /// The lookups an assertion makes, on the calling thread and outside a transaction: one
     /// SELECT is consistent on its own, and the hop to GRDB's queue and back (two thread
     /// wake-ups, a BEGIN and a COMMIT) cost more than the lookup. It waits while a write runs.
-    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        guard let queue else { throw KeystoreError.closed }
-        do { return try queue.inDatabase(body) } catch { throw Self.keystoreError(error, path: path) }
+    private nonisolated func readNow<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try queue.inDatabase { db in
+                guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
+                return try body(db)
+            }
+        } catch { throw Self.keystoreError(error, path: path) }
     }
 
     private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        guard let queue else { throw KeystoreError.closed }
-        do { return try await queue.read(body) } catch { throw Self.keystoreError(error, path: path) }
+        do {
+            return try await queue.read { db in
+                guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
+                return try body(db)
+            }
+        } catch { throw Self.keystoreError(error, path: path) }
     }
 
     /// One transaction, committed before this returns, and flushed to disk too unless
@@ -325,10 +338,11 @@ public actor Keystore: CredentialStore {
     private func write<T: Sendable>(
         diskFullIsStoreFull: Bool = false, flush: Bool = true, _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
-        guard let queue else { throw KeystoreError.closed }
+        guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
         do {
             let result = try queue.inDatabase { db in
+                guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
                 var result: T?
                 try db.inTransaction {
                     result = try body(db)
@@ -355,13 +369,21 @@ public actor Keystore: CredentialStore {
     /// Runs one `CredentialStore` operation: a full store (or, for a save, a full disk) is
     /// `.full`, a device-state change's own refusal is `.refused`, anything else `.failed`.
     private func failures<T: Sendable>(_ body: () async throws -> T) async throws(CredentialStoreError) -> T {
-        do { return try await body() } catch {
-            switch error {
-            case let error as CredentialStoreError: throw error
-            case let status as CTAPStatus: throw .refused(status)
-            case let failure as KeystoreError: throw .failed(failure)
-            default: throw .failed(Self.keystoreError(error, path: path))
-            }
+        do { return try await body() } catch { throw storeError(error) }
+    }
+
+    /// `failures` for a lookup, which runs on the caller's executor: synchronous, since an
+    /// async closure passed here would run on the global executor, two executor switches.
+    private nonisolated func failures<T>(_ body: () throws -> T) throws(CredentialStoreError) -> T {
+        do { return try body() } catch { throw storeError(error) }
+    }
+
+    private nonisolated func storeError(_ error: any Error) -> CredentialStoreError {
+        switch error {
+        case let error as CredentialStoreError: error
+        case let status as CTAPStatus: .refused(status)
+        case let failure as KeystoreError: .failed(failure)
+        default: .failed(Self.keystoreError(error, path: path))
         }
     }
 

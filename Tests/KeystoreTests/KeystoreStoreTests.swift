@@ -171,5 +171,9 @@ import Testing
         try await store.close()
         #expect(await StoreOutcome { _ = try await store.count() } == .failed(.closed))
         #expect(await StoreOutcome { try await store.save(makeCredential()) } == .failed(.closed))
+        // The lookups, which run outside the actor, see the close too.
+        #expect(await StoreOutcome { _ = try await store.credentials(rpID: "example.com") } == .failed(.closed))
+        #expect(await StoreOutcome { _ = try await store.credential(id: [1, 2, 3]) } == .failed(.closed))
+        try await store.close()
     }
 }
