@@ -348,9 +348,13 @@ public actor Keystore: CredentialStore {
                     result = try body(db)
                     return .commit
                 }
+                // Counted before the connection is let go: a lookup, which runs outside this
+                // actor, that finds this commit's rows then finds them not yet durable too, so
+                // its answer waits for their flush (a sign-in never shows a credential a crash
+                // could still take back).
+                groupCommit.recordCommit()
                 return result!
             }
-            groupCommit.recordCommit()
             if flush { try await durable() }
             return result
         }
