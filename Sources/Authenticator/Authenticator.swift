@@ -83,6 +83,8 @@ public actor Authenticator: CTAP2MessageHandler {
 
     /// Nonisolated: the answer waits on the store alone, not on a turn of this actor (for the
     /// daemon's transaction, two executor switches fewer per command).
+    public nonisolated var isDurable: Bool { store.isDurable }
+
     public nonisolated func durable() async -> Bool {
         do throws(CredentialStoreError) {
             try await store.durable()

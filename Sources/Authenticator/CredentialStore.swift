@@ -27,6 +27,8 @@ public protocol CredentialStore: Sendable {
     func save(_ credential: CredentialSource) async throws(CredentialStoreError)
     /// Returns once everything stored before the call is durable.
     func durable() async throws(CredentialStoreError)
+    /// True when everything stored so far is durable: `durable()` would return at once.
+    var isDurable: Bool { get }
     /// Records a new signature counter value for a credential.
     func updateSignCount(credentialID: [UInt8], to signCount: UInt32) async throws(CredentialStoreError)
     /// Replaces the name and display name of a credential's user (credential management's
@@ -52,4 +54,5 @@ public protocol CredentialStore: Sendable {
 extension CredentialStore {
     /// A store whose every call is durable when it returns has nothing left to flush.
     public func durable() async throws(CredentialStoreError) {}
+    public var isDurable: Bool { true }
 }

@@ -20,6 +20,9 @@ public protocol CTAP2MessageHandler: Sendable {
     /// Returns once every answer given so far rests on durable state; false if the store
     /// could not make it durable.
     func durable() async -> Bool
+    /// True when every answer given so far rests on durable state already: `durable()` would
+    /// return at once. A transport that must not block its thread on a flush asks first.
+    var isDurable: Bool { get }
     /// The caller is gone (its connection closed, or its channel was resynchronised):
     /// whatever it had started across commands ends.
     func release(_ caller: CTAPCaller) async
@@ -57,4 +60,5 @@ extension CTAP2MessageHandler {
     }
 
     public func durable() async -> Bool { true }
+    public var isDurable: Bool { true }
 }

@@ -211,6 +211,8 @@ public actor Keystore: CredentialStore {
     /// callers share one flush (`GroupCommit`). `@concurrent`: the flush this caller may
     /// lead runs off the actor, on the caller's own thread (its task executor's, in the daemon
     /// the connection's event loop), while others commit and read.
+    public nonisolated var isDurable: Bool { everythingDurable.load(ordering: .acquiring) }
+
     @concurrent public nonisolated func durable() async throws(CredentialStoreError) {
         if everythingDurable.load(ordering: .acquiring) { return }
         var outcome: Result<Void, KeystoreError>

@@ -41,6 +41,8 @@ actor CTAPHIDConnection {
     private var watching: Task<Void, Never>?
     /// Closes this connection, saying why: for a peer past the limits.
     private let drop: @Sendable (String) -> Void
+    /// Whether others share this connection's loop: where a quick transaction waits for the flush.
+    private let occupancy: LoopOccupancy?
     private let logger: Logger
 
     private var buffer: [UInt8] = []
@@ -65,9 +67,10 @@ actor CTAPHIDConnection {
     private var isClosed = false
 
     init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, executor: EventLoopTaskExecutor,
-         logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
+         occupancy: LoopOccupancy? = nil, logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
          pauseReading: @escaping PauseReading, send: @escaping Send) {
         self.executor = executor
+        self.occupancy = occupancy
         loop = executor.eventLoop.executor
         self.pauseReading = pauseReading
         self.drop = drop
@@ -375,6 +378,7 @@ actor CTAPHIDConnection {
         // sending keepalives.
         let quick = command == .cbor && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
         let executor = executor
+        let occupancy = occupancy
         let preference: (any TaskExecutor)? = quick ? executor : nil
         let task = Task(executorPreference: preference) { [weak self] in
             let answer = command == .msg
@@ -385,7 +389,11 @@ actor CTAPHIDConnection {
             // commit). This answer still waits for the flush covering everything before it.
             device.channels.endTransaction(caller)
             // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
-            let response = await handler.durable() ? answer : command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
+            // The flush runs on the waiting task's thread: this loop's, unless others share it (`LoopOccupancy`).
+            let durable = quick && occupancy?.isShared == true && !handler.isDurable
+                ? await withTaskExecutorPreference(globalConcurrentExecutor) { await handler.durable() }
+                : await handler.durable()
+            let response = durable ? answer : command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
             // A `drop` fault: the device vanished mid-transaction, as an unplug does.
             if await device.controls.takeDrop(caller) {
                 await self?.unplug()

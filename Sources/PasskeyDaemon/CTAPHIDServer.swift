@@ -113,10 +113,13 @@ public final class CTAPHIDServer: Sendable {
         let device = CTAPHIDDevice(handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
         let timing = configuration.timing
         let busyPolls = BusyPoll.forEachLoop(of: MultiThreadedEventLoopGroup.singleton, budget: configuration.busyPoll)
+        let occupancies = LoopOccupancy.forEachLoop(of: MultiThreadedEventLoopGroup.singleton)
         let acceptTask = Task {
             await withDiscardingTaskGroup { group in
                 for await descriptor in acceptor.connections {
-                    group.addTask { await serve(descriptor, device: device, timing: timing, busyPolls: busyPolls, logger: logger) }
+                    group.addTask {
+                        await serve(descriptor, device: device, timing: timing, busyPolls: busyPolls, occupancies: occupancies, logger: logger)
+                    }
                 }
                 group.cancelAll()
             }
@@ -141,7 +144,8 @@ public final class CTAPHIDServer: Sendable {
     /// Wraps an accepted connection in a NIO channel on one of the group's loops, and serves it
     /// until the peer goes away (or the server stops: the task's cancellation closes it).
     private static func serve(_ descriptor: Int32, device: CTAPHIDDevice, timing: Timing,
-                              busyPolls: [ObjectIdentifier: BusyPoll], logger: Logger) async {
+                              busyPolls: [ObjectIdentifier: BusyPoll], occupancies: [ObjectIdentifier: LoopOccupancy],
+                              logger: Logger) async {
         let id = await device.register()
         var logger = logger
         logger[metadataKey: "connection"] = "\(id)"
@@ -151,7 +155,8 @@ public final class CTAPHIDServer: Sendable {
                 .channelOption(.writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes))
                 .withConnectedSocket(descriptor) { [logger] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try serve(channel, id: id, device: device, timing: timing, busyPolls: busyPolls, descriptor: descriptor, logger: logger)
+                        try serve(channel, id: id, device: device, timing: timing, busyPolls: busyPolls, occupancies: occupancies,
+                                  descriptor: descriptor, logger: logger)
                     }
                 }
         } catch {
@@ -172,12 +177,14 @@ public final class CTAPHIDServer: Sendable {
     /// The connection of a new channel, on its event loop, before the channel reads anything.
     private static func serve(
         _ channel: any Channel, id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: Timing,
-        busyPolls: [ObjectIdentifier: BusyPoll], descriptor: Int32, logger: Logger
+        busyPolls: [ObjectIdentifier: BusyPoll], occupancies: [ObjectIdentifier: LoopOccupancy], descriptor: Int32, logger: Logger
     ) throws -> (channel: any Channel, connection: CTAPHIDConnection) {
         // Quick transactions run on the connection's event loop (`EventLoopTaskExecutor` says why).
         let executor = EventLoopTaskExecutor(channel.eventLoop)
         let busyPoll = busyPolls[ObjectIdentifier(channel.eventLoop)]
         busyPoll?.watch(descriptor)
+        let occupancy = occupancies[ObjectIdentifier(channel.eventLoop)]
+        occupancy?.enter()
         let drop: @Sendable (String) -> Void = { [logger] reason in
             logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
             channel.close(promise: nil)
@@ -190,7 +197,7 @@ public final class CTAPHIDServer: Sendable {
         // its unread replies pass the channel's high watermark, never anyone else's memory.
         // Both closures are called by the connection, whose executor is the channel's loop.
         let connection = CTAPHIDConnection(
-            id: id, device: device, timing: timing, executor: executor, logger: logger, drop: drop, stream: stream,
+            id: id, device: device, timing: timing, executor: executor, occupancy: occupancy, logger: logger, drop: drop, stream: stream,
             pauseReading: { paused in try? channel.syncOptions?.setOption(.autoRead, value: !paused) }
         ) { reports, pollAfter in
             guard channel.isWritable else { return drop("\(Limits.unreadReplyBytes) bytes of replies unread") }
@@ -199,6 +206,7 @@ public final class CTAPHIDServer: Sendable {
         }
         try channel.pipeline.syncOperations.addHandler(CTAPHIDChannelHandler(connection: connection, logger: logger) {
             busyPoll?.unwatch(descriptor)
+            occupancy?.leave()
         })
         return (channel, connection)
     }

@@ -1,6 +1,8 @@
 import Authenticator
 import CTAP
 import CTAPHID
+import Foundation
+import Synchronization
 
 /// A `CTAP2MessageHandler` for the server tests:
 /// 0x04 answers `[0x00, 0xA0]` (an empty getInfo map), 0x01 asks `presence` (saying
@@ -87,9 +89,27 @@ actor FakeHandler: CTAP2MessageHandler {
     }
 
     func durable() async -> Bool {
+        if let block = blockingFlush.withLock({ $0 }) {
+            // Like `Keystore.durable`: the waiting thread itself runs the flush.
+            flushRunning.store(true, ordering: .sequentiallyConsistent)
+            Self.blockThread(for: block)
+            flushRunning.store(false, ordering: .sequentiallyConsistent)
+            return true
+        }
         if durabilityHeld { await withCheckedContinuation { durabilityWaiters.append($0) } }
         return durabilityOutcome
     }
+
+    /// Seconds each `durable()` blocks its thread, as an `fdatasync` does; nil: none.
+    private nonisolated let blockingFlush = Mutex<TimeInterval?>(nil)
+    /// True while a blocking flush holds its thread.
+    nonisolated let flushRunning = Atomic<Bool>(false)
+
+    private nonisolated static func blockThread(for seconds: TimeInterval) { Thread.sleep(forTimeInterval: seconds) }
+
+    nonisolated func blockFlushes(for seconds: TimeInterval) { blockingFlush.withLock { $0 = seconds } }
+
+    nonisolated var isDurable: Bool { blockingFlush.withLock { $0 == nil } }
 
     /// Returns once `count` messages have been handled.
     func waitForCompleted(_ count: Int) async {
