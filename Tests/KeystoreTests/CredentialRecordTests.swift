@@ -34,13 +34,19 @@ import Testing
         try? RecordDecoder.decode(CredentialSource.self, from: CBOREncoder.encode(.map(map)))
     }
 
-    @Test func recordsAsWrittenReadAsTheyWereStored() throws {
+    /// Every member present (backed up or not), every optional one absent, a date before the
+    /// reference date, a zero counter, and a plain credential.
+    private var samples: [CredentialSource] {
         var minimal = makeCredential(name: nil, displayName: nil)
         minimal.rp.name = nil
         minimal.algorithm = .rs256
         var negativeDate = makeCredential(createdAt: Date(timeIntervalSinceReferenceDate: -12.5))
         negativeDate.signCount = 0
-        for credential in [credentialWithEveryField(backedUp: false), minimal, negativeDate, makeCredential()] {
+        return [credentialWithEveryField(backedUp: true), credentialWithEveryField(backedUp: false), minimal, negativeDate, makeCredential()]
+    }
+
+    @Test func recordsAsWrittenReadAsTheyWereStored() throws {
+        for credential in samples {
             let map = try record(credential)
             #expect(CredentialSource(record: .map(map)) == credential)
             #expect(viaCodable(map) == credential)
@@ -50,16 +56,10 @@ import Testing
     /// The record a registration writes (`CredentialSource.record`) is, byte for byte, what
     /// `RecordEncoder` writes through `Codable`, and names every member a credential has.
     @Test func recordsAreWrittenAsRecordEncoderWritesThem() throws {
-        var minimal = makeCredential(name: nil, displayName: nil)
-        minimal.rp.name = nil
-        minimal.algorithm = .rs256
-        var negativeDate = makeCredential(createdAt: Date(timeIntervalSinceReferenceDate: -12.5))
-        negativeDate.signCount = 0
-        let every = credentialWithEveryField(backedUp: true)
-        for credential in [every, credentialWithEveryField(backedUp: false), minimal, negativeDate, makeCredential()] {
+        for credential in samples {
             #expect(CBOREncoder.encode(credential.record) == (try RecordEncoder.encode(credential)))
         }
-        let written = try #require(every.record.mapValue)
+        let written = try #require(credentialWithEveryField(backedUp: true).record.mapValue)
         #expect(Set(written.keys.compactMap(\.textValue)) == CredentialSource.recordMembers)
     }
 
