@@ -41,8 +41,9 @@ public actor Keystore: CredentialStore {
     /// awaits: when nothing is left to flush (every sign-in but the rare counter-mark write)
     /// it returns without visiting this actor (two executor switches, each a job through the
     /// event loop's queue in the daemon). One word, written on the actor right after the state
-    /// it copies: a caller whose commit, or whose read of another's, ran on the actor before
-    /// it asks sees false, or a later true that a flush covering that commit set.
+    /// it copies, and for a commit inside GRDB's serialised connection: a caller whose commit,
+    /// or whose lookup of another's rows, came before it asks sees false, or a later true that
+    /// a flush covering that commit set.
     private let everythingDurable = Atomic<Bool>(true)
 
     init(queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int) throws(KeystoreError) {
@@ -207,12 +208,13 @@ public actor Keystore: CredentialStore {
         }
     }
 
+    public nonisolated var isDurable: Bool { everythingDurable.load(ordering: .acquiring) }
+
     /// Returns once every transaction committed before the call is on disk; several
     /// callers share one flush (`GroupCommit`). `@concurrent`: the flush this caller may
     /// lead runs off the actor, on the caller's own thread (its task executor's, in the daemon
-    /// the connection's event loop), while others commit and read.
-    public nonisolated var isDurable: Bool { everythingDurable.load(ordering: .acquiring) }
-
+    /// the connection's event loop or, when others share that loop, the pool), while others
+    /// commit and read.
     @concurrent public nonisolated func durable() async throws(CredentialStoreError) {
         if everythingDurable.load(ordering: .acquiring) { return }
         var outcome: Result<Void, KeystoreError>
