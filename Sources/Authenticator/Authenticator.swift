@@ -81,10 +81,10 @@ public actor Authenticator: CTAP2MessageHandler {
     public nonisolated var protocols: CTAPProtocols { configuration.profile.protocols }
     public nonisolated var profileName: String? { configuration.profile.name }
 
-    /// Nonisolated: the answer waits on the store alone, not on a turn of this actor (for the
-    /// daemon's transaction, two executor switches fewer per command).
     public nonisolated var isDurable: Bool { store.isDurable }
 
+    /// Nonisolated: the answer waits on the store alone, not on a turn of this actor (for the
+    /// daemon's transaction, two executor switches fewer per command).
     public nonisolated func durable() async -> Bool {
         do throws(CredentialStoreError) {
             try await store.durable()
