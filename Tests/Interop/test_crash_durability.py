@@ -101,10 +101,13 @@ def test_every_acknowledged_registration_survives_sigkill(tmp_path):
     stop = threading.Event()
     errors: list[BaseException] = []
 
+    ready = threading.Semaphore(0)
+
     def register(client: int):
         dev = daemon.device()
-        ctap = Ctap2(dev)
         try:
+            ctap = Ctap2(dev)
+            ready.release()
             n = 0
             while not stop.is_set():
                 n += 1
@@ -125,6 +128,9 @@ def test_every_acknowledged_registration_survives_sigkill(tmp_path):
     clients = [threading.Thread(target=register, args=(c,)) for c in range(4)]
     for t in clients:
         t.start()
+    # Every client is connected before the kill can come: the registrations of all four overlap.
+    for _ in clients:
+        assert ready.acquire(timeout=30) or errors, "a client did not connect in 30 s"
     deadline = time.monotonic() + 120
     while len(acknowledged) < 200 and time.monotonic() < deadline and not errors:
         time.sleep(0.01)
