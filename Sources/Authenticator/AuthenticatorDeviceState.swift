@@ -22,7 +22,7 @@ extension Authenticator {
     func updateDeviceState<T: Sendable>(
         _ change: @escaping @Sendable (inout DeviceState) throws(CTAPStatus) -> T
     ) async throws(CTAPStatus) -> T {
-        let fresh = DeviceState(wrappingKey: Self.randomBytes(32))
+        let fresh = DeviceState(wrappingKey: SecureRandom.bytes(32))
         let outcome: (result: T, state: DeviceState)
         do {
             outcome = try await store.updateDeviceState { stored throws(CTAPStatus) in
@@ -46,8 +46,6 @@ extension Authenticator {
         }
         return error.status
     }
-
-    static func randomBytes(_ count: Int) -> [UInt8] { SecureRandom.bytes(count) }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         Array(SHA256.hash(data: bytes))

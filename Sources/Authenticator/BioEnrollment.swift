@@ -35,7 +35,7 @@ extension Authenticator {
             // §6.7.4: an unfinished enrollment is abandoned; a full database takes no more.
             enrollment = nil
             guard try await enrolledFingerprints().count < sensor.maxEnrollments else { throw .fingerprintDatabaseFull }
-            var started = FingerprintEnrollment(templateId: Self.randomBytes(16), remainingSamples: sensor.samplesPerEnrollment,
+            var started = FingerprintEnrollment(templateId: SecureRandom.bytes(16), remainingSamples: sensor.samplesPerEnrollment,
                                                 lastAnswerAt: configuration.now())
             let status = try await capture(into: &started, verifier: verifier, timeout: params?.timeoutMilliseconds, sensor: sensor)
             enrollment = started.remainingSamples > 0 ? started : nil

@@ -201,8 +201,8 @@ extension Authenticator {
     /// A new persistent pinUvAuthToken (CTAP 2.2 §6.5.2.1), replacing any earlier one; the
     /// volatile token is left as it was. The device identifier it reveals is made with the first.
     private func issuePersistentToken(_ version: PINUVAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) -> ClientPINResponse {
-        let token = PersistentPinUvAuthToken(key: Self.randomBytes(32), pinUvAuthProtocol: version.rawValue)
-        let identifier = Self.randomBytes(16)
+        let token = PersistentPinUvAuthToken(key: SecureRandom.bytes(32), pinUvAuthProtocol: version.rawValue)
+        let identifier = SecureRandom.bytes(16)
         try await updateDeviceState { state in
             state.persistentToken = token
             if state.deviceIdentifier == nil { state.deviceIdentifier = identifier }

@@ -70,7 +70,7 @@ extension Authenticator {
         let key = try await CredentialKey.generating(algorithm)
         let credentialID: [UInt8]
         if residentKey {
-            credentialID = Self.randomBytes(32)
+            credentialID = SecureRandom.bytes(32)
             var source = CredentialSource(
                 id: credentialID, rp: request.rp, user: request.user, algorithm: algorithm,
                 privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), extensions: extensionState)

@@ -388,11 +388,11 @@ actor CTAPHIDConnection {
             // channel, runs meanwhile and its registration shares a later flush (group
             // commit). This answer still waits for the flush covering everything before it.
             device.channels.endTransaction(caller)
-            // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
             // The flush runs on the waiting task's thread: this loop's, unless others share it (`LoopOccupancy`).
             let durable = quick && occupancy?.isShared == true && !handler.isDurable
                 ? await withTaskExecutorPreference(globalConcurrentExecutor) { await handler.durable() }
                 : await handler.durable()
+            // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
             let response = durable ? answer : command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
             // A `drop` fault: the device vanished mid-transaction, as an unplug does.
             if await device.controls.takeDrop(caller) {
@@ -416,7 +416,7 @@ actor CTAPHIDConnection {
     /// signature at most; authenticatorMakeCredential: a key and a signature, its one slow
     /// step (RSA key generation) leaving the loop by itself (`CredentialKey.generating`). So
     /// at most a few milliseconds on the event loop, and a registration is read, made and
-    /// answered on one thread (about 5.5 context switches each instead of 14, docs/benchmarks.md).
+    /// answered on one thread (2–3 context switches each against 14 on the pool, docs/benchmarks.md).
     private static let quickCommands: Set<CTAPCommand> = [.getAssertion, .getInfo, .getNextAssertion, .makeCredential]
 
     /// §11.2.9.2.1: a KEEPALIVE at least every 100 ms while a command runs. The ticker wakes

@@ -112,13 +112,12 @@ public final class CTAPHIDServer: Sendable {
 
         let device = CTAPHIDDevice(handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
         let timing = configuration.timing
-        let busyPolls = BusyPoll.forEachLoop(of: MultiThreadedEventLoopGroup.singleton, budget: configuration.busyPoll)
-        let occupancies = LoopOccupancy.forEachLoop(of: MultiThreadedEventLoopGroup.singleton)
+        let loops = PerLoop.forEachLoop(of: MultiThreadedEventLoopGroup.singleton, busyPoll: configuration.busyPoll)
         let acceptTask = Task {
             await withDiscardingTaskGroup { group in
                 for await descriptor in acceptor.connections {
                     group.addTask {
-                        await serve(descriptor, device: device, timing: timing, busyPolls: busyPolls, occupancies: occupancies, logger: logger)
+                        await serve(descriptor, device: device, timing: timing, loops: loops, logger: logger)
                     }
                 }
                 group.cancelAll()
@@ -144,8 +143,7 @@ public final class CTAPHIDServer: Sendable {
     /// Wraps an accepted connection in a NIO channel on one of the group's loops, and serves it
     /// until the peer goes away (or the server stops: the task's cancellation closes it).
     private static func serve(_ descriptor: Int32, device: CTAPHIDDevice, timing: Timing,
-                              busyPolls: [ObjectIdentifier: BusyPoll], occupancies: [ObjectIdentifier: LoopOccupancy],
-                              logger: Logger) async {
+                              loops: [ObjectIdentifier: PerLoop], logger: Logger) async {
         let id = await device.register()
         var logger = logger
         logger[metadataKey: "connection"] = "\(id)"
@@ -155,8 +153,7 @@ public final class CTAPHIDServer: Sendable {
                 .channelOption(.writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes))
                 .withConnectedSocket(descriptor) { [logger] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try serve(channel, id: id, device: device, timing: timing, busyPolls: busyPolls, occupancies: occupancies,
-                                  descriptor: descriptor, logger: logger)
+                        try serve(channel, id: id, device: device, timing: timing, loops: loops, descriptor: descriptor, logger: logger)
                     }
                 }
         } catch {
@@ -177,13 +174,13 @@ public final class CTAPHIDServer: Sendable {
     /// The connection of a new channel, on its event loop, before the channel reads anything.
     private static func serve(
         _ channel: any Channel, id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: Timing,
-        busyPolls: [ObjectIdentifier: BusyPoll], occupancies: [ObjectIdentifier: LoopOccupancy], descriptor: Int32, logger: Logger
+        loops: [ObjectIdentifier: PerLoop], descriptor: Int32, logger: Logger
     ) throws -> (channel: any Channel, connection: CTAPHIDConnection) {
         // Quick transactions run on the connection's event loop (`EventLoopTaskExecutor` says why).
         let executor = EventLoopTaskExecutor(channel.eventLoop)
-        let busyPoll = busyPolls[ObjectIdentifier(channel.eventLoop)]
+        let loop = loops[ObjectIdentifier(channel.eventLoop)]
+        let (busyPoll, occupancy) = (loop?.busyPoll, loop?.occupancy)
         busyPoll?.watch(descriptor)
-        let occupancy = occupancies[ObjectIdentifier(channel.eventLoop)]
         occupancy?.enter()
         let drop: @Sendable (String) -> Void = { [logger] reason in
             logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
@@ -209,5 +206,21 @@ public final class CTAPHIDServer: Sendable {
             occupancy?.leave()
         })
         return (channel, connection)
+    }
+}
+
+extension CTAPHIDServer {
+    /// What each event loop of the group keeps for the connections it serves.
+    struct PerLoop: Sendable {
+        /// Nil when busy polling is off.
+        let busyPoll: BusyPoll?
+        let occupancy = LoopOccupancy()
+
+        static func forEachLoop(of group: any EventLoopGroup, busyPoll budget: Duration) -> [ObjectIdentifier: PerLoop] {
+            let polls = BusyPoll.forEachLoop(of: group, budget: budget)
+            return Dictionary(uniqueKeysWithValues: group.makeIterator().map { loop in
+                (ObjectIdentifier(loop), PerLoop(busyPoll: polls[ObjectIdentifier(loop)]))
+            })
+        }
     }
 }

@@ -1,4 +1,3 @@
-import NIOCore
 import Synchronization
 
 /// How many connections an event loop serves, so a transaction knows whether blocking its
@@ -12,10 +11,6 @@ import Synchronization
 /// off it; with one client, 3 % the other way (docs/benchmarks.md).
 final class LoopOccupancy: Sendable {
     private let connections = Atomic<Int>(0)
-
-    static func forEachLoop(of group: any EventLoopGroup) -> [ObjectIdentifier: LoopOccupancy] {
-        Dictionary(uniqueKeysWithValues: group.makeIterator().map { (ObjectIdentifier($0), LoopOccupancy()) })
-    }
 
     func enter() { connections.add(1, ordering: .relaxed) }
     func leave() { connections.subtract(1, ordering: .relaxed) }

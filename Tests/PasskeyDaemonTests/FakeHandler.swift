@@ -1,6 +1,7 @@
 import Authenticator
 import CTAP
 import CTAPHID
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -89,10 +90,11 @@ actor FakeHandler: CTAP2MessageHandler {
     }
 
     func durable() async -> Bool {
-        if let block = blockingFlush.withLock({ $0 }) {
-            // Like `Keystore.durable`: the waiting thread itself runs the flush.
+        if let flush = blockingFlush.withLock({ $0 }) {
+            // Like `Keystore.durable`: the waiting thread itself runs the flush, and is held
+            // until the test ends it (`endFlush`), or for 10 s at most.
             flushRunning.store(true, ordering: .sequentiallyConsistent)
-            Self.blockThread(for: block)
+            Self.block(on: flush)
             flushRunning.store(false, ordering: .sequentiallyConsistent)
             return true
         }
@@ -100,14 +102,17 @@ actor FakeHandler: CTAP2MessageHandler {
         return durabilityOutcome
     }
 
-    /// Seconds each `durable()` blocks its thread, as an `fdatasync` does; nil: none.
-    private nonisolated let blockingFlush = Mutex<TimeInterval?>(nil)
+    /// When set, each `durable()` blocks its thread on it, as an `fdatasync` does.
+    private nonisolated let blockingFlush = Mutex<DispatchSemaphore?>(nil)
     /// True while a blocking flush holds its thread.
     nonisolated let flushRunning = Atomic<Bool>(false)
 
-    private nonisolated static func blockThread(for seconds: TimeInterval) { Thread.sleep(forTimeInterval: seconds) }
+    private nonisolated static func block(on flush: DispatchSemaphore) { _ = flush.wait(timeout: .now() + 10) }
 
-    nonisolated func blockFlushes(for seconds: TimeInterval) { blockingFlush.withLock { $0 = seconds } }
+    nonisolated func blockFlushes() { blockingFlush.withLock { $0 = DispatchSemaphore(value: 0) } }
+
+    /// Ends the blocked flush.
+    nonisolated func endFlush() { blockingFlush.withLock { $0?.signal() } }
 
     nonisolated var isDurable: Bool { blockingFlush.withLock { $0 == nil } }
 

@@ -10,7 +10,7 @@ struct LargeBlobKeyExtension: AuthenticatorExtension {
     /// it gets none and the platform learns that largeBlob is unsupported for it.
     func record(_ input: Bool, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {
         guard input else { throw .invalidOption }
-        if creation.residentKey { credential.largeBlobKey = Authenticator.randomBytes(LargeBlobKey.keyLength) }
+        if creation.residentKey { credential.largeBlobKey = SecureRandom.bytes(LargeBlobKey.keyLength) }
     }
 
     /// getAssertion's input is checked here like makeCredential's; the key itself is the

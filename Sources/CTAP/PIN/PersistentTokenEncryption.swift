@@ -11,7 +11,7 @@ public enum PersistentTokenEncryption {
 
     /// `plaintext` (a whole number of 16-byte blocks) encrypted to `token` under a fresh IV.
     public static func encrypt(_ plaintext: [UInt8], token: [UInt8], for purpose: Purpose,
-                               iv: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }) throws(CTAPStatus) -> [UInt8] {
+                               iv: [UInt8] = SecureRandom.bytes(16)) throws(CTAPStatus) -> [UInt8] {
         iv + (try AESCBC.encrypt(key: key(token: token, purpose), iv: iv, plaintext: plaintext))
     }
 
