@@ -59,6 +59,11 @@ enum Schema {
                 BEGIN UPDATE credential_count SET count = count - 1; END
                 """)
         }
+        // Changes no table: credential records are now sealed with their row's three hashes
+        // as associated data (`RecordSealer.credentialContext`), which an older build could
+        // not open; marked here so that one refuses the store as newer (`schemaNewer`) instead
+        // of taking every new record for a forgery.
+        migrator.registerMigration("v3-credential-row-bound") { _ in }
         return migrator
     }
 

@@ -154,7 +154,7 @@ import Testing
         #expect(expected.backup != nil, "Codable reads the state BackupFlags cannot make")
 
         let row = try sealer.seal(credential)
-        let sealed = try sealer.seal(newer, encoding: .cbor, context: RecordSealer.credentialContext(row.credentialIDHash))
+        let sealed = try sealer.seal(newer, encoding: .cbor, context: RecordSealer.credentialContext(row))
         let opened = try sealer.open(CredentialRow(
             credentialIDHash: row.credentialIDHash, rpIDHash: row.rpIDHash, userHandleHash: row.userHandleHash, sealed: sealed))
         #expect(opened == expected)
@@ -169,5 +169,22 @@ import Testing
         let relabelled = CredentialRow(credentialIDHash: row.credentialIDHash, rpIDHash: other, userHandleHash: row.userHandleHash, sealed: row.sealed)
         #expect(throws: KeystoreError.self) { try sealer.open(relabelled, foundBy: ("other.example", other)) }
         #expect(throws: KeystoreError.self) { try sealer.open(relabelled) }
+    }
+
+    /// A record sealed before the row's hashes were its associated data (the ID hash alone)
+    /// still opens, and its row's hashes are still checked against it, one by one.
+    @Test func aRecordBoundToItsIDHashAloneOpensAndIsChecked() throws {
+        let credential = credentialWithEveryField(backedUp: false)
+        let row = try sealer.seal(credential)
+        var legacy = row
+        legacy.sealed = try sealer.seal(credential, encoding: .cbor, context: RecordSealer.legacyCredentialContext(row.credentialIDHash))
+        #expect(try sealer.open(legacy) == credential)
+        #expect(try sealer.open(legacy, foundBy: (credential.rp.id, row.rpIDHash)) == credential)
+        let other = sealer.lookup.rp("other.example")
+        for relabel in [\CredentialRow.rpIDHash, \.userHandleHash] {
+            var relabelled = legacy
+            relabelled[keyPath: relabel] = other
+            #expect(throws: KeystoreError.self) { try sealer.open(relabelled) }
+        }
     }
 }

@@ -2,6 +2,7 @@ import Authenticator
 import CTAP
 import Crypto
 import Foundation
+import GRDB
 @testable import Keystore
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
@@ -42,6 +43,25 @@ func makeCredential(
         algorithm: .es256,
         privateKey: Array(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }),
         signCount: 7, createdAt: createdAt, credProtect: 2)
+}
+
+/// Leaves `write`'s commit in the WAL of a closed keystore, as a crash would: it commits
+/// through a plain SQLite connection, the database and its WAL are copied while that
+/// connection is open and put back once it closed (the last connection to close a WAL
+/// database checkpoints the WAL and deletes it). An open keystore keeps its file locked
+/// (`locking_mode = EXCLUSIVE`), so no connection can hold the WAL in place beside it.
+func leaveInWAL(_ database: String, _ write: @escaping @Sendable (Database) throws -> Void) async throws {
+    let raw = try DatabaseQueue(path: database)
+    try await raw.write(write)
+    let files = try [database, database + "-wal"].map { path in
+        (path, try #require(FileManager.default.contents(atPath: path)))
+    }
+    try raw.close()
+    for (path, contents) in files {
+        try? FileManager.default.removeItem(atPath: path)
+        #expect(FileManager.default.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600]))
+    }
+    try? FileManager.default.removeItem(atPath: database + "-shm")
 }
 
 /// SHA-256 of every file in a directory (recursively), by relative path.

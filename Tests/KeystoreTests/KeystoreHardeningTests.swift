@@ -110,11 +110,8 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.remove() }
         _ = try await storeWithPIN(temp)
-        // Kept open, so the deletion stays in the WAL, where the read-only inspection cannot see it.
-        let raw = try DatabaseQueue(path: temp.database)
-        defer { try? raw.close() }
-        try await raw.write { try $0.execute(sql: "DELETE FROM device_state") }
-        #expect(FileManager.default.fileExists(atPath: temp.database + "-wal"))
+        // Left in the WAL, where the read-only inspection cannot see it.
+        try await leaveInWAL(temp.database) { db in try db.execute(sql: "DELETE FROM device_state") }
         do {
             _ = try openStore(temp.store)
             Issue.record("opened without its device state")

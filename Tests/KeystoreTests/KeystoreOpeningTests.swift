@@ -55,67 +55,60 @@ import Testing
         #expect(salt.count == 16)
     }
 
-    /// A store with data, left open (so its -wal and -shm exist) while failed opens are
-    /// attempted. The connection kept open is a plain SQLite one: a second keystore on the
-    /// folder would be refused its lock before any of the checks these tests are about.
-    private func openStoreWithData(_ temp: TemporaryDirectory, passphrase: String? = nil) async throws -> DatabaseQueue {
+    /// A store with data, closed as a crash leaves it: its last commit still in the WAL, which
+    /// the failed opens these tests attempt must leave as it is.
+    private func openStoreWithData(_ temp: TemporaryDirectory, passphrase: String? = nil) async throws {
         let store = try openStore(temp.store, passphrase: passphrase)
         try await store.save(makeCredential())
-        let live = try DatabaseQueue(path: temp.database)
-        _ = try await live.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") }
         try await store.close()
-        return live
+        try await leaveInWAL(temp.database) { db in try db.execute(sql: "UPDATE credential SET sealed = sealed") }
     }
 
     @Test func wrongPassphraseFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp, passphrase: "right passphrase")
+        try await openStoreWithData(temp, passphrase: "right passphrase")
         let before = fileDigests(temp.path)
         #expect(before.keys.contains("store/keystore.sqlite-wal"))
         expectError(.wrongPassphrase(database: temp.database)) { _ = try openStore(temp.store, passphrase: "wrong passphrase") }
         expectError(.passphraseRequired(database: temp.database)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
-        try live.close()
     }
 
     @Test func passphraseForAKeyFileStoreFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp)
+        try await openStoreWithData(temp)
         let before = fileDigests(temp.path)
         expectError(.passphraseNotExpected(database: temp.database)) { _ = try openStore(temp.store, passphrase: "x") }
         #expect(fileDigests(temp.path) == before)
-        try live.close()
     }
 
     @Test func missingKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp)
+        try await openStoreWithData(temp)
         try FileManager.default.moveItem(atPath: temp.keyFile, toPath: temp.path + "/moved.key")
         let before = fileDigests(temp.path)
         expectError(.missingKeyFile(path: temp.keyFile, database: temp.database)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
-        try live.close()
     }
 
     @Test func truncatedKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp)
+        try await openStoreWithData(temp)
         let key = try #require(FileManager.default.contents(atPath: temp.keyFile))
         try key.prefix(31).write(to: URL(fileURLWithPath: temp.keyFile))
         let before = fileDigests(temp.path)
         expectError(.keyFileWrongSize(path: temp.keyFile, size: 31)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
-        try live.close()
     }
 
     @Test func anotherStoresKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp)
+        try await openStoreWithData(temp)
         let other = try openStore(temp.path + "/other")
         try await other.close()
         try FileManager.default.removeItem(atPath: temp.keyFile)
@@ -123,7 +116,6 @@ import Testing
         let before = fileDigests(temp.path)
         expectError(.keyFileMismatch(path: temp.keyFile, database: temp.database)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
-        try live.close()
     }
 
     @Test(arguments: [ForeignFile.sqliteRollback, .sqliteWAL, .random, .empty, .text])
@@ -141,8 +133,7 @@ import Testing
     @Test func newerSchemaIsRefusedAndLeftUntouched() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp)
-        try live.close()
+        try await openStoreWithData(temp)
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')") }
         try raw.close()
@@ -154,21 +145,18 @@ import Testing
     @Test func newerSchemaStillInTheWALIsRefused() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp)
-        try live.close()
-        // Kept open, so its commit stays in the WAL, where the immutable inspection cannot see it.
-        let raw = try DatabaseQueue(path: temp.database)
-        defer { try? raw.close() }
-        try await raw.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')") }
-        #expect(FileManager.default.fileExists(atPath: temp.database + "-wal"))
+        try await openStoreWithData(temp)
+        // Left in the WAL, where the immutable inspection cannot see it.
+        try await leaveInWAL(temp.database) { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+        }
         expectError(.schemaNewer(path: temp.database, unknownMigrations: ["v99-from-the-future"])) { _ = try openStore(temp.store) }
     }
 
     @Test func damagedHeaderIsRefusedAndLeftUntouched() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp)
-        try live.close()
+        try await openStoreWithData(temp)
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { try $0.execute(sql: "DELETE FROM keystore_header") }
         try raw.close()
@@ -180,12 +168,10 @@ import Testing
     @Test func aWALWithoutItsDatabaseIsNotAdopted() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        let live = try await openStoreWithData(temp)
-        try FileManager.default.copyItem(atPath: temp.database + "-wal", toPath: temp.path + "/saved-wal")
-        try live.close()
+        try await openStoreWithData(temp)
         try FileManager.default.removeItem(atPath: temp.database)
-        try FileManager.default.moveItem(atPath: temp.path + "/saved-wal", toPath: temp.database + "-wal")
         let before = fileDigests(temp.path)
+        #expect(before.keys.contains("store/keystore.sqlite-wal"))
         expectError(.orphanedFile(path: temp.database + "-wal")) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
     }
