@@ -35,6 +35,30 @@ import Testing
         try await again.close()
     }
 
+    /// The open store keeps its file locked (`locking_mode = EXCLUSIVE`): another connection
+    /// can neither read nor write it, and no `-shm` file is made; once closed, it can.
+    @Test func noOtherConnectionReadsTheFileWhileTheStoreHasItOpen() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        try await store.save(makeCredential())
+        try await store.durable()
+        #expect(!FileManager.default.fileExists(atPath: temp.database + "-shm"))
+        let count = { () async throws -> Int? in
+            let other = try DatabaseQueue(path: temp.database)
+            defer { try? other.close() }
+            return try await other.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM credential") }
+        }
+        do {
+            _ = try await count()
+            Issue.record("read the keystore beside the open store")
+        } catch let error as DatabaseError {
+            #expect(error.resultCode == .SQLITE_BUSY)
+        }
+        try await store.close()
+        #expect(try await count() == 1)
+    }
+
     @Test func aFileIsNeverMovedOverOneAlreadyThere() throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
