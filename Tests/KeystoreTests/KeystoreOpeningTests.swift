@@ -57,7 +57,7 @@ import Testing
 
     /// A store with data, closed as a crash leaves it: its last commit still in the WAL, which
     /// the failed opens these tests attempt must leave as it is.
-    private func openStoreWithData(_ temp: TemporaryDirectory, passphrase: String? = nil) async throws {
+    private func storeLeftByACrash(_ temp: TemporaryDirectory, passphrase: String? = nil) async throws {
         let store = try openStore(temp.store, passphrase: passphrase)
         try await store.save(makeCredential())
         try await store.close()
@@ -67,7 +67,7 @@ import Testing
     @Test func wrongPassphraseFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp, passphrase: "right passphrase")
+        try await storeLeftByACrash(temp, passphrase: "right passphrase")
         let before = fileDigests(temp.path)
         #expect(before.keys.contains("store/keystore.sqlite-wal"))
         expectError(.wrongPassphrase(database: temp.database)) { _ = try openStore(temp.store, passphrase: "wrong passphrase") }
@@ -78,7 +78,7 @@ import Testing
     @Test func passphraseForAKeyFileStoreFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp)
+        try await storeLeftByACrash(temp)
         let before = fileDigests(temp.path)
         expectError(.passphraseNotExpected(database: temp.database)) { _ = try openStore(temp.store, passphrase: "x") }
         #expect(fileDigests(temp.path) == before)
@@ -87,7 +87,7 @@ import Testing
     @Test func missingKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp)
+        try await storeLeftByACrash(temp)
         try FileManager.default.moveItem(atPath: temp.keyFile, toPath: temp.path + "/moved.key")
         let before = fileDigests(temp.path)
         expectError(.missingKeyFile(path: temp.keyFile, database: temp.database)) { _ = try openStore(temp.store) }
@@ -97,7 +97,7 @@ import Testing
     @Test func truncatedKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp)
+        try await storeLeftByACrash(temp)
         let key = try #require(FileManager.default.contents(atPath: temp.keyFile))
         try key.prefix(31).write(to: URL(fileURLWithPath: temp.keyFile))
         let before = fileDigests(temp.path)
@@ -108,7 +108,7 @@ import Testing
     @Test func anotherStoresKeyFileFailsAndWritesNothing() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp)
+        try await storeLeftByACrash(temp)
         let other = try openStore(temp.path + "/other")
         try await other.close()
         try FileManager.default.removeItem(atPath: temp.keyFile)
@@ -133,7 +133,7 @@ import Testing
     @Test func newerSchemaIsRefusedAndLeftUntouched() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp)
+        try await storeLeftByACrash(temp)
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')") }
         try raw.close()
@@ -145,7 +145,7 @@ import Testing
     @Test func newerSchemaStillInTheWALIsRefused() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp)
+        try await storeLeftByACrash(temp)
         // Left in the WAL, where the immutable inspection cannot see it.
         try await leaveInWAL(temp.database) { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
@@ -156,7 +156,7 @@ import Testing
     @Test func damagedHeaderIsRefusedAndLeftUntouched() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp)
+        try await storeLeftByACrash(temp)
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { try $0.execute(sql: "DELETE FROM keystore_header") }
         try raw.close()
@@ -168,7 +168,7 @@ import Testing
     @Test func aWALWithoutItsDatabaseIsNotAdopted() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try await openStoreWithData(temp)
+        try await storeLeftByACrash(temp)
         try FileManager.default.removeItem(atPath: temp.database)
         let before = fileDigests(temp.path)
         #expect(before.keys.contains("store/keystore.sqlite-wal"))
