@@ -71,9 +71,11 @@ struct RecordSealer: Sendable {
                                             legacyContext: { Self.legacyCredentialContext(row.credentialIDHash) },
                                             fastPath: CredentialSource.init(record:))
         if let rp, rp.rpIDHash != row.rpIDHash || rp.rpID != credential.rp.id { throw .recordAuthenticationFailed(path: path) }
+        // A legacy tag vouches for the ID hash alone: the others are recomputed from the record
+        // (the RP's only when the row was not found by it, which the line above already checked).
         guard !legacy
                 || lookup.credential(credential.id) == row.credentialIDHash
-                    && lookup.rp(credential.rp.id) == row.rpIDHash
+                    && (rp != nil || lookup.rp(credential.rp.id) == row.rpIDHash)
                     && lookup.user(rpID: credential.rp.id, handle: credential.user.id) == row.userHandleHash
         else { throw .recordAuthenticationFailed(path: path) }
         return credential

@@ -186,5 +186,8 @@ import Testing
             relabelled[keyPath: relabel] = other
             #expect(throws: KeystoreError.self) { try sealer.open(relabelled) }
         }
+        var relabelled = legacy
+        relabelled.rpIDHash = other
+        #expect(throws: KeystoreError.self) { try sealer.open(relabelled, foundBy: ("other.example", other)) }
     }
 }
