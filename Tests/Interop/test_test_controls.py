@@ -418,9 +418,10 @@ def test_backup_flags_per_credential(daemon, device):
     account = Account(device, "flags")
     listed = json.loads(ctl(daemon, "--json", "export", "--rp", account.rp_id).stdout)
     credential_id = listed[0]["credentialId"]
-    refused = passkeyctl(daemon.socket, "credential", "flags", credential_id, "--bs", "on", pin=None)
+    # After `--`: a random base64url ID begins with '-' one time in 64, and would read as options.
+    refused = passkeyctl(daemon.socket, "credential", "flags", "--bs", "on", "--", credential_id, pin=None)
     assert refused.returncode != 0 and "backup eligible" in refused.stderr
-    ctl(daemon, "credential", "flags", credential_id, "--be", "on", "--bs", "on")
+    ctl(daemon, "credential", "flags", "--be", "on", "--bs", "on", "--", credential_id)
     request, _ = account.server.authenticate_begin()
     data = account.client.get_assertion(request.public_key).get_response(0).response.authenticator_data
     assert data.is_backup_eligible() and data.is_backed_up()

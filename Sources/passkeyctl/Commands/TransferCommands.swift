@@ -107,7 +107,8 @@ struct CredentialCommands: AsyncParsableCommand {
 
 struct CredentialFlagsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "flags", abstract: "Set a credential's backup eligibility (BE) and backup state (BS).")
+        commandName: "flags", abstract: "Set a credential's backup eligibility (BE) and backup state (BS).",
+        discussion: "base64url IDs may begin with '-': put the ID after `--` (passkeyctl credential flags --be on -- -AbC).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The credential's base64url ID or a unique prefix of it.") var id: String
     @Option(help: "Backup eligible: on or off.") var be: Switch?
