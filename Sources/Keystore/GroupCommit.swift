@@ -1,20 +1,13 @@
-import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-/// Group commit: SQLite commits into the WAL without flushing it (`synchronous = NORMAL`),
-/// and one `fdatasync` of the WAL then makes every transaction committed before it
-/// durable at once. Whoever needs its commits durable either leads the next flush (none
-/// runs) or waits for the flush that starts after it; commits made while a flush runs share
-/// the one after it.
+/// Group commit: a registration is written to the record log and SQLite commits into the WAL,
+/// neither flushed at once (`synchronous = NORMAL`); one `fdatasync` of each file written
+/// since the last flush then makes every write made before it durable at once. Whoever needs
+/// its commits durable either leads the next flush (none runs) or waits for the flush that
+/// starts after it; commits made while a flush runs share the one after it.
 ///
-/// Order is kept by the WAL itself: frames are appended in commit order and each frame's
-/// checksum chains over all before it, so recovery after a crash keeps a prefix of the
-/// transactions and never a later one without an earlier one.
+/// Order is kept by each file: the WAL's frames are appended in commit order and each frame's
+/// checksum chains over all before it; the log's entries chain to the write before them,
+/// commits into SQLite included (`RecordLogEntry.previous`). So recovery after a crash keeps
+/// a prefix of the writes and never a later one without an earlier one.
 ///
 /// The flush runs on the leader's own thread, outside the `Keystore` actor: the thread that
 /// would otherwise sleep until the flush ends does it, so a flush costs no thread wake-up to
@@ -27,8 +20,15 @@ struct GroupCommit: Sendable {
     enum Turn: Sendable {
         /// Its commits are durable, or the flush covering them failed.
         case finished(Result<Void, KeystoreError>)
-        /// It runs the next flush, and reports its end with `flushEnded`.
-        case lead
+        /// It runs the next flush, of these files, and reports its end with `flushEnded`.
+        case lead(Files)
+    }
+
+    /// The files a write goes to, and a flush makes durable.
+    struct Files: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let log = Files(rawValue: 1)
+        static let wal = Files(rawValue: 2)
     }
 
     /// Write transactions committed so far.
@@ -38,8 +38,23 @@ struct GroupCommit: Sendable {
     /// The number of commits the running flush covers; nil when none runs.
     private(set) var flushing: UInt64?
     private var waiters: [(upTo: UInt64, continuation: CheckedContinuation<Turn, Never>)] = []
+    /// The last write to each file.
+    private var lastToLog: UInt64 = 0
+    private var lastToWAL: UInt64 = 0
 
-    mutating func recordCommit() { committed += 1 }
+    mutating func recordCommit(to file: Files) {
+        committed += 1
+        if file.contains(.log) { lastToLog = committed }
+        if file.contains(.wal) { lastToWAL = committed }
+    }
+
+    /// The files written since the last successful flush: what the next one flushes.
+    private var unflushedFiles: Files {
+        var files: Files = []
+        if lastToLog > flushed { files.insert(.log) }
+        if lastToWAL > flushed { files.insert(.wal) }
+        return files
+    }
 
     var isDurable: Bool { flushed >= committed }
     /// Callers waiting for a flush.
@@ -50,7 +65,7 @@ struct GroupCommit: Sendable {
         if isDurable { return .finished(.success(())) }
         guard flushing == nil else { return nil }
         flushing = committed
-        return .lead
+        return .lead(unflushedFiles)
     }
 
     /// Queues a wait for every commit so far; answered when a flush covering them ends,
@@ -71,26 +86,6 @@ struct GroupCommit: Sendable {
         guard !waiters.isEmpty else { return }
         let leader = waiters.removeFirst()
         flushing = committed
-        leader.continuation.resume(returning: .lead)
-    }
-}
-
-/// The WAL file's descriptor, opened once the keystore is: `fdatasync` reports a write-back
-/// error only to descriptors open when it happened, so it is opened before any commit.
-final class WALFile: Sendable {
-    let path: String
-    private let descriptor: Int32
-
-    init(databasePath: String) throws(KeystoreError) {
-        path = databasePath + "-wal"
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .io(path: path, operation: .read, errno: errno) }
-    }
-
-    deinit { close(descriptor) }
-
-    /// `fdatasync`, on the calling thread.
-    func flush() -> Result<Void, KeystoreError> {
-        fdatasync(descriptor) == 0 ? .success(()) : .failure(.io(path: path, operation: .sync, errno: errno))
+        leader.continuation.resume(returning: .lead(unflushedFiles))
     }
 }

@@ -11,8 +11,9 @@ import Synchronization
 ///
 /// Durability: every call but `save` returns once its transaction is flushed to disk, so
 /// the CTAP response that follows cannot announce what a crash or power loss would take
-/// back. A `save` returns once committed; it is durable once a later `durable()` returns,
-/// which lets registrations from several connections share one flush (`GroupCommit`).
+/// back. A `save` returns once written to the record log and held by SQLite's open
+/// transaction, where every later call sees it; it is durable once a later `durable()`
+/// returns, which lets registrations from several connections share one flush (`GroupCommit`).
 public actor Keystore: CredentialStore {
     public static let databaseFileName = "keystore.sqlite"
     public static let keyFileName = "keystore.key"
@@ -32,8 +33,14 @@ public actor Keystore: CredentialStore {
     private let sealer: RecordSealer
     /// The database file opened: a write first checks that `path` still names it.
     private let file: FileIdentity
-    /// What `durable()` flushes.
-    private let wal: WALFile
+    /// What `durable()` flushes: the WAL, and the record log.
+    private let wal: DurableFile
+    private nonisolated let logFile: DurableFile
+    /// Registrations go here first (`RecordLog`); SQLite takes them in batches.
+    private var log: RecordLog
+    /// Rows logged since the last commit into SQLite, which its open transaction holds: put
+    /// back if a failed commit rolls that transaction back.
+    private var uncommitted: [CredentialRow] = []
     private var groupCommit = GroupCommit() {
         didSet { everythingDurable.store(groupCommit.isDurable, ordering: .releasing) }
     }
@@ -46,21 +53,37 @@ public actor Keystore: CredentialStore {
     /// a flush covering that commit set.
     private let everythingDurable = Atomic<Bool>(true)
 
-    init(queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int) throws(KeystoreError) {
+    /// Takes over an open database and its record log, whose `entries` are replayed first
+    /// (`replay`).
+    init(
+        queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int,
+        log: (file: DurableFile, entries: [RecordLogEntry])
+    ) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
+        let wal = try DurableFile.wal(databasePath: path)
         self.queue = queue
         self.lock = lock
         self.sealer = sealer
         self.path = path
         self.capacity = capacity
         self.file = file
-        wal = try WALFile(databasePath: path)
+        self.wal = wal
+        logFile = log.file
+        self.log = try Self.replay(log.entries, from: log.file, into: queue, sealer: sealer, wal: wal, path: path)
     }
 
-    /// Closes the database: the WAL is checkpointed into the main file, then the directory
-    /// is let go. Later calls throw `KeystoreError.closed`.
+    /// Closes the database: the registrations only logged are committed, the WAL is
+    /// checkpointed into the main file, then the directory is let go. Later calls throw
+    /// `KeystoreError.closed`.
     public func close() throws(KeystoreError) {
-        guard !queue.inDatabase({ _ in isClosed.exchange(true, ordering: .relaxed) }) else { return }
+        let alreadyClosed = queue.inDatabase { db in
+            guard !isClosed.exchange(true, ordering: .relaxed) else { return true }
+            // Should this fail, the log keeps them, and the next open replays them.
+            if db.isInsideTransaction { try? commit(db) }
+            if db.isInsideTransaction { try? db.rollback() }
+            return false
+        }
+        guard !alreadyClosed else { return }
         defer { lock = nil }
         do { try queue.close() } catch { throw Self.keystoreError(error, path: path) }
     }
@@ -116,11 +139,8 @@ public actor Keystore: CredentialStore {
             let row = try sealer.seal(credential)
             let capacity = capacity
             // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-            try await write(diskFullIsStoreFull: true, flush: false) { db in
-                try db.cachedStatement(sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?")
-                    .execute(arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
-                guard try Self.storedCount(db) < capacity else { throw CredentialStoreError.full }
-                try Self.insert(row, db)
+            try await write(diskFullIsStoreFull: true, flush: false, logging: row) { db in
+                try Self.store(row, db, capacity: capacity)
             }
         }
     }
@@ -220,8 +240,9 @@ public actor Keystore: CredentialStore {
         var outcome: Result<Void, KeystoreError>
         switch await flushTurn() {
         case .finished(let result): outcome = result
-        case .lead:
-            outcome = wal.flush()
+        case .lead(let files):
+            outcome = files.contains(.log) ? logFile.flush() : .success(())
+            if case .success = outcome, files.contains(.wal) { outcome = wal.flush() }
             await flushEnded(outcome)
         }
         if case .failure(let failure) = outcome { throw .failed(failure) }
@@ -282,6 +303,15 @@ public actor Keystore: CredentialStore {
         try db.execute(sql: "INSERT OR REPLACE INTO device_state (id, sealed) VALUES (1, ?)", arguments: [sealed])
     }
 
+    /// A registration's change (CTAP 2.1 §6.1.2 step 17): any credential with the same RP and
+    /// user handle, or the same ID, is replaced. `capacity` nil: replay, of a save accepted before.
+    static func store(_ row: CredentialRow, _ db: Database, capacity: Int?) throws {
+        try db.cachedStatement(sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?")
+            .execute(arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
+        if let capacity, try storedCount(db) >= capacity { throw CredentialStoreError.full }
+        try insert(row, db)
+    }
+
     static func insert(_ row: CredentialRow, _ db: Database) throws {
         try db.cachedStatement(sql: "INSERT INTO credential (credentialIDHash, rpIDHash, userHandleHash, sealed) VALUES (?, ?, ?, ?)")
             .execute(arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
@@ -329,35 +359,54 @@ public actor Keystore: CredentialStore {
         } catch { throw Self.keystoreError(error, path: path) }
     }
 
-    /// One transaction, committed before this returns, and flushed to disk too unless
-    /// `flush` is false (then a later `durable()` covers it). What `body` throws of
-    /// the store's own vocabulary (`CredentialStoreError`, a change's `CTAPStatus`) passes
-    /// through; a full file system is `.full` where asked (a save). Nothing is written once
-    /// the file was deleted or replaced: it would be acknowledged and then lost with the file.
+    /// One write, committed before this returns, and flushed to disk too unless `flush` is
+    /// false (then a later `durable()` covers it). With `logging`, the write is that row's
+    /// registration: it is written to the record log and left in SQLite's open transaction
+    /// (`RecordLog`); any other write commits that transaction with its own change. What `body`
+    /// throws of the store's own vocabulary (`CredentialStoreError`, a change's `CTAPStatus`)
+    /// passes through, and undoes only `body`'s change; a full file system is `.full` where
+    /// asked (a save). Nothing is written once the file was deleted or replaced: it would be
+    /// acknowledged and then lost with the file.
     ///
-    /// The transaction runs on the actor's thread (`inDatabase`), like `readNow`: under
+    /// The write runs on the actor's thread (`inDatabase`), like `readNow`: under
     /// `synchronous = NORMAL` a commit only appends to the WAL, a few microseconds, while the
     /// hop to GRDB's queue and back cost two thread wake-ups per registration. (A commit that
     /// crosses `wal_autocheckpoint` checkpoints, and holds this thread while it flushes.)
     private func write<T: Sendable>(
-        diskFullIsStoreFull: Bool = false, flush: Bool = true, _ body: @Sendable (Database) throws -> T
+        diskFullIsStoreFull: Bool = false, flush: Bool = true, logging row: CredentialRow? = nil,
+        _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
         guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
         do {
             let result = try queue.inDatabase { db in
                 guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
-                var result: T?
-                try db.inTransaction {
+                let logged = row.map(RecordLog.canHold) ?? false
+                if logged, let row, !log.hasRoom(for: row) { try fold(db) }
+                if !db.isInsideTransaction { try db.beginTransaction() }
+                let result: T
+                do {
                     result = try body(db)
-                    return .commit
+                    if logged, let row { try log.append(row) }
+                } catch {
+                    // No savepoint around each write (two statements more per registration):
+                    // the transaction is rolled back and the logged rows it held are put back.
+                    try? db.rollback()
+                    restoreUncommitted(db)
+                    throw error
                 }
-                // Counted before the connection is let go: a lookup, which runs outside this
-                // actor, that finds this commit's rows then finds them not yet durable too, so
-                // its answer waits for their flush (a sign-in never shows a credential a crash
-                // could still take back).
-                groupCommit.recordCommit()
-                return result!
+                if logged, let row {
+                    uncommitted.append(row)
+                    // Counted before the connection is let go: a lookup, which runs outside this
+                    // actor, that finds this row then finds it not yet durable too, so its answer
+                    // waits for the flush (a sign-in never shows a credential a crash could
+                    // still take back).
+                    groupCommit.recordCommit(to: .log)
+                } else {
+                    try commit(db)
+                    groupCommit.recordCommit(to: .wal)
+                }
+                return result
             }
             if flush { try await durable() }
             return result
@@ -372,6 +421,47 @@ public actor Keystore: CredentialStore {
             }
             throw failure
         }
+    }
+
+    /// Commits the open transaction, numbered in the log's sequence (`RecordLogEntry.previous`):
+    /// replay after a crash applies a later entry only if this commit survived. A failed commit
+    /// is undone whole, and the logged rows it held are put back in a new transaction.
+    private func commit(_ db: Database) throws {
+        let sequence = log.nextSequence
+        do {
+            try db.cachedStatement(sql: "UPDATE record_log SET applied = ? WHERE id = 1")
+                .execute(arguments: [Int64(bitPattern: sequence)])
+            try db.commit()
+        } catch {
+            if db.isInsideTransaction { try? db.rollback() }
+            restoreUncommitted(db)
+            throw error
+        }
+        log.committed(sequence)
+        uncommitted = []
+    }
+
+    /// Puts the logged rows that a failed write or commit rolled back into a new open transaction. Should that
+    /// fail too, the store stops: it could no longer answer with every acknowledged
+    /// registration, which the log still holds for the next open to replay.
+    private func restoreUncommitted(_ db: Database) {
+        guard !uncommitted.isEmpty else { return }
+        do {
+            try db.beginTransaction()
+            for row in uncommitted { try Self.store(row, db, capacity: nil) }
+        } catch {
+            try? db.rollback()
+            isClosed.store(true, ordering: .relaxed)
+            Self.logger.error("\(Self.keystoreError(error, path: path)); the keystore stops, and its next open replays the record log")
+        }
+    }
+
+    /// The log is full: what it holds is committed into SQLite and flushed there, so it can
+    /// start again. On the registration that meets it (about one in `RecordLog.entriesPerFold`).
+    private func fold(_ db: Database) throws {
+        if db.isInsideTransaction { try commit(db) }
+        try wal.flush().get()
+        log.restart()
     }
 
     /// Runs one `CredentialStore` operation: a full store (or, for a save, a full disk) is

@@ -15,6 +15,7 @@ struct KeystoreLayout: Sendable {
 
     var database: String { directory + "/" + Keystore.databaseFileName }
     var keyFile: String { directory + "/" + Keystore.keyFileName }
+    var recordLog: String { directory + "/" + RecordLog.fileName }
     /// Where a new database is built before it is renamed into place, so a crash
     /// during creation never leaves a half-made `keystore.sqlite`.
     var databaseUnderConstruction: String { database + ".creating" }

@@ -40,9 +40,9 @@ extension Keystore {
         // Before anything in the directory is looked at: another daemon may be creating or using it.
         let lock = try KeystoreLock.acquire(layout.directory)
         guard KeystoreLayout.exists(layout.database) else {
-            // SQLite would replay a leftover WAL into the new database.
-            for suffix in ["-wal", "-shm"] where KeystoreLayout.exists(layout.database + suffix) {
-                throw .orphanedFile(path: layout.database + suffix)
+            // SQLite would replay a leftover WAL into the new database, and the keystore a leftover log.
+            for orphan in ["-wal", "-shm"].map({ layout.database + $0 }) + [layout.recordLog] where KeystoreLayout.exists(orphan) {
+                throw .orphanedFile(path: orphan)
             }
             return try create(layout, lock: lock, passphrase: passphrase, capacity: capacity, scrypt: newStoreScrypt)
         }
@@ -85,8 +85,13 @@ extension Keystore {
             try? queue.close()
             throw keystoreError(error, path: layout.database)
         }
+        let log: (file: DurableFile, entries: [RecordLogEntry])
+        do { log = try RecordLog.open(directory: layout) } catch {
+            try? queue.close()
+            throw error
+        }
         logger.info("opened keystore", metadata: ["path": "\(layout.database)", "protection": "\(header.protection.name)"])
-        return try Keystore(queue: queue, lock: lock, sealer: sealer, path: layout.database, capacity: capacity)
+        return try Keystore(queue: queue, lock: lock, sealer: sealer, path: layout.database, capacity: capacity, log: log)
     }
 
     /// A `v1` store becomes `v2` in one transaction: a factory-fresh device state where none
@@ -108,6 +113,35 @@ extension Keystore {
     }
 
     static let logger = Logger(label: "passkeyd.keystore")
+
+    /// Applies what the record log holds beyond SQLite's last commit
+    /// (`RecordLogEntry.replayable`), each record opened first (an entry forged, or from
+    /// another keystore, refuses the store), in one commit flushed before the log is cleared.
+    /// That commit's number leaps 2^32 past every number seen, so an entry the file may still
+    /// hold beyond a torn one (unseen, as the crash left it) never continues the new chain.
+    static func replay(
+        _ entries: [RecordLogEntry], from file: DurableFile, into queue: DatabaseQueue, sealer: RecordSealer,
+        wal: DurableFile, path: String
+    ) throws(KeystoreError) -> RecordLog {
+        let (replayed, fresh): (Int, UInt64)
+        do {
+            (replayed, fresh) = try queue.write { db in
+                let applied = UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT applied FROM record_log WHERE id = 1") ?? 0)
+                let chain = RecordLogEntry.replayable(entries, after: applied)
+                for entry in chain {
+                    do { _ = try sealer.open(entry.row) } catch { throw KeystoreError.recordAuthenticationFailed(path: file.path) }
+                    try store(entry.row, db, capacity: nil)
+                }
+                let fresh = max(applied, entries.map(\.sequence).max() ?? 0) + (1 << 32)
+                try db.execute(sql: "UPDATE record_log SET applied = ? WHERE id = 1", arguments: [Int64(bitPattern: fresh)])
+                return (chain.count, fresh)
+            }
+        } catch { throw keystoreError(error, path: path) }
+        try wal.flush().get()
+        try RecordLog.clear(file)
+        if replayed > 0 { logger.notice("replayed \(replayed) registrations from the record log", metadata: ["path": "\(file.path)"]) }
+        return RecordLog(file: file, last: fresh)
+    }
 
     /// Builds a new keystore under a temporary name and links it into place, so a crash
     /// during creation never leaves a half-made database behind. A key file left by such a
@@ -155,7 +189,8 @@ extension Keystore {
         }
         logger.info("created keystore", metadata: ["path": "\(layout.database)", "protection": "\(protection.name)"])
         return try Keystore(
-            queue: try writableQueue(layout.database), lock: lock, sealer: sealer, path: layout.database, capacity: capacity)
+            queue: try writableQueue(layout.database), lock: lock, sealer: sealer, path: layout.database, capacity: capacity,
+            log: try RecordLog.open(directory: layout))
     }
 
     /// The connection used once the key is verified: WAL, `synchronous = NORMAL` (a commit
@@ -172,6 +207,8 @@ extension Keystore {
     private static func writableQueue(_ path: String) throws(KeystoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = "passkeyd.keystore"
+        // The keystore leaves a transaction open between writes: the registrations only logged (`RecordLog`).
+        configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {

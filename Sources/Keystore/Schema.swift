@@ -64,6 +64,13 @@ enum Schema {
         // not open; marked here so that one refuses the store as newer (`schemaNewer`) instead
         // of taking every new record for a forgery.
         migrator.registerMigration("v3-credential-row-bound") { _ in }
+        // The record log beside the index (`RecordLog`): `applied` is the number of the last
+        // commit, which replay continues from. An older build, which would not replay the log,
+        // refuses the store as newer.
+        migrator.registerMigration("v4-record-log") { db in
+            try db.execute(sql: "CREATE TABLE record_log (id INTEGER PRIMARY KEY CHECK (id = 1), applied INTEGER NOT NULL)")
+            try db.execute(sql: "INSERT INTO record_log (id, applied) VALUES (1, 0)")
+        }
         return migrator
     }
 

@@ -5,7 +5,7 @@ import Crypto
 import Foundation
 
 /// A credential as stored: its keyed hashes and the AES-256-GCM sealed record.
-struct CredentialRow: Sendable {
+struct CredentialRow: Sendable, Equatable {
     var credentialIDHash: Data
     var rpIDHash: Data
     var userHandleHash: Data

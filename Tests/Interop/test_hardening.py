@@ -9,6 +9,7 @@ and the data folder that other users can reach are refused.
 from __future__ import annotations
 
 import os
+import stat
 import signal
 import sqlite3
 import subprocess
@@ -115,10 +116,12 @@ def test_two_daemons_starting_together_on_a_new_folder_make_one_keystore(tmp_pat
         finally:
             dev.close()
         # The WAL index lives in the daemon's memory (locking_mode EXCLUSIVE): no -shm file.
+        # The record log holds registrations until SQLite takes them in a batch.
         assert sorted(os.listdir(data_dir)) in (
-            ["keystore.key", "keystore.sqlite"],
-            ["keystore.key", "keystore.sqlite", "keystore.sqlite-wal"],
+            ["keystore.key", "keystore.log", "keystore.sqlite"],
+            ["keystore.key", "keystore.log", "keystore.sqlite", "keystore.sqlite-wal"],
         )
+        assert stat.S_IMODE(os.stat(os.path.join(data_dir, "keystore.log")).st_mode) == 0o600
     finally:
         for p in procs:
             if p.poll() is None:

@@ -110,10 +110,12 @@ def test_disk_full_during_registration(tmp_path):
                 kept = {register(dev, "before-1"), register(dev, "before-2")}
                 fill(os.path.join(fs, "ballast"))
 
-                # Registrations until one meets the full disk: a few may still fit in space
-                # SQLite already holds; each that was acknowledged must survive.
+                # Registrations until one meets the full disk: those that fit in the record log
+                # (its room is allocated when made; SQLite takes them in batches of 64, and the
+                # batch that finds no room refuses its registration); each that was
+                # acknowledged must survive.
                 refusal = None
-                for n in range(64):
+                for n in range(200):
                     try:
                         kept.add(register(dev, f"full-{n}"))
                     except CtapError as error:

@@ -9,7 +9,7 @@ import Testing
     actor Driver {
         var commit = GroupCommit()
 
-        func recordCommit() { commit.recordCommit() }
+        func recordCommit(to file: GroupCommit.Files = .wal) { commit.recordCommit(to: file) }
 
         /// What a caller that needs every commit so far durable is told: at once, or once it
         /// is answered.
@@ -19,7 +19,7 @@ import Testing
                 turn = await withCheckedContinuation { continuation in commit.wait(continuation) }
             }
             switch turn {
-            case .lead: return .lead
+            case .lead(let files): return .lead(files)
             case .finished(.success): return .durable
             case .finished(.failure(let error)): return .failed(error)
             }
@@ -40,7 +40,7 @@ import Testing
         var flushRunning: Bool { commit.flushing != nil }
     }
 
-    enum Outcome: Equatable { case lead, durable, failed(KeystoreError) }
+    enum Outcome: Equatable { case lead(GroupCommit.Files), durable, failed(KeystoreError) }
 
     static let eio = KeystoreError.io(path: "wal", operation: .sync, errno: EIO)
 
@@ -59,7 +59,7 @@ import Testing
         #expect(await driver.turn() == .durable, "nothing to flush")
         await driver.recordCommit()
         #expect(await !driver.flushRunning, "a commit alone starts no flush: the caller that needs it durable runs it")
-        #expect(await driver.turn() == .lead)
+        #expect(await driver.turn() == .lead(.wal))
         #expect(await driver.flushRunning)
         await driver.endFlush(.success(()))
         #expect(await driver.commit.isDurable)
@@ -69,7 +69,7 @@ import Testing
     @Test func commitsDuringAFlushShareTheNextOneLedByTheFirstWaiter() async throws {
         let driver = Driver()
         await driver.recordCommit()
-        #expect(await driver.turn() == .lead)
+        #expect(await driver.turn() == .lead(.wal))
         // Three more commits arrive while that flush runs: each waits, none flushes by itself.
         for caller in 1...3 {
             await driver.recordCommit()
@@ -81,12 +81,12 @@ import Testing
         await driver.endFlush(.success(()))
         await until(driver, answered: 1)
         #expect(await driver.answers.map(\.caller) == [1])
-        #expect(await driver.answers.map(\.outcome) == [.lead])
+        #expect(await driver.answers.map(\.outcome) == [.lead(.wal)])
         #expect(await driver.waiting == 2)
         #expect(await !driver.commit.isDurable)
         await driver.endFlush(.success(()))
         await until(driver, answered: 3)
-        #expect(await driver.answers.map(\.outcome) == [.lead, .durable, .durable])
+        #expect(await driver.answers.map(\.outcome) == [.lead(.wal), .durable, .durable])
         #expect(await driver.commit.isDurable)
         #expect(await !driver.flushRunning)
     }
@@ -94,7 +94,7 @@ import Testing
     @Test func aFailedFlushFailsTheWaitsItCoveredAndIsRetriedOnlyForALaterWaiter() async throws {
         let driver = Driver()
         await driver.recordCommit()
-        #expect(await driver.turn() == .lead)
+        #expect(await driver.turn() == .lead(.wal))
         // Waits for the same commit: the running flush covers them.
         Task { await driver.turn(caller: 1) }
         await until(driver, waiting: 1)
@@ -104,9 +104,25 @@ import Testing
         #expect(await !driver.commit.isDurable, "nothing a failed flush covered counts as durable")
         #expect(await !driver.flushRunning, "a broken disk is not flushed again in a loop")
         // The next caller that needs it leads a new flush, which can succeed.
-        #expect(await driver.turn() == .lead)
+        #expect(await driver.turn() == .lead(.wal))
         await driver.endFlush(.success(()))
         #expect(await driver.commit.isDurable)
+    }
+
+    @Test func aFlushCoversTheFilesWrittenSinceTheLastOneThatSucceeded() async throws {
+        let driver = Driver()
+        await driver.recordCommit(to: .log)
+        #expect(await driver.turn() == .lead(.log), "registrations alone: the log, not the WAL")
+        await driver.endFlush(.success(()))
+        await driver.recordCommit(to: .log)
+        await driver.recordCommit(to: .wal)
+        #expect(await driver.turn() == .lead([.log, .wal]))
+        await driver.endFlush(.failure(Self.eio))
+        await driver.recordCommit(to: .log)
+        #expect(await driver.turn() == .lead([.log, .wal]), "the WAL a failed flush left is flushed again")
+        await driver.endFlush(.success(()))
+        await driver.recordCommit(to: .wal)
+        #expect(await driver.turn() == .lead(.wal))
     }
 
     @Test func aSaveIsVisibleAtOnceAndConcurrentSavesAreAllDurable() async throws {

@@ -1,0 +1,190 @@
+import Authenticator
+import CTAP
+import Foundation
+import GRDB
+import Testing
+@testable import Keystore
+
+/// The record log: registrations made durable by a small write of their own, kept in order
+/// with SQLite's commits, replayed after a crash, and never more than what was written.
+@Suite struct RecordLogTests {
+    static func row(_ tag: UInt8, sealed: Int = 40) -> CredentialRow {
+        CredentialRow(
+            credentialIDHash: Data(repeating: tag, count: 32), rpIDHash: Data(repeating: tag &+ 1, count: 32),
+            userHandleHash: Data(repeating: tag &+ 2, count: 32), sealed: Data((0..<sealed).map { UInt8(truncatingIfNeeded: $0 &+ Int(tag)) }))
+    }
+
+    static func entry(_ sequence: UInt64, after previous: UInt64, _ tag: UInt8) -> RecordLogEntry {
+        RecordLogEntry(sequence: sequence, previous: previous, row: row(tag, sealed: 20 + Int(tag)))
+    }
+
+    // MARK: The file's entries
+
+    @Test func entriesReadBackUpToTheFirstTornDamagedOrAbsentOne() {
+        let entries = [Self.entry(5, after: 4, 1), Self.entry(6, after: 5, 2), Self.entry(9, after: 8, 3)]
+        let bytes = entries.flatMap(\.encoded)
+        #expect(RecordLogEntry.entries(in: bytes) == entries)
+        #expect(RecordLogEntry.entries(in: bytes + [UInt8](repeating: 0, count: 4096)) == entries, "zeros end the log")
+        #expect(RecordLogEntry.entries(in: Array(bytes.dropLast())) == Array(entries.prefix(2)), "a torn last entry")
+        for offset in [0, 4, 12, 20, 60, entries[0].size - 1] {
+            var damaged = bytes
+            damaged[entries[0].size + offset] ^= 0x40
+            #expect(RecordLogEntry.entries(in: damaged) == Array(entries.prefix(1)), "a flipped bit at \(offset) of the second entry")
+        }
+        var huge = bytes
+        huge[0] = 0xFF
+        huge[3] = 0x7F
+        #expect(RecordLogEntry.entries(in: huge).isEmpty, "a length past the end")
+        #expect(RecordLogEntry.entries(in: []).isEmpty)
+    }
+
+    @Test func replayContinuesTheChainFromTheLastCommitAndStopsWhereItBreaks() {
+        let a = Self.entry(5, after: 4, 1), c = Self.entry(7, after: 6, 2), d = Self.entry(8, after: 7, 3)
+        // 6 was a commit into SQLite: C and D follow it.
+        #expect(RecordLogEntry.replayable([a, c, d], after: 6) == [c, d], "A is in SQLite already")
+        #expect(RecordLogEntry.replayable([a, c, d], after: 4) == [a], "the commit numbered 6 was lost: nothing after it")
+        #expect(RecordLogEntry.replayable([a, c, d], after: 8).isEmpty)
+        #expect(RecordLogEntry.replayable([a, c, d], after: 3).isEmpty, "a commit numbered 4 was lost")
+        // Entries left from before the log started again are numbered below what SQLite applied.
+        let stale = Self.entry(2, after: 1, 4)
+        #expect(RecordLogEntry.replayable([Self.entry(11, after: 10, 5), stale, Self.entry(3, after: 2, 6)], after: 10)
+                == [Self.entry(11, after: 10, 5)])
+    }
+
+    // MARK: A keystore's log
+
+    /// The keystore's files as a crash would leave them now: copied while it is open (the
+    /// store's connection keeps the WAL index in memory, so the copy's reader rebuilds it from
+    /// the WAL, as after a crash).
+    static func crashImage(of temp: TemporaryDirectory, into image: TemporaryDirectory, files: [String] = allFiles) throws {
+        try? FileManager.default.createDirectory(atPath: image.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        for name in files {
+            try? FileManager.default.removeItem(atPath: image.store + "/" + name)
+            // A closed store has no WAL.
+            guard let contents = FileManager.default.contents(atPath: temp.store + "/" + name) else { continue }
+            #expect(FileManager.default.createFile(atPath: image.store + "/" + name, contents: contents, attributes: [.posixPermissions: 0o600]))
+        }
+    }
+    static let databaseFiles = [Keystore.databaseFileName, Keystore.databaseFileName + "-wal", Keystore.keyFileName]
+    static let allFiles = databaseFiles + [RecordLog.fileName]
+
+    static func credentials(_ count: Int, rp: String = "example.com") -> [CredentialSource] {
+        (0..<count).map { makeCredential(rp: rp, userHandle: withUnsafeBytes(of: UInt32($0).bigEndian) { Array($0) }) }
+    }
+
+    @Test func registrationsAcrossFoldsAreAllThereAfterACrashNewestFirst() async throws {
+        let temp = TemporaryDirectory(), image = TemporaryDirectory()
+        defer { temp.remove(); image.remove() }
+        let store = try openStore(temp.store)
+        // Two folds and a part: some in SQLite's WAL, the rest only in the log.
+        let saved = Self.credentials(2 * RecordLog.entriesPerFold + 10)
+        for credential in saved {
+            try await store.save(credential)
+            try await store.durable()
+        }
+        try Self.crashImage(of: temp, into: image)
+        let reopened = try openStore(image.store)
+        #expect(try await reopened.count() == saved.count)
+        #expect(try await reopened.credentials(rpID: "example.com") == saved.reversed())
+        try await reopened.close()
+        try await store.close()
+    }
+
+    @Test func aTornLastEntryIsLeftAndTheEntriesBeforeItReplayed() async throws {
+        let temp = TemporaryDirectory(), image = TemporaryDirectory()
+        defer { temp.remove(); image.remove() }
+        let store = try openStore(temp.store)
+        let saved = Self.credentials(3)
+        for credential in saved { try await store.save(credential) }
+        try await store.durable()
+        try Self.crashImage(of: temp, into: image)
+        try await store.close()
+        // The last entry's end never reached the disk.
+        let log = image.store + "/" + RecordLog.fileName
+        var bytes = try #require(FileManager.default.contents(atPath: log))
+        let entries = RecordLogEntry.entries(in: Array(bytes))
+        #expect(entries.count == 3)
+        let lastEnd = entries.map(\.size).reduce(0, +)
+        bytes.replaceSubrange(lastEnd - 10 ..< lastEnd, with: Data(count: 10))
+        try bytes.write(to: URL(fileURLWithPath: log))
+        let reopened = try openStore(image.store)
+        #expect(try await reopened.credentials(rpID: "example.com") == saved.prefix(2).reversed())
+        try await reopened.close()
+        // The replay's commit passes the torn entry's number: reopened again, nothing changes.
+        let again = try openStore(image.store)
+        #expect(try await again.count() == 2)
+        try await again.close()
+    }
+
+    @Test func aRegistrationLoggedAfterACommitThatWasLostIsNotReplayed() async throws {
+        let temp = TemporaryDirectory(), before = TemporaryDirectory(), image = TemporaryDirectory()
+        defer { temp.remove(); before.remove(); image.remove() }
+        let (a, b, c) = (makeCredential(userHandle: [1]), makeCredential(userHandle: [2]), makeCredential(userHandle: [3]))
+        let store = try openStore(temp.store)
+        try await store.save(b)
+        try await store.updateSignCount(credentialID: b.id, to: 8)
+        try await store.save(a)
+        try await store.durable()
+        // SQLite's files before the delete's commit; the log after the registration that follows it.
+        try Self.crashImage(of: temp, into: before, files: Self.databaseFiles)
+        try await store.delete(credentialID: b.id)
+        try await store.save(c)
+        try await store.durable()
+        try Self.crashImage(of: temp, into: image)
+        try Self.crashImage(of: before, into: image, files: Self.databaseFiles)
+        try await store.close()
+        let reopened = try openStore(image.store)
+        // A prefix of the writes: A, but not C without the delete before it.
+        #expect(try await reopened.credentials(rpID: "example.com").map(\.id) == [a.id, b.id])
+        try await reopened.close()
+    }
+
+    @Test func anEntryFromAnotherKeystoreRefusesTheStoreAndChangesNothing() async throws {
+        let ours = TemporaryDirectory(), theirs = TemporaryDirectory(), image = TemporaryDirectory()
+        defer { ours.remove(); theirs.remove(); image.remove() }
+        let store = try openStore(ours.store)
+        try await store.close()
+        try Self.crashImage(of: ours, into: image, files: Self.databaseFiles)
+        let other = try openStore(theirs.store)
+        try await other.save(makeCredential())
+        try await other.durable()
+        try Self.crashImage(of: theirs, into: image, files: [RecordLog.fileName])
+        try await other.close()
+        let before = fileDigests(image.path)
+        expectError(.recordAuthenticationFailed(path: image.store + "/" + RecordLog.fileName)) { _ = try openStore(image.store) }
+        #expect(fileDigests(image.path).filter { !$0.key.hasSuffix("-wal") } == before.filter { !$0.key.hasSuffix("-wal") })
+        #expect(FileManager.default.contents(atPath: image.store + "/" + RecordLog.fileName)
+                == FileManager.default.contents(atPath: theirs.store + "/" + RecordLog.fileName))
+    }
+
+    @Test func aRefusedRegistrationLeavesNoEntryAndTheLoggedOnesBeforeIt() async throws {
+        let temp = TemporaryDirectory(), image = TemporaryDirectory()
+        defer { temp.remove(); image.remove() }
+        let store = try openStore(temp.store, capacity: 3)
+        let saved = Self.credentials(4)
+        for credential in saved.prefix(3) { try await store.save(credential) }
+        #expect(await StoreOutcome { try await store.save(saved[3]) } == .full)
+        try await store.durable()
+        #expect(try await store.count() == 3)
+        try Self.crashImage(of: temp, into: image)
+        let log = try #require(FileManager.default.contents(atPath: image.store + "/" + RecordLog.fileName))
+        #expect(RecordLogEntry.entries(in: Array(log)).count == 3)
+        let reopened = try openStore(image.store, capacity: 3)
+        #expect(try await reopened.credentials(rpID: "example.com") == saved.prefix(3).reversed())
+        try await reopened.close()
+        try await store.close()
+    }
+
+    @Test func aLogWithoutItsDatabaseIsRefusedAndOneOthersCanReachToo() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try await openStore(temp.store).close()
+        let log = temp.store + "/" + RecordLog.fileName
+        #expect(permissions(log) == 0o600)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: log)
+        expectError(.exposedFile(path: log, mode: 0o644)) { _ = try openStore(temp.store) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: log)
+        try FileManager.default.removeItem(atPath: temp.database)
+        expectError(.orphanedFile(path: log)) { _ = try openStore(temp.store) }
+    }
+}
