@@ -14,34 +14,38 @@ import Keystore
 /// 1, the rest is patches on the seed database, 4 bytes each: a 24-bit offset (modulo the
 ///    file's size) and a byte XORed in there;
 /// 2, the rest replaces the seed's key file;
-/// 3, the rest is a `-wal` file beside the seed database.
+/// 3, the rest is a `-wal` file beside the seed database;
+/// 4, the seed as a crash left it (database, WAL, and a record log whose entries replay has
+///    yet to apply), the rest patches on the record log as in 1: its parser and replay.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKeystore(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var input = FuzzInput(start, count)
-    let damage = input.byte() % 4
+    let damage = input.byte() % 5
     let rest = input.rest
     var database = seed.database
     var keyFile = seed.keyFile
     var wal: [UInt8]?
+    var log: [UInt8]?
     switch damage {
     case 0:
         keyFile = Array(rest.prefix(32))
         database = Array(rest.dropFirst(32))
     case 1:
-        for patch in stride(from: 0, to: rest.count - 3, by: 4) {
-            let offset = (Int(rest[patch]) << 16 | Int(rest[patch + 1]) << 8 | Int(rest[patch + 2])) % database.count
-            database[offset] ^= rest[patch + 3]
-        }
+        patch(&database, with: rest)
     case 2:
         keyFile = rest
-    default:
+    case 3:
         wal = rest
+    default:
+        (database, wal, log) = (seed.crashed.database, seed.crashed.wal, seed.crashed.log)
+        patch(&log!, with: rest)
     }
     let directory = seed.scratch
     try? FileManager.default.removeItem(atPath: directory)
     write(database, to: directory + "/" + Keystore.databaseFileName)
     write(keyFile, to: directory + "/" + Keystore.keyFileName)
     if let wal { write(wal, to: directory + "/" + Keystore.databaseFileName + "-wal") }
+    if let log { write(log, to: directory + "/keystore.log") }
     guard let keystore = try? Keystore.open(directory: directory) else { return 0 }
     waitFor { await readEverything(keystore) }
     return 0
@@ -68,6 +72,15 @@ private func readEverything(_ keystore: Keystore) async {
     await check { try await keystore.close() }
 }
 
+/// XORs in the patches of `rest`, 4 bytes each: a 24-bit offset (modulo the file's size) and a byte.
+private func patch(_ file: inout [UInt8], with rest: [UInt8]) {
+    guard !file.isEmpty else { return }
+    for patch in stride(from: 0, to: rest.count - 3, by: 4) {
+        let offset = (Int(rest[patch]) << 16 | Int(rest[patch + 1]) << 8 | Int(rest[patch + 2])) % file.count
+        file[offset] ^= rest[patch + 3]
+    }
+}
+
 private func write(_ bytes: [UInt8], to path: String) {
     let directory = (path as NSString).deletingLastPathComponent
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
@@ -83,6 +96,8 @@ private struct Seed: Sendable {
 
     let database: [UInt8]
     let keyFile: [UInt8]
+    /// The files as they were before the seed store closed: its registrations only in the log.
+    let crashed: (database: [UInt8], wal: [UInt8], log: [UInt8])
     /// The temporary directory, removed when libFuzzer exits.
     let root: String
     /// Where each input's keystore is rebuilt.
@@ -96,7 +111,7 @@ private struct Seed: Sendable {
         root = String(cString: made)
         let store = root + "/seed"
         atexit { try? FileManager.default.removeItem(atPath: seed.root) }
-        waitFor {
+        let crashed: [[UInt8]] = waitFor {
             do {
                 let keystore = try Keystore.open(directory: store)
                 try await keystore.saveDeviceState(DeviceState(wrappingKey: Array(repeating: 0x5A, count: 32)))
@@ -107,7 +122,11 @@ private struct Seed: Sendable {
                         user: PublicKeyCredentialUserEntity(id: [UInt8(index)], name: "user\(index)", displayName: "User \(index)"),
                         algorithm: .es256, privateKey: Array(repeating: 0x11, count: 32), credProtect: 2, hmacSecret: true))
                 }
+                try await keystore.durable()
+                let files = ["", "-wal"].map { store + "/" + Keystore.databaseFileName + $0 } + [store + "/keystore.log"]
+                let contents = files.map { FileManager.default.contents(atPath: $0).map(Array.init) ?? [] }
                 try await keystore.close()
+                return contents
             } catch {
                 fatalError("cannot write the seed keystore: \(error)")
             }
@@ -117,6 +136,8 @@ private struct Seed: Sendable {
         else { fatalError("the seed keystore's files are missing") }
         self.database = Array(database)
         self.keyFile = Array(keyFile)
+        guard !crashed[2].isEmpty else { fatalError("the seed keystore's record log is missing") }
+        self.crashed = (crashed[0], crashed[1], crashed[2])
         scratch = root + "/input"
     }
 }
