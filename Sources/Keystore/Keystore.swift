@@ -125,7 +125,7 @@ public actor Keystore: CredentialStore {
 
     /// Kept by triggers (`Schema`, "v2-credential-count"): no walk over the rows.
     public func count() async throws(CredentialStoreError) -> Int {
-        try await failures {
+        try failures {
             try readNow { db in try Self.storedCount(db) }
         }
     }
@@ -456,13 +456,25 @@ public actor Keystore: CredentialStore {
         }
     }
 
-    /// The log is full: what it holds is committed into SQLite and flushed there, so it can
-    /// start again. On the registration that meets it (about one in `RecordLog.entriesPerFold`).
+    /// The half of the log being written is full: what it holds is committed into SQLite, the
+    /// other half takes the next entries, and the WAL is flushed in the background, off every
+    /// registration's way (the commit holds only registrations the log already keeps durable).
+    /// Should the other half still wait for the last fold's flush, that flush is made here.
     private func fold(_ db: Database) throws {
+        if !log.otherHalfFree {
+            try wal.flush().get()
+            log.flushed(fold: log.folds)
+        }
         if db.isInsideTransaction { try commit(db) }
-        try wal.flush().get()
-        log.restart()
+        let fold = log.fold()
+        let wal = wal
+        Task.detached { [weak self] in
+            guard case .success = wal.flush() else { return }
+            await self?.foldFlushed(fold)
+        }
     }
+
+    private func foldFlushed(_ fold: UInt64) { log.flushed(fold: fold) }
 
     /// Runs one `CredentialStore` operation: a full store (or, for a save, a full disk) is
     /// `.full`, a device-state change's own refusal is `.refused`, anything else `.failed`.

@@ -216,6 +216,9 @@ extension Keystore {
             }
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // 8 MiB: the pages a fold's batch of registrations changes stay in memory until it
+            // commits them (`RecordLog.entriesPerFold`), instead of spilling to the WAL.
+            try db.execute(sql: "PRAGMA cache_size = -8192")
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)

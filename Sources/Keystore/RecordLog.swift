@@ -10,29 +10,41 @@ import Musl
 /// small write here and the group's flush of this file, not by a commit of SQLite's pages (the
 /// B-tree's and three indexes' pages, eight WAL frames of 4 KiB per registration). SQLite takes
 /// the logged registrations in the keystore's open transaction at once, so every lookup sees
-/// them, and commits them in batches: when the log is full (`fold`), and with any other write.
+/// them, and commits them in batches: with any other write, and when the half of the log being
+/// written is full (a fold).
 ///
-/// The file is given its whole size when made and written in place from the start, so a flush
-/// writes data only, never the file's size. Once a commit holding every entry is flushed, the
-/// next entry goes at the start again; entries left beyond it are numbered at or below what
-/// SQLite has applied, and replay passes over them (`RecordLogEntry.replayable`).
+/// The file is given its whole size when made and written in place, so a flush writes data
+/// only, never the file's size. It has two halves: at a fold the keystore commits every entry
+/// into SQLite and the other half takes the next entries, from its start, while the WAL is
+/// flushed in the background; the folded half may take entries again once that flush ended
+/// (`otherHalfFree`). Entries left in a half from before are numbered at or below what SQLite
+/// has applied, and replay passes over them (`RecordLogEntry.replayable`).
 struct RecordLog: Sendable {
     static let fileName = "keystore.log"
-    /// Room for a few hundred registrations: the log folds long before it fills unless the
-    /// records are large, and a record too large for it goes to SQLite directly.
-    static let capacity = 256 * 1024
-    /// Registrations logged before they are committed into SQLite and flushed there. Each fold
-    /// costs a commit and a flush of the WAL on the registration that meets it (about a
-    /// millisecond); more entries per fold spread it thinner but keep more uncommitted pages
-    /// in SQLite's cache.
-    static let entriesPerFold = 64
+    /// Room for `entriesPerFold` registrations of about 1 KiB in each half; larger records make
+    /// a half fold sooner, and a record too large for a half goes to SQLite directly.
+    static let capacity = 2 * 1024 * 1024
+    static let halfCapacity = capacity / 2
+    /// Registrations a half takes before they are committed into SQLite. Each fold costs the
+    /// registration that meets it a commit: the pages the batch changed written to the WAL,
+    /// chiefly the indexes' leaves, which random hashes spread over the whole index, so a larger
+    /// batch writes each leaf once for more registrations (with 4 clients: 64 per fold, ~4 300
+    /// registrations/s; 1 024, ~4 600 and p99 under 1.5 ms, docs/benchmarks.md). The batch's
+    /// pages stay in SQLite's cache until the fold (`cache_size`, KeystoreOpening).
+    static let entriesPerFold = 1024
 
     let file: DurableFile
     /// The number the last logged save or commit into SQLite took.
     private(set) var last: UInt64
-    /// Where the next entry goes.
+    /// The half being written, and where in it the next entry goes.
+    private var half = 0
     private var end = 0
     private var entries = 0
+    /// Whether the other half's entries are all in SQLite and flushed there, so it may take the
+    /// next fold's entries.
+    private(set) var otherHalfFree = true
+    /// Folds so far: a background flush reports which fold it covers (`flushed(fold:)`).
+    private(set) var folds: UInt64 = 0
 
     init(file: DurableFile, last: UInt64) {
         self.file = file
@@ -41,19 +53,19 @@ struct RecordLog: Sendable {
 
     /// Whether `row` can ever be logged; a larger record is committed into SQLite instead.
     static func canHold(_ row: CredentialRow) -> Bool {
-        RecordLogEntry.minimumSize + row.sealed.count <= capacity
+        RecordLogEntry.minimumSize + row.sealed.count <= halfCapacity
     }
 
     /// Whether `row` goes in now, or the log must fold first.
     func hasRoom(for row: CredentialRow) -> Bool {
-        entries < Self.entriesPerFold && end + RecordLogEntry.minimumSize + row.sealed.count <= Self.capacity
+        entries < Self.entriesPerFold && end + RecordLogEntry.minimumSize + row.sealed.count <= Self.halfCapacity
     }
 
     /// Writes `row` as the next entry (not flushed: `GroupCommit` flushes). A failed write
     /// takes no number, so the next entry still follows the last whole one.
     mutating func append(_ row: CredentialRow) throws(KeystoreError) {
         let entry = RecordLogEntry(sequence: last + 1, previous: last, row: row)
-        try file.write(entry.encoded, at: end)
+        try file.write(entry.encoded, at: half * Self.halfCapacity + end)
         end += entry.size
         entries += 1
         last = entry.sequence
@@ -65,10 +77,23 @@ struct RecordLog: Sendable {
 
     mutating func committed(_ sequence: UInt64) { last = sequence }
 
-    /// A flushed commit into SQLite holds every entry: the next one goes at the start.
-    mutating func restart() {
+    /// A commit into SQLite holds every entry: the other half, which must be free, takes the
+    /// next ones from its start, and this one is free once a flush covering that commit ended
+    /// (`flushed(fold:)`, with the number returned).
+    mutating func fold() -> UInt64 {
+        precondition(otherHalfFree, "a half still needed was written over")
+        half ^= 1
         end = 0
         entries = 0
+        otherHalfFree = false
+        folds += 1
+        return folds
+    }
+
+    /// A flush of the WAL that covers fold `fold`'s commit ended: the half that fold left is
+    /// free, unless a later fold left another since.
+    mutating func flushed(fold: UInt64) {
+        if fold == folds { otherHalfFree = true }
     }
 
     /// Opens the log in `directory`, creating it (mode 0600) when absent, and reads the
@@ -78,7 +103,11 @@ struct RecordLog: Sendable {
         let created = !KeystoreLayout.exists(path)
         if created { try KeystoreLayout.createEmptyPrivateFile(path) }
         let file = try DurableFile.privateFile(path)
-        let entries = RecordLogEntry.entries(in: try file.read(capacity))
+        let bytes = try file.read(capacity)
+        // Both halves; replay orders their entries by number.
+        let entries = [bytes.prefix(halfCapacity), bytes.dropFirst(halfCapacity)]
+            .flatMap { RecordLogEntry.entries(in: Array($0)) }
+            .sorted { $0.sequence < $1.sequence }
         if created { try directory.syncDirectory() }
         return (file, entries)
     }

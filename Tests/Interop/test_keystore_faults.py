@@ -5,7 +5,7 @@ running daemon, a client stopped (SIGSTOP) in the middle of a message, and 200
 connections at once. Each test checks the behaviour docs/faults.md promises and that the
 daemon goes on serving everyone else.
 
-The file-system faults use real file systems, not mocks: a 4 MiB tmpfs filled to ENOSPC,
+The file-system faults use real file systems, not mocks: a 16 MiB tmpfs filled to ENOSPC,
 and a read-only bind mount. Both need CAP_SYS_ADMIN (root in the build container); without
 it those tests are skipped, saying so.
 """
@@ -101,7 +101,7 @@ def pings(dev) -> bool:
 
 
 def test_disk_full_during_registration(tmp_path):
-    with mounted(str(tmp_path / "fs"), "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs") as fs:
+    with mounted(str(tmp_path / "fs"), "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs") as fs:
         daemon = Daemon("--presence", "auto", "--uv", "off", data_dir=os.path.join(fs, "data"),
                         workdir=fresh(tmp_path, "d")).start()
         try:
@@ -111,11 +111,11 @@ def test_disk_full_during_registration(tmp_path):
                 fill(os.path.join(fs, "ballast"))
 
                 # Registrations until one meets the full disk: those that fit in the record log
-                # (its room is allocated when made; SQLite takes them in batches of 64, and the
-                # batch that finds no room refuses its registration); each that was
+                # (its room is allocated when made; SQLite takes them in batches of 1 024, and
+                # the batch that finds no room refuses its registration); each that was
                 # acknowledged must survive.
                 refusal = None
-                for n in range(200):
+                for n in range(1100):
                     try:
                         kept.add(register(dev, f"full-{n}"))
                     except CtapError as error:
