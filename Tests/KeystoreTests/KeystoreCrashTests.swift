@@ -15,7 +15,8 @@ import Testing
 /// the moment the daemon would send its CTAP response. The parent SIGKILLs it mid-burst, then checks.
 @Suite struct KeystoreCrashTests {
     static let burstDirectoryVariable = "PASSKEYD_KEYSTORE_BURST_DIR"
-    static let acknowledgementsBeforeKill = 150
+    // More than `RecordLog.entriesPerFold`: the kill comes after at least one fold.
+    static let acknowledgementsBeforeKill = 1_500
 
     static func burstCredential(_ index: Int) -> CredentialSource {
         let seed = withUnsafeBytes(of: UInt64(index).bigEndian) { Array($0) }
