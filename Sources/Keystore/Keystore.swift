@@ -56,8 +56,7 @@ public actor Keystore: CredentialStore {
     /// Takes over an open database and its record log, whose `entries` are replayed first
     /// (`replay`).
     init(
-        queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int,
-        log: (file: DurableFile, entries: [RecordLogEntry])
+        queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int, log: RecordLog.Found
     ) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
         let wal = try DurableFile.wal(databasePath: path)
@@ -69,7 +68,7 @@ public actor Keystore: CredentialStore {
         self.file = file
         self.wal = wal
         logFile = log.file
-        self.log = try Self.replay(log.entries, from: log.file, into: queue, sealer: sealer, wal: wal, path: path)
+        self.log = try Self.replay(log, into: queue, sealer: sealer, wal: wal, path: path)
     }
 
     /// Closes the database: the registrations only logged are committed, the WAL is
@@ -86,6 +85,9 @@ public actor Keystore: CredentialStore {
         guard !alreadyClosed else { return }
         defer { lock = nil }
         do { try queue.close() } catch { throw Self.keystoreError(error, path: path) }
+        // Closing checkpointed every entry into the database; should the clearing fail, the
+        // next open finds the entries at or below what SQLite applied, and clears them then.
+        try? log.clearWritten()
     }
 
     // MARK: CredentialStore

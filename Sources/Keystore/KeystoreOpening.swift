@@ -85,7 +85,7 @@ extension Keystore {
             try? queue.close()
             throw keystoreError(error, path: layout.database)
         }
-        let log: (file: DurableFile, entries: [RecordLogEntry])
+        let log: RecordLog.Found
         do { log = try RecordLog.open(directory: layout) } catch {
             try? queue.close()
             throw error
@@ -119,12 +119,17 @@ extension Keystore {
     /// another keystore, refuses the store), in one commit flushed before the log is cleared.
     /// That commit's number leaps 2^32 past every number seen, so an entry the file may still
     /// hold beyond a torn one (unseen, as the crash left it) never continues the new chain.
+    /// A clear log (the store was closed) needs none of it.
     static func replay(
-        _ entries: [RecordLogEntry], from file: DurableFile, into queue: DatabaseQueue, sealer: RecordSealer,
-        wal: DurableFile, path: String
+        _ log: RecordLog.Found, into queue: DatabaseQueue, sealer: RecordSealer, wal: DurableFile, path: String
     ) throws(KeystoreError) -> RecordLog {
+        let (file, entries) = (log.file, log.entries)
         let (replayed, fresh): (Int, UInt64)
         do {
+            if log.isClear {
+                let applied = try queue.read { db in try Int64.fetchOne(db, sql: "SELECT applied FROM record_log WHERE id = 1") ?? 0 }
+                return RecordLog(file: file, last: UInt64(bitPattern: applied))
+            }
             (replayed, fresh) = try queue.write { db in
                 let applied = UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT applied FROM record_log WHERE id = 1") ?? 0)
                 let chain = RecordLogEntry.replayable(entries, after: applied)

@@ -45,6 +45,8 @@ struct RecordLog: Sendable {
     private(set) var otherHalfFree = true
     /// Folds so far: a background flush reports which fold it covers (`flushed(fold:)`).
     private(set) var folds: UInt64 = 0
+    /// How far into each half entries were written since the log was opened or cleared.
+    private var written = [0, 0]
 
     init(file: DurableFile, last: UInt64) {
         self.file = file
@@ -67,6 +69,7 @@ struct RecordLog: Sendable {
         let entry = RecordLogEntry(sequence: last + 1, previous: last, row: row)
         try file.write(entry.encoded, at: half * Self.halfCapacity + end)
         end += entry.size
+        written[half] = max(written[half], end)
         entries += 1
         last = entry.sequence
     }
@@ -96,25 +99,51 @@ struct RecordLog: Sendable {
         if fold == folds { otherHalfFree = true }
     }
 
+    /// The log as found at open.
+    struct Found: Sendable {
+        let file: DurableFile
+        /// Both halves' whole entries, in number order.
+        let entries: [RecordLogEntry]
+        /// Zeros throughout: nothing to replay and nothing to clear (the store was closed, or
+        /// the log was just made).
+        let isClear: Bool
+    }
+
     /// Opens the log in `directory`, creating it (mode 0600) when absent, and reads the
     /// entries it holds; `Keystore.replay` then applies them and clears the file.
-    static func open(directory: KeystoreLayout) throws(KeystoreError) -> (file: DurableFile, entries: [RecordLogEntry]) {
+    static func open(directory: KeystoreLayout) throws(KeystoreError) -> Found {
         let path = directory.recordLog
         let created = !KeystoreLayout.exists(path)
         if created { try KeystoreLayout.createEmptyPrivateFile(path) }
         let file = try DurableFile.privateFile(path)
-        let bytes = try file.read(capacity)
+        let size = try file.size()
+        let bytes = try file.read(min(size, capacity))
         // Both halves; replay orders their entries by number.
         let entries = [bytes.prefix(halfCapacity), bytes.dropFirst(halfCapacity)]
             .flatMap { RecordLogEntry.entries(in: Array($0)) }
             .sorted { $0.sequence < $1.sequence }
+        let isClear = bytes.allSatisfy { $0 == 0 }
+        // The file's full size, written as zeros; not flushed here: the first flush of an
+        // entry carries it (until then the missing part reads as zeros too).
+        if size < capacity { try file.write([UInt8](repeating: 0, count: capacity - size), at: size) }
+        // Its name must outlive a crash as surely as the entries flushed into it.
         if created { try directory.syncDirectory() }
-        return (file, entries)
+        return Found(file: file, entries: entries, isClear: isClear)
     }
 
     /// Zeros over the whole log, flushed: its full size, and no entry left from before.
     static func clear(_ file: DurableFile) throws(KeystoreError) {
         try file.write([UInt8](repeating: 0, count: capacity), at: 0)
         try file.flush().get()
+    }
+
+    /// Zeros over what was written since the log was opened, flushed: once SQLite holds every
+    /// entry on disk (the store closed), the next open finds the log clear and has nothing to do.
+    mutating func clearWritten() throws(KeystoreError) {
+        for half in 0..<2 where written[half] > 0 {
+            try file.write([UInt8](repeating: 0, count: written[half]), at: half * Self.halfCapacity)
+        }
+        try file.flush().get()
+        written = [0, 0]
     }
 }
