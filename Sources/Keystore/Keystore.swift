@@ -75,19 +75,22 @@ public actor Keystore: CredentialStore {
     /// checkpointed into the main file, then the directory is let go. Later calls throw
     /// `KeystoreError.closed`.
     public func close() throws(KeystoreError) {
+        var loggedAreInSQLite = false
         let alreadyClosed = queue.inDatabase { db in
             guard !isClosed.exchange(true, ordering: .relaxed) else { return true }
-            // Should this fail, the log keeps them, and the next open replays them.
             if db.isInsideTransaction { try? commit(db) }
+            // A failed commit put them back: the log keeps them, and the next open replays them.
             if db.isInsideTransaction { try? db.rollback() }
+            // Flushed here, not left to the checkpoint on close, which may fail and keep the WAL.
+            else if case .success = wal.flush() { loggedAreInSQLite = true }
             return false
         }
         guard !alreadyClosed else { return }
         defer { lock = nil }
         do { try queue.close() } catch { throw Self.keystoreError(error, path: path) }
-        // Closing checkpointed every entry into the database; should the clearing fail, the
-        // next open finds the entries at or below what SQLite applied, and clears them then.
-        try? log.clearWritten()
+        // Should the clearing fail, the next open finds the entries at or below what SQLite
+        // applied, and clears them then.
+        if loggedAreInSQLite { try? log.clearWritten() }
     }
 
     // MARK: CredentialStore
@@ -443,9 +446,9 @@ public actor Keystore: CredentialStore {
         uncommitted = []
     }
 
-    /// Puts the logged rows that a failed write or commit rolled back into a new open transaction. Should that
-    /// fail too, the store stops: it could no longer answer with every acknowledged
-    /// registration, which the log still holds for the next open to replay.
+    /// Puts the logged rows that a failed write or commit rolled back into a new open
+    /// transaction. Should that fail too, the store stops: it could no longer answer with every
+    /// acknowledged registration, which the log still holds for the next open to replay.
     private func restoreUncommitted(_ db: Database) {
         guard !uncommitted.isEmpty else { return }
         do {
@@ -460,8 +463,9 @@ public actor Keystore: CredentialStore {
 
     /// The half of the log being written is full: what it holds is committed into SQLite, the
     /// other half takes the next entries, and the WAL is flushed in the background, off every
-    /// registration's way (the commit holds only registrations the log already keeps durable).
-    /// Should the other half still wait for the last fold's flush, that flush is made here.
+    /// registration's way (the commit holds only logged registrations, whose answers wait for
+    /// the log's flush, not the WAL's). Should the other half still wait for the last fold's
+    /// flush, that flush is made here.
     private func fold(_ db: Database) throws {
         if !log.otherHalfFree {
             try wal.flush().get()

@@ -200,6 +200,23 @@ import Testing
         try await store.close()
     }
 
+    @Test func aRefusedChangeOfAnotherKindKeepsTheRegistrationsOnlyLogged() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        let saved = Self.credentials(3)
+        for credential in saved { try await store.save(credential) }
+        // Rolls back the open transaction that holds the three; they are put back.
+        #expect(await StoreOutcome { _ = try await store.updateDeviceState { _ throws(CTAPStatus) in throw .pinInvalid } }
+                == .refused(.pinInvalid))
+        #expect(try await store.credentials(rpID: "example.com") == saved.reversed())
+        try await store.delete(credentialID: saved[0].id)
+        try await store.close()
+        let reopened = try openStore(temp.store)
+        #expect(try await reopened.credentials(rpID: "example.com") == saved.dropFirst().reversed())
+        try await reopened.close()
+    }
+
     @Test func aLogWithoutItsDatabaseIsRefusedAndOneOthersCanReachToo() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
