@@ -19,10 +19,12 @@ struct SeededKeystore {
     static let stampName = "seeded"
     static let fillerRPCount = 1_000
     var directory: String { cacheDirectory + "/keystore-\(population)" }
-    /// v4: records sealed with their row's hashes as associated data, as a daemon now writes
-    /// them (v3: the binary encoding and the count kept by triggers); a store seeded before is
-    /// seeded again, so lookups are measured on records in today's format.
-    var stamp: String { "passkeybench seed v4 population=\(population)\n" }
+    /// v5: the schema with the record log's table (migration `v4-record-log`), so a working
+    /// copy opens as a daemon's own store does, without migrating (v4: records sealed with
+    /// their row's hashes as associated data; v3: the binary encoding and the count kept by
+    /// triggers); a store seeded before is seeded again. A closed store's record log is clear,
+    /// so the database and the key file are the whole store.
+    var stamp: String { "passkeybench seed v5 population=\(population)\n" }
     static let batchSize = 10_000
 
     /// A working copy of the seeded store, seeding it first when the cache lacks it.
