@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The record log (docs/keystore.md, "The record log"): a registration is made durable by one
 /// small write here and the group's flush of this file, not by a commit of SQLite's pages (the
 /// B-tree's and three indexes' pages, eight WAL frames of 4 KiB per registration). SQLite takes
@@ -119,10 +113,13 @@ struct RecordLog: Sendable {
         let size = try file.size()
         let bytes = try file.read(min(size, capacity))
         // Both halves; replay orders their entries by number.
-        let entries = [bytes.prefix(halfCapacity), bytes.dropFirst(halfCapacity)]
-            .flatMap { RecordLogEntry.entries(in: Array($0)) }
+        let entries = [0 ..< min(halfCapacity, bytes.count), min(halfCapacity, bytes.count) ..< bytes.count]
+            .flatMap { RecordLogEntry.entries(in: bytes, region: $0) }
             .sorted { $0.sequence < $1.sequence }
-        let isClear = bytes.allSatisfy { $0 == 0 }
+        // Zeros throughout: the first byte is zero, and each byte equals the one after it.
+        let isClear = bytes.withUnsafeBytes { raw in
+            raw.count < 2 ? raw.allSatisfy { $0 == 0 } : raw[0] == 0 && memcmp(raw.baseAddress!, raw.baseAddress! + 1, raw.count - 1) == 0
+        }
         // The file's full size, written as zeros; not flushed here: the first flush of an
         // entry carries it (until then the missing part reads as zeros too).
         if size < capacity { try file.write([UInt8](repeating: 0, count: capacity - size), at: size) }

@@ -41,12 +41,13 @@ struct RecordLogEntry: Sendable, Equatable {
         return bytes
     }
 
-    /// The whole entries at the start of `bytes`, in order, up to the first that is torn,
-    /// damaged or absent (zeros).
-    static func entries(in bytes: [UInt8]) -> [RecordLogEntry] {
+    /// The whole entries at the start of `region` of `bytes` (all of it by default), in order,
+    /// up to the first that is torn, damaged or absent (zeros).
+    static func entries(in bytes: [UInt8], region: Range<Int>? = nil) -> [RecordLogEntry] {
+        let region = region ?? bytes.indices
         var entries: [RecordLogEntry] = []
-        var offset = 0
-        while let entry = entry(in: bytes, at: offset) {
+        var offset = region.lowerBound
+        while let entry = entry(in: bytes, at: offset, end: region.upperBound) {
             entries.append(entry)
             offset += entry.size
         }
@@ -67,11 +68,11 @@ struct RecordLogEntry: Sendable, Equatable {
         return chain
     }
 
-    private static func entry(in bytes: [UInt8], at offset: Int) -> RecordLogEntry? {
-        guard bytes.count - offset >= minimumSize else { return nil }
+    private static func entry(in bytes: [UInt8], at offset: Int, end regionEnd: Int) -> RecordLogEntry? {
+        guard regionEnd - offset >= minimumSize else { return nil }
         let bodyLength = Int(integer(UInt32.self, in: bytes, at: offset))
         let end = offset + headerSize + bodyLength
-        guard bodyLength >= 3 * hashSize, bodyLength <= bytes.count - offset - headerSize - checkSize,
+        guard bodyLength >= 3 * hashSize, bodyLength <= regionEnd - offset - headerSize - checkSize,
               bytes[end ..< end + checkSize].elementsEqual(check(bytes[offset ..< end]))
         else { return nil }
         var field = offset + headerSize
