@@ -75,6 +75,12 @@ struct SocketDaemon {
             try await Task.sleep(for: .milliseconds(300))
             try await daemon.answerPrompt(approve: true)
             _ = try await rp.finishRegistration(try await created)
+            // The client hands each status to the user agent in a task of its own, which may
+            // run after the ceremony returned on a loaded machine: waited for, up to 10 s.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while await !agent.statuses.contains(.userPresenceNeeded), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             #expect(await agent.statuses.contains(.userPresenceNeeded))
             await transport.close()
         }
