@@ -68,6 +68,19 @@ final class DurableFile: Sendable {
         }
     }
 
+    /// Writes `count` zero bytes at `offset`, from one shared block rather than a buffer of
+    /// their size.
+    func writeZeros(count: Int, at offset: Int) throws(KeystoreError) {
+        var done = 0
+        while done < count {
+            let chunk = min(Self.zeros.count, count - done)
+            try write(chunk == Self.zeros.count ? Self.zeros : Array(Self.zeros.prefix(chunk)), at: offset + done)
+            done += chunk
+        }
+    }
+
+    private static let zeros = [UInt8](repeating: 0, count: 64 * 1024)
+
     /// The first `count` bytes, or fewer when the file is shorter.
     func read(_ count: Int) throws(KeystoreError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

@@ -78,6 +78,8 @@ public actor Keystore: CredentialStore {
         var loggedAreInSQLite = false
         let alreadyClosed = queue.inDatabase { db in
             guard !isClosed.exchange(true, ordering: .relaxed) else { return true }
+            // A store that wrote nothing since it opened has nothing to commit, flush or clear.
+            guard log.wroteSinceOpen else { return false }
             if db.isInsideTransaction { try? commit(db) }
             // A failed commit put them back: the log keeps them, and the next open replays them.
             if db.isInsideTransaction { try? db.rollback() }

@@ -42,10 +42,17 @@ struct RecordLog: Sendable {
     /// How far into each half entries were written since the log was opened or cleared.
     private var written = [0, 0]
 
+    /// `last` when the log was opened: a store that took no number since wrote nothing.
+    private let lastAtOpen: UInt64
+
     init(file: DurableFile, last: UInt64) {
         self.file = file
         self.last = last
+        lastAtOpen = last
     }
+
+    /// Whether anything was written since the log was opened: a registration, or a commit.
+    var wroteSinceOpen: Bool { last != lastAtOpen }
 
     /// Whether `row` can ever be logged; a larger record is committed into SQLite instead.
     static func canHold(_ row: CredentialRow) -> Bool {
@@ -122,7 +129,7 @@ struct RecordLog: Sendable {
         }
         // The file's full size, written as zeros; not flushed here: the first flush of an
         // entry carries it (until then the missing part reads as zeros too).
-        if size < capacity { try file.write([UInt8](repeating: 0, count: capacity - size), at: size) }
+        if size < capacity { try file.writeZeros(count: capacity - size, at: size) }
         // Its name must outlive a crash as surely as the entries flushed into it.
         if created { try directory.syncDirectory() }
         return Found(file: file, entries: entries, isClear: isClear)
@@ -130,15 +137,16 @@ struct RecordLog: Sendable {
 
     /// Zeros over the whole log, flushed: its full size, and no entry left from before.
     static func clear(_ file: DurableFile) throws(KeystoreError) {
-        try file.write([UInt8](repeating: 0, count: capacity), at: 0)
+        try file.writeZeros(count: capacity, at: 0)
         try file.flush().get()
     }
 
     /// Zeros over what was written since the log was opened, flushed: once SQLite holds every
     /// entry on disk (the store closed), the next open finds the log clear and has nothing to do.
     mutating func clearWritten() throws(KeystoreError) {
+        guard written != [0, 0] else { return }
         for half in 0..<2 where written[half] > 0 {
-            try file.write([UInt8](repeating: 0, count: written[half]), at: half * Self.halfCapacity)
+            try file.writeZeros(count: written[half], at: half * Self.halfCapacity)
         }
         try file.flush().get()
         written = [0, 0]
