@@ -12,6 +12,7 @@ public struct WebAuthnClient: Sendable {
     public let userAgent: any UserAgent
     let rpIDPolicy: RelyingPartyIDPolicy
     let loggers: Loggers
+    private let statusRelay: StatusRelay
 
     /// Log categories; none of them ever carries a PIN, a token or a key.
     struct Loggers: Sendable {
@@ -29,16 +30,14 @@ public struct WebAuthnClient: Sendable {
         self.transport = transport
         self.origin = try Origin(origin)
         self.userAgent = userAgent
+        statusRelay = StatusRelay(to: userAgent)
         self.rpIDPolicy = RelyingPartyIDPolicy(publicSuffixes: list)
         self.loggers = Loggers()
     }
 
     /// A CTAP2 session whose keepalives reach the user agent ("touch your authenticator").
     func makeSession() -> CTAP2Session {
-        let userAgent = self.userAgent
-        return CTAP2Session(transport: transport, onKeepalive: { status in
-            Task { await userAgent.show(status) }
-        })
+        CTAP2Session(transport: transport, onKeepalive: { [statusRelay] status in statusRelay.relay(status) })
     }
 
     /// The client data of a ceremony and its hash (WebAuthn L3 §5.8.1).
