@@ -14,6 +14,8 @@ import Foundation
 /// (`otherHalfFree`). Entries left in a half from before are numbered at or below what SQLite
 /// has applied, and replay passes over them (`RecordLogEntry.replayable`).
 struct RecordLog: Sendable {
+    /// The file's name. Its size and the halves' bounds are part of the format, which replay
+    /// reads at open: a build that changes them must use another name, or replay the old log first.
     static let fileName = "keystore.log"
     /// Room for `entriesPerFold` registrations of about 1 KiB in each half; larger records make
     /// a half fold sooner, and a record too large for a half goes to SQLite directly.
