@@ -132,14 +132,16 @@ def test_every_acknowledged_registration_survives_sigkill(tmp_path):
     for _ in clients:
         assert ready.acquire(timeout=30) or errors, "a client did not connect in 30 s"
     deadline = time.monotonic() + 120
-    while len(acknowledged) < 200 and time.monotonic() < deadline and not errors:
+    # More than a fold of the record log (1 024 registrations, docs/keystore.md): the kill finds
+    # some registrations committed into SQLite and the rest only in the log.
+    while len(acknowledged) < 1300 and time.monotonic() < deadline and not errors:
         time.sleep(0.01)
     stop.set()
     daemon.kill()
     for t in clients:
         t.join(30)
     assert not errors, errors
-    assert len(acknowledged) >= 200, f"only {len(acknowledged)} registrations in 120 s"
+    assert len(acknowledged) >= 1300, f"only {len(acknowledged)} registrations in 120 s"
 
     again = Daemon(*FLAGS, data_dir=data, workdir=fresh(tmp_path, "run1")).start()
     dev = again.device()
