@@ -94,6 +94,7 @@ final class DurableFile: Sendable {
             if got == 0 { break }
             filled += got
         }
-        return Array(bytes.prefix(filled))
+        if filled < count { bytes.removeSubrange(filled...) }
+        return bytes
     }
 }

@@ -319,6 +319,15 @@ public actor Keystore: CredentialStore {
         try insert(row, db)
     }
 
+    /// The number of the last commit into SQLite in the record log's sequence (`RecordLogEntry`).
+    static func applied(_ db: Database) throws -> UInt64 {
+        UInt64(bitPattern: try Int64.fetchOne(db.cachedStatement(sql: "SELECT applied FROM record_log WHERE id = 1")) ?? 0)
+    }
+
+    static func recordApplied(_ sequence: UInt64, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE record_log SET applied = ? WHERE id = 1").execute(arguments: [Int64(bitPattern: sequence)])
+    }
+
     static func insert(_ row: CredentialRow, _ db: Database) throws {
         try db.cachedStatement(sql: "INSERT INTO credential (credentialIDHash, rpIDHash, userHandleHash, sealed) VALUES (?, ?, ?, ?)")
             .execute(arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
@@ -388,13 +397,14 @@ public actor Keystore: CredentialStore {
         do {
             let result = try queue.inDatabase { db in
                 guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
-                let logged = row.map(RecordLog.canHold) ?? false
-                if logged, let row, !log.hasRoom(for: row) { try fold(db) }
+                // A record too large for the log is committed into SQLite like any other write.
+                let logged = row.flatMap { RecordLog.canHold($0) ? $0 : nil }
+                if let logged, !log.hasRoom(for: logged) { try fold(db) }
                 if !db.isInsideTransaction { try db.beginTransaction() }
                 let result: T
                 do {
                     result = try body(db)
-                    if logged, let row { try log.append(row) }
+                    if let logged { try log.append(logged) }
                 } catch {
                     // No savepoint around each write (two statements more per registration):
                     // the transaction is rolled back and the logged rows it held are put back.
@@ -402,8 +412,8 @@ public actor Keystore: CredentialStore {
                     restoreUncommitted(db)
                     throw error
                 }
-                if logged, let row {
-                    uncommitted.append(row)
+                if let logged {
+                    uncommitted.append(logged)
                     // Counted before the connection is let go: a lookup, which runs outside this
                     // actor, that finds this row then finds it not yet durable too, so its answer
                     // waits for the flush (a sign-in never shows a credential a crash could
@@ -436,8 +446,7 @@ public actor Keystore: CredentialStore {
     private func commit(_ db: Database) throws {
         let sequence = log.nextSequence
         do {
-            try db.cachedStatement(sql: "UPDATE record_log SET applied = ? WHERE id = 1")
-                .execute(arguments: [Int64(bitPattern: sequence)])
+            try Self.recordApplied(sequence, db)
             try db.commit()
         } catch {
             if db.isInsideTransaction { try? db.rollback() }

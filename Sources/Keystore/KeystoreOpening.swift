@@ -127,18 +127,17 @@ extension Keystore {
         let (replayed, fresh): (Int, UInt64)
         do {
             if log.isClear {
-                let applied = try queue.read { db in try Int64.fetchOne(db, sql: "SELECT applied FROM record_log WHERE id = 1") ?? 0 }
-                return RecordLog(file: file, last: UInt64(bitPattern: applied))
+                return RecordLog(file: file, last: try queue.read { db in try applied(db) })
             }
             (replayed, fresh) = try queue.write { db in
-                let applied = UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT applied FROM record_log WHERE id = 1") ?? 0)
-                let chain = RecordLogEntry.replayable(entries, after: applied)
+                let last = try applied(db)
+                let chain = RecordLogEntry.replayable(entries, after: last)
                 for entry in chain {
                     do { _ = try sealer.open(entry.row) } catch { throw KeystoreError.recordAuthenticationFailed(path: file.path) }
                     try store(entry.row, db, capacity: nil)
                 }
-                let fresh = max(applied, entries.map(\.sequence).max() ?? 0) + (1 << 32)
-                try db.execute(sql: "UPDATE record_log SET applied = ? WHERE id = 1", arguments: [Int64(bitPattern: fresh)])
+                let fresh = max(last, entries.map(\.sequence).max() ?? 0) + (1 << 32)
+                try recordApplied(fresh, db)
                 return (chain.count, fresh)
             }
         } catch { throw keystoreError(error, path: path) }

@@ -58,12 +58,12 @@ struct RecordLog: Sendable {
 
     /// Whether `row` can ever be logged; a larger record is committed into SQLite instead.
     static func canHold(_ row: CredentialRow) -> Bool {
-        RecordLogEntry.minimumSize + row.sealed.count <= halfCapacity
+        RecordLogEntry.size(of: row) <= halfCapacity
     }
 
     /// Whether `row` goes in now, or the log must fold first.
     func hasRoom(for row: CredentialRow) -> Bool {
-        entries < Self.entriesPerFold && end + RecordLogEntry.minimumSize + row.sealed.count <= Self.halfCapacity
+        entries < Self.entriesPerFold && end + RecordLogEntry.size(of: row) <= Self.halfCapacity
     }
 
     /// Writes `row` as the next entry (not flushed: `GroupCommit` flushes). A failed write

@@ -25,7 +25,10 @@ struct RecordLogEntry: Sendable, Equatable {
     /// The bytes of the smallest possible entry (an empty sealed record).
     static let minimumSize = headerSize + 3 * hashSize + checkSize
 
-    var size: Int { Self.minimumSize + row.sealed.count }
+    var size: Int { Self.size(of: row) }
+
+    /// The bytes `row`'s entry takes in the log.
+    static func size(of row: CredentialRow) -> Int { minimumSize + row.sealed.count }
 
     var encoded: [UInt8] {
         var bytes: [UInt8] = []
