@@ -223,6 +223,12 @@ extension Keystore {
             // 8 MiB: the pages a fold's batch of registrations changes stay in memory until it
             // commits them (`RecordLog.entriesPerFold`), instead of spilling to the WAL.
             try db.execute(sql: "PRAGMA cache_size = -8192")
+            // SQLite's temporary files in memory. A write inside the open transaction keeps a
+            // statement journal (a registration's insert, whose trigger writes a second table; a
+            // reset's delete), which past 64 KiB SQLite moves to an unlinked file under /var/tmp:
+            // on a store of some thousand credentials every registration then wrote eight 4 KiB
+            // pages there. In memory, no page of the keystore leaves its folder either.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)

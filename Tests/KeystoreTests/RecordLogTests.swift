@@ -217,6 +217,23 @@ import Testing
         try await reopened.close()
     }
 
+    /// A statement inside the open transaction journals the pages it changes, so that it can be
+    /// undone alone (a reset's delete of every row: far more than SQLite keeps in memory by
+    /// default). The journal stays in memory: no file of the process's is one of SQLite's
+    /// temporary files (`etilqs_…`, unlinked, under /var/tmp).
+    @Test func statementJournalsStayInMemory() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        for credential in Self.credentials(2000) { try await store.save(credential) }
+        try await store.deleteAll()
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        let targets = descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+        #expect(!targets.isEmpty)
+        #expect(targets.filter { $0.contains("etilqs_") } == [])
+        try await store.close()
+    }
+
     @Test func aLogWithoutItsDatabaseIsRefusedAndOneOthersCanReachToo() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
