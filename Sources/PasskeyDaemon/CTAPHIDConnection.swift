@@ -146,6 +146,8 @@ actor CTAPHIDConnection {
         watching?.cancel()
         keepaliveTicker?.cancel()
         reassembler.abandon()
+        // A transaction still waiting for the device never runs.
+        device.channels.withdraw(connection: id)
         if let running {
             running.task.cancel()
             await running.task.value
@@ -206,7 +208,7 @@ actor CTAPHIDConnection {
         if channel != CTAPHIDChannel.broadcast, startsTransaction(message) {
             switch device.channels.beginTransaction(ifOwner: CTAPCaller(connection: id, channel: channel)) {
             case .notOwner: reply(.error(.invalidChannel, channel: channel))
-            case .busy: reply(.error(.channelBusy, channel: channel))
+            case .busy: return false
             case .begun: startTransaction(channel: channel, command: message.command, payload: message.payload)
             }
             return true
@@ -246,10 +248,25 @@ actor CTAPHIDConnection {
         return true
     }
 
-    /// What `dispatch` left to wait for: an INIT on one of this connection's channels, or a vendor command.
+    /// What `dispatch` left to wait for: an INIT on one of this connection's channels, a vendor
+    /// command, or a transaction that found the device busy.
     private func dispatchAwaiting(_ message: CTAPHIDMessage) async {
         if message.command == .`init` { return await resynchronize(message) }
-        if let vendor = VendorCommand(rawValue: message.command.rawValue) { await handleVendor(vendor, message) }
+        if let vendor = VendorCommand(rawValue: message.command.rawValue) { return await handleVendor(vendor, message) }
+        await startWhenFree(message)
+    }
+
+    /// Starts a transaction once the device is free, or answers ERR_CHANNEL_BUSY when it stays
+    /// busy for longer than the timing's patience (`ChannelTable`).
+    private func startWhenFree(_ message: CTAPHIDMessage) async {
+        let caller = CTAPCaller(connection: id, channel: message.channel)
+        let patience = TimeAmount(timing.busyPatience)
+        guard await device.channels.waitForTransaction(caller, on: executor.eventLoop, patience: patience) else {
+            return reply(.error(.channelBusy, channel: message.channel))
+        }
+        // Handed the device as the peer left: the next one waiting takes it.
+        guard !isClosed else { return device.channels.endTransaction(caller) }
+        startTransaction(channel: message.channel, command: message.command, payload: message.payload)
     }
 
     /// §11.2.9.1.3: INIT on broadcast allocates a channel; on a channel nobody holds, adopts it.

@@ -6,7 +6,8 @@ import Foundation
 
 /// The one virtual HID device every connection shares: its channels and the device-wide
 /// rule that a single CTAP transaction runs at a time (`ChannelTable`; CTAP 2.1 §11.2.9:
-/// other channels get `ERR_CHANNEL_BUSY` meanwhile), the handler, prompts and test controls.
+/// other channels wait their turn for a moment, then get `ERR_CHANNEL_BUSY`), the handler,
+/// prompts and test controls.
 actor CTAPHIDDevice {
     typealias ConnectionID = UInt64
 

@@ -19,10 +19,16 @@ public final class CTAPHIDServer: Sendable {
     public struct Timing: Sendable {
         public var messageTimeout: Duration
         public var keepaliveInterval: Duration
+        /// How long a transaction that finds the device busy waits for it before it is answered
+        /// ERR_CHANNEL_BUSY (`ChannelTable`): longer than any command computes, shorter than a
+        /// keepalive interval, since a waiting transaction gets no keepalives.
+        public var busyPatience: Duration
 
-        public init(messageTimeout: Duration = .milliseconds(500), keepaliveInterval: Duration = .milliseconds(75)) {
+        public init(messageTimeout: Duration = .milliseconds(500), keepaliveInterval: Duration = .milliseconds(75),
+                    busyPatience: Duration = .milliseconds(25)) {
             self.messageTimeout = messageTimeout
             self.keepaliveInterval = keepaliveInterval
+            self.busyPatience = busyPatience
         }
     }
 
@@ -76,12 +82,15 @@ public final class CTAPHIDServer: Sendable {
     private let listener: ListeningSocket
     private let acceptTask: Task<Void, Never>
     private let logger: Logger
+    /// The one device every connection shares.
+    let device: CTAPHIDDevice
 
     private init(
-        socketPath: String, acceptor: Acceptor, lockDescriptor: Int32,
+        socketPath: String, device: CTAPHIDDevice, acceptor: Acceptor, lockDescriptor: Int32,
         listener: ListeningSocket, acceptTask: Task<Void, Never>, logger: Logger
     ) {
         self.socketPath = socketPath
+        self.device = device
         self.acceptor = acceptor
         self.lockDescriptor = lockDescriptor
         self.listener = listener
@@ -125,7 +134,7 @@ public final class CTAPHIDServer: Sendable {
         }
         logger.info("listening", metadata: ["socket": "\(path)"])
         return CTAPHIDServer(
-            socketPath: path, acceptor: acceptor, lockDescriptor: lock, listener: configuration.listener,
+            socketPath: path, device: device, acceptor: acceptor, lockDescriptor: lock, listener: configuration.listener,
             acceptTask: acceptTask, logger: logger)
     }
 

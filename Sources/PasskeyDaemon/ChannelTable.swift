@@ -1,9 +1,17 @@
 import CTAP
 import CTAPHID
+import NIOCore
 import Synchronization
 
-/// Which connection holds each channel of the one device, and who holds its one CTAP
-/// transaction (CTAP 2.1 §11.2.9: everyone else gets ERR_CHANNEL_BUSY meanwhile).
+/// Which connection holds each channel of the one device, who holds its one CTAP transaction
+/// (CTAP 2.1 §11.2.9), and who waits for it.
+///
+/// A transaction that finds the device busy waits its turn, first come first served, for a
+/// moment (`waitForTransaction`); past that it is answered ERR_CHANNEL_BUSY, which the host
+/// retries (§11.2.9.1.6). So a hardware key behaves: while it computes, its firmware reads no
+/// report and the host's next one waits in the USB stack; only a key waiting for its user
+/// reads reports meanwhile, and refuses them busy. Refusing at once would cost every host a
+/// retry for a device free again within microseconds (python-fido2 waits 100 ms before it).
 ///
 /// A `Mutex`, not actor state: every sign-in checks its channel and takes the transaction
 /// when its message arrives, and gives the transaction back before its answer. As a visit
@@ -19,6 +27,10 @@ final class ChannelTable: Sendable {
         var channelCounts: [ConnectionID: Int] = [:]
         /// Who holds the one CTAP transaction.
         var transaction: CTAPCaller?
+        /// Transactions waiting for the device, in arrival order: whoever ends one hands the
+        /// device to the first.
+        var queue: [Waiter] = []
+        var tickets: UInt64 = 0
 
         func owns(_ connection: ConnectionID, channel: UInt32) -> Bool {
             owners[channel] == connection
@@ -28,6 +40,12 @@ final class ChannelTable: Sendable {
             owners[channel] = connection
             channelCounts[connection, default: 0] += 1
         }
+    }
+
+    private struct Waiter {
+        let ticket: UInt64
+        let caller: CTAPCaller
+        let continuation: CheckedContinuation<Bool, Never>
     }
 
     /// Channels one connection may hold; past it, the connection is dropped.
@@ -88,7 +106,8 @@ final class ChannelTable: Sendable {
     }
 
     /// Takes the device for a transaction if the caller's channel is its connection's; a
-    /// channel not this connection's is refused before a busy device.
+    /// channel not this connection's is refused before a busy device. (Transactions wait only
+    /// while one runs: its end hands the device straight to the first of them.)
     func beginTransaction(ifOwner caller: CTAPCaller) -> Beginning {
         state.withLock { state in
             guard state.owns(caller.connection, channel: caller.channel) else { return .notOwner }
@@ -98,10 +117,63 @@ final class ChannelTable: Sendable {
         }
     }
 
-    func endTransaction(_ caller: CTAPCaller) {
-        state.withLock { state in
-            if state.transaction == caller { state.transaction = nil }
+    /// Waits for the device behind every transaction that came before: true once the
+    /// transaction is the caller's, false when `patience` passed first (the caller answers
+    /// ERR_CHANNEL_BUSY). Called on `loop`, which keeps the time.
+    func waitForTransaction(_ caller: CTAPCaller, on loop: any EventLoop, patience: TimeAmount) async -> Bool {
+        let ticket = state.withLock { state in
+            state.tickets += 1
+            return state.tickets
         }
+        // Armed first, on the caller's own loop: it cannot fire before the caller is queued.
+        assert(loop.inEventLoop)
+        let expiry = loop.scheduleTask(in: patience) { self.withdraw(ticket)?.resume(returning: false) }
+        let begun = await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                guard state.transaction != nil else {
+                    state.transaction = caller
+                    return true
+                }
+                state.queue.append(Waiter(ticket: ticket, caller: caller, continuation: continuation))
+                return false
+            }
+            if now { continuation.resume(returning: true) }
+        }
+        expiry.cancel()
+        return begun
+    }
+
+    /// The waiter with `ticket`, taken out of the queue, unless it was handed the device already.
+    private func withdraw(_ ticket: UInt64) -> CheckedContinuation<Bool, Never>? {
+        state.withLock { state in
+            guard let index = state.queue.firstIndex(where: { $0.ticket == ticket }) else { return nil }
+            return state.queue.remove(at: index).continuation
+        }
+    }
+
+    /// A closing connection's waiting transaction leaves the queue at once (it is told false).
+    func withdraw(connection: ConnectionID) {
+        let leaving = state.withLock { state in
+            defer { state.queue.removeAll { $0.caller.connection == connection } }
+            return state.queue.filter { $0.caller.connection == connection }
+        }
+        for waiter in leaving { waiter.continuation.resume(returning: false) }
+    }
+
+    /// Transactions waiting for the device.
+    var waitingCount: Int { state.withLock { $0.queue.count } }
+
+    /// Ends `caller`'s transaction; the first waiting transaction, if any, has the device now.
+    func endTransaction(_ caller: CTAPCaller) {
+        let next = state.withLock { state -> Waiter? in
+            guard state.transaction == caller else { return nil }
+            state.transaction = nil
+            guard !state.queue.isEmpty else { return nil }
+            let next = state.queue.removeFirst()
+            state.transaction = next.caller
+            return next
+        }
+        next?.continuation.resume(returning: true)
     }
 
     /// Frees every channel of a closed connection; returns them, so what each began can end.

@@ -17,8 +17,10 @@ import Testing
                     let channelB = try await second.initialize()
                     let ping = try await second.transact(CTAPHIDMessage(channel: channelB, command: .ping, payload: [1]))
                     #expect(ping == .error(.channelBusy, channel: channelB))
+                    // A transaction waits for the device for the timing's patience, then is told it is busy.
                     let cbor = try await second.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
                     #expect(cbor == .error(.channelBusy, channel: channelB))
+                    #expect(daemon.server.device.channels.waitingCount == 0)
                     // CANCEL from someone else's channel does nothing.
                     try await second.send(CTAPHIDMessage(channel: channelB, command: .cancel))
                     let approve = try await second.transact(
@@ -31,6 +33,64 @@ import Testing
                 }
             }
         }
+    }
+
+    /// A transaction that finds the device busy waits its turn, first come first served, and
+    /// runs once the one before it ends: no ERR_CHANNEL_BUSY while the wait is shorter than
+    /// the patience (`ChannelTable`).
+    @Test(.timeLimit(.minutes(1))) func transactionsThatFindTheDeviceBusyRunInTurn() async throws {
+        try await withDaemon(timing: .init(busyPatience: .seconds(30))) { daemon in
+            try await HIDTestClient.with(path: daemon.path) { first in
+                let channelA = try await first.initialize()
+                try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x01]))
+                try await first.awaitKeepalive(.userPresenceNeeded, channel: channelA)
+                try await HIDTestClient.with(path: daemon.path) { second in
+                    let channelB = try await second.initialize()
+                    try await HIDTestClient.with(path: daemon.path) { third in
+                        let channelC = try await third.initialize()
+                        try await second.send(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                        try await waitUntil(waiting: 1, daemon)
+                        try await third.send(CTAPHIDMessage(channel: channelC, command: .cbor, payload: [0x02, 3]))
+                        try await waitUntil(waiting: 2, daemon)
+                        #expect(await daemon.broker.resolve(approve: true))
+                        #expect(try await first.readReply(channel: channelA).payload == [CTAPStatus.success.rawValue])
+                        #expect(try await second.readReply(channel: channelB).payload == [0x00, 0xA0])
+                        #expect(try await third.readReply(channel: channelC).payload == [0x00, 0x02, 3])
+                        #expect(await daemon.handler.callers.map(\.channel) == [channelA, channelB, channelC])
+                    }
+                }
+            }
+        }
+    }
+
+    /// A waiting transaction whose peer leaves never runs, and the device goes to the one after it.
+    @Test(.timeLimit(.minutes(1))) func aWaitingTransactionWhosePeerLeftNeverRuns() async throws {
+        try await withDaemon(timing: .init(busyPatience: .seconds(30))) { daemon in
+            try await HIDTestClient.with(path: daemon.path) { first in
+                let channelA = try await first.initialize()
+                try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x01]))
+                try await first.awaitKeepalive(.userPresenceNeeded, channel: channelA)
+                try await HIDTestClient.with(path: daemon.path) { second in
+                    let channelB = try await second.initialize()
+                    try await HIDTestClient.with(path: daemon.path) { leaving in
+                        let channel = try await leaving.initialize()
+                        try await leaving.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x02, 1]))
+                        try await waitUntil(waiting: 1, daemon)
+                    }
+                    try await waitUntil(waiting: 0, daemon)
+                    try await second.send(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x02, 2]))
+                    try await waitUntil(waiting: 1, daemon)
+                    #expect(await daemon.broker.resolve(approve: true))
+                    #expect(try await first.readReply(channel: channelA).payload == [CTAPStatus.success.rawValue])
+                    #expect(try await second.readReply(channel: channelB).payload == [0x00, 0x02, 2])
+                    #expect(await daemon.handler.callers.map(\.channel) == [channelA, channelB])
+                }
+            }
+        }
+    }
+
+    private func waitUntil(waiting count: Int, _ daemon: TestDaemon) async throws {
+        while daemon.server.device.channels.waitingCount != count { try await Task.sleep(for: .milliseconds(1)) }
     }
 
     /// Group commit: an answer leaves only once what it rests on is durable, and the device
