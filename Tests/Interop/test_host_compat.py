@@ -1,11 +1,14 @@
 """Compatibility with host stacks other than python-fido2's happy path: what hardware keys
-do that hosts rely on (CTAPHID INIT adoption, no CHANNEL_BUSY left over after an abort),
-and credentialMgmtPreview for a CTAP 2.1-PRE platform that only has getPinToken."""
+do that hosts rely on (CTAPHID INIT adoption, no CHANNEL_BUSY left over after an abort, a
+request waiting while the key computes), and credentialMgmtPreview for a CTAP 2.1-PRE
+platform that only has getPinToken."""
 
 from __future__ import annotations
 
+import logging
 import os
 import struct
+import threading
 
 import pytest
 from fido2 import cbor
@@ -101,3 +104,45 @@ def test_credential_management_preview_takes_a_get_pin_token_token(daemon_factor
         assert answer[1] == 0 and answer[2] > 0
     finally:
         dev.close()
+
+
+def test_hosts_at_once_are_served_in_turn_never_told_busy(shared):
+    """Four python-fido2 hosts registering and signing in at once. A hardware key reads a
+    host's request once it has computed the last one, so no host meets CHANNEL_BUSY, which
+    python-fido2 answers by sleeping 100 ms and logging a warning (fido2.hid)."""
+    busy: list[str] = []
+
+    class Busy(logging.Handler):
+        def emit(self, record):
+            if "busy" in record.getMessage():
+                busy.append(record.getMessage())
+
+    handler = Busy(level=logging.WARNING)
+    logging.getLogger("fido2.hid").addHandler(handler)
+    errors: list[BaseException] = []
+
+    def host(number: int):
+        dev = shared.device()
+        try:
+            ctap = Ctap2(dev)
+            for i in range(25):
+                rp = {"id": f"host{number}.example.net", "name": "host"}
+                user = {"id": bytes([number, i]), "name": f"user{i}"}
+                ctap.make_credential(os.urandom(32), rp, user, [{"type": "public-key", "alg": -7}], options={"rk": True})
+                # numberOfCredentials is left out when it would be 1 (CTAP 2.1 §6.2.2).
+                assert (ctap.get_assertion(rp["id"], os.urandom(32)).number_of_credentials or 1) == i + 1
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            dev.close()
+
+    try:
+        hosts = [threading.Thread(target=host, args=(n,)) for n in range(4)]
+        for thread in hosts:
+            thread.start()
+        for thread in hosts:
+            thread.join(120)
+    finally:
+        logging.getLogger("fido2.hid").removeHandler(handler)
+    assert errors == []
+    assert busy == []
