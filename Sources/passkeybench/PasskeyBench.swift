@@ -132,15 +132,16 @@ struct PasskeyBench: AsyncParsableCommand {
 
     /// makeCredential (rk) then getAssertion, from `count` of `clients`. The sign-in RP gets
     /// its one credential first, so each assertion signs with exactly one resident key.
-    private func measurePair(clients all: [BenchClient], count: Int, users: UserCounter) async throws -> BenchResults.Pair {
-        let makeCredential = try await Sampler.measure(clients: count, limits: limits) { client in
+    private func measurePair(clients all: [BenchClient], count: Int, users: UserCounter,
+                             threads: [ClientThread]? = nil) async throws -> BenchResults.Pair {
+        let makeCredential = try await Sampler.measure(clients: count, limits: limits, threads: threads) { client in
             let user = await users.next()
             try await all[client].makeCredential(
                 BenchRequests.makeCredential(rp: BenchRequests.registrationRP(user: user), user: user))
         }
         try await all[0].makeCredential(BenchRequests.makeCredential(rp: BenchRequests.signInRP, user: 0))
         let request = BenchRequests.getAssertion(rpID: BenchRequests.signInRP.id)
-        let getAssertion = try await Sampler.measure(clients: count, limits: limits) { client in
+        let getAssertion = try await Sampler.measure(clients: count, limits: limits, threads: threads) { client in
             try await all[client].getAssertion(request)
         }
         return BenchResults.Pair(getAssertion: getAssertion, makeCredential: makeCredential)
@@ -154,12 +155,16 @@ struct PasskeyBench: AsyncParsableCommand {
         defer { daemon.stop() }
         let transports = (0..<max(clients, 1)).map { _ in UnixSocketTransport(path: daemon.socket) }
         let benchClients = transports.map(BenchClient.init(transport:))
+        // Several clients are hosts of their own, as separate processes would be (`ClientThread`);
+        // one client has the cooperative pool to itself.
+        let threads = (0..<max(clients, 1)).map { ClientThread(name: "passkeybench client \($0)") }
+        defer { for thread in threads { thread.stop() } }
         note("append+fdatasync baseline beside the socket figures ...")
         results.appendSyncBesideSocket = try await measureDurableWrite(.init(path: work + "/sync-append-socket", placement: .append))
         note("socket, 1 client ...")
         results.socketOne = try await measurePair(clients: benchClients, count: 1, users: users)
         note("socket, \(clients) clients ...")
-        results.socketMany = try await measurePair(clients: benchClients, count: clients, users: users)
+        results.socketMany = try await measurePair(clients: benchClients, count: clients, users: users, threads: threads)
         note("WebAuthn ceremonies through PasskeyClient ...")
         guard let suffixes = PublicSuffixList.system() else { throw BenchError.noPublicSuffixList }
         let ceremonies = WebAuthnCeremonies(transport: transports[0], suffixes: suffixes)

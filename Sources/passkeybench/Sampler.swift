@@ -2,11 +2,13 @@
 /// latency.
 enum Sampler {
     static func measure(
-        clients: Int = 1, limits: RunLimits,
+        clients: Int = 1, limits: RunLimits, threads: [ClientThread]? = nil,
         _ operation: @escaping @Sendable (_ client: Int) async throws -> Void
     ) async throws -> Measurement {
         for client in 0..<clients {
-            for _ in 0..<limits.warmup { try await operation(client) }
+            try await withTaskExecutorPreference(threads?[client]) {
+                for _ in 0..<limits.warmup { try await operation(client) }
+            }
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -14,7 +16,7 @@ enum Sampler {
         let share = max(1, limits.operations / clients)
         let perClient = try await withThrowingTaskGroup(of: Measurement.self) { group in
             for client in 0..<clients {
-                group.addTask {
+                group.addTask(executorPreference: threads?[client]) {
                     var latencies: [Duration] = []
                     latencies.reserveCapacity(share)
                     while latencies.count < share, clock.now < deadline {
