@@ -1,4 +1,5 @@
 import CTAPHID
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -29,8 +30,19 @@ final class ReportReader {
 
     /// How long a reply is awaited in poll(2) on the calling thread before the reader suspends.
     static let blockMilliseconds: Int32 = 1
-    /// How long a reply is tried for without sleeping: longer than passkeyd takes for a sign-in.
-    static let spin = Duration.microseconds(100)
+    /// The longest a reply is tried for without sleeping: longer than passkeyd takes for a
+    /// registration on one connection.
+    static let longestSpin = Duration.microseconds(500)
+    /// The shortest: longer than passkeyd takes for a sign-in.
+    static let shortestSpin = Duration.microseconds(100)
+    /// Whether some reader of this process spins now: one at a time does, so a process with
+    /// several connections waiting spins on one core at most.
+    private static let spinning = Atomic<Bool>(false)
+    /// How long replies have taken to start arriving on this connection, smoothed: the reader
+    /// spins for half as long again (within `shortestSpin`…`longestSpin`), and not at all once
+    /// it is past `longestSpin` (a busy device, whose replies a spin would seldom catch, and
+    /// whose threads it would take a core from).
+    private var typicalWait = Duration.microseconds(50)
     /// A suspended reader wakes this often with `.tick`, so a silent device is noticed.
     static let tickInterval = Duration.milliseconds(100)
 
@@ -63,12 +75,12 @@ final class ReportReader {
     func next(_ wait: Wait = .reply, isolation actor: isolated (any Actor)? = #isolation) async -> Item? {
         if let found = arrived() { return found }
         if wait == .reply {
-            let spinEnd = ContinuousClock.now + Self.spin
-            while ContinuousClock.now < spinEnd {
-                if let found = arrived() { return found }
-                sched_yield()
+            let began = ContinuousClock.now
+            if let found = waitOnThisThread() {
+                learn(ContinuousClock.now - began)
+                return found
             }
-            socket.waitOnThisThread(milliseconds: Self.blockMilliseconds)
+            learn(Self.longestSpin * 4)
         }
         while true {
             if let found = arrived() { return found }
@@ -79,6 +91,28 @@ final class ReportReader {
                 return arrived() ?? .tick
             }
         }
+    }
+
+    /// Waits for a reply on the calling thread: spins for as long as replies have been
+    /// taking (see `typicalWait`), then blocks in poll(2) for `blockMilliseconds`.
+    private func waitOnThisThread() -> Item?? {
+        let spin = min(max(typicalWait * 3 / 2, Self.shortestSpin), Self.longestSpin)
+        if typicalWait <= Self.longestSpin,
+           Self.spinning.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            defer { Self.spinning.store(false, ordering: .releasing) }
+            let spinEnd = ContinuousClock.now + spin
+            while ContinuousClock.now < spinEnd {
+                if let found = arrived() { return found }
+                sched_yield()
+            }
+        }
+        socket.waitOnThisThread(milliseconds: Self.blockMilliseconds)
+        return arrived()
+    }
+
+    /// Folds one wait into `typicalWait` (an eighth of it), so a single slow reply changes it little.
+    private func learn(_ wait: Duration) {
+        typicalWait = typicalWait * 7 / 8 + min(wait, Self.longestSpin * 4) / 8
     }
 
     /// What has arrived, as `next` answers it (a report, or nil once the connection ended);
