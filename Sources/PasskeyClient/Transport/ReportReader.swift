@@ -10,11 +10,12 @@ import Glibc
 /// stream's next event) for the next read. A class: every read on the connection shares
 /// what is left over; the transport's actor serialises them.
 ///
-/// How it waits for a reply (docs/benchmarks.md, "PasskeyClient's socket path" and "The
-/// client spins again"): a sign-in's answer usually comes within 0.1 ms, so the reader
-/// first tries for `spin` without sleeping, yielding its core to any other runnable thread
-/// between tries, so its thread is running when the answer lands (waking a sleeping thread
-/// costs about 20 µs on a VM). Then it blocks its own thread in poll(2) for up to 1 ms, and
+/// How it waits for a reply (docs/benchmarks.md, "PasskeyClient's socket path", "The
+/// client spins again" and "The client spins as long as replies take"): a sign-in's answer
+/// usually comes within 0.1 ms, a registration's within 0.3, so the reader first tries without
+/// sleeping for about as long as this connection's replies have been taking (`typicalWait`),
+/// yielding its core to any other runnable thread between tries, so its thread is running
+/// when the answer lands (waking a sleeping thread costs about 20 µs on a VM). Then it blocks its own thread in poll(2) for up to 1 ms, and
 /// the reply wakes that very thread, as a blocking C client's read does: no event loop
 /// thread to wake and no hand-off back to the caller. Both keep one of the cooperative
 /// pool's few threads, so they are short. Only then it suspends, holding no thread, on a
