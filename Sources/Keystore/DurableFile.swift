@@ -12,13 +12,36 @@ import Musl
 final class DurableFile: Sendable {
     let path: String
     private let descriptor: Int32
+    /// The same file opened again for direct writes (`O_DIRECT`), or -1: `writeBlocks` then
+    /// goes to the device without the page cache, so the flush after it has no pages to write
+    /// back, only the device's cache to flush (13–17 µs less per flush, docs/benchmarks.md).
+    private let direct: Int32
 
-    private init(path: String, descriptor: Int32) {
+    private init(path: String, descriptor: Int32, direct: Int32 = -1) {
         self.path = path
         self.descriptor = descriptor
+        self.direct = direct
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        if direct >= 0 { close(direct) }
+    }
+
+    /// The unit of a direct write: offsets and lengths are multiples of it.
+    static let blockSize = 4096
+
+    /// Linux's `O_DIRECT`, which Glibc's module does not export (it is behind `_GNU_SOURCE`);
+    /// its value differs between architectures.
+    private static let directFlag: Int32? = {
+        #if os(Linux) && arch(x86_64)
+        return 0o40000
+        #elseif os(Linux) && arch(arm64)
+        return 0o200000
+        #else
+        return nil
+        #endif
+    }()
 
     /// The database's WAL, to flush what SQLite wrote to it.
     static func wal(databasePath: String) throws(KeystoreError) -> DurableFile {
@@ -28,13 +51,23 @@ final class DurableFile: Sendable {
     /// An existing file opened for reading and writing, refused when it is not a regular file
     /// of its own or when others have any permission on it (it holds sealed records, and
     /// whoever writes it decides what replay puts in the store).
+    /// Also opened for direct writes where the file system allows them (not tmpfs).
     static func privateFile(_ path: String) throws(KeystoreError) -> DurableFile {
-        let file = try opened(path, flags: O_RDWR | O_NOFOLLOW)
+        let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .io(path: path, operation: .read, errno: errno) }
         var info = stat()
-        guard fstat(file.descriptor, &info) == 0 else { throw .io(path: path, operation: .read, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .io(path: path, operation: .read, errno: EINVAL) }
-        guard info.st_mode & 0o077 == 0 else { throw .exposedFile(path: path, mode: UInt32(info.st_mode & 0o7777)) }
-        return file
+        let refusal: KeystoreError? =
+            fstat(descriptor, &info) != 0 ? .io(path: path, operation: .read, errno: errno)
+            : (info.st_mode & S_IFMT) != S_IFREG ? .io(path: path, operation: .read, errno: EINVAL)
+            : info.st_mode & 0o077 != 0 ? .exposedFile(path: path, mode: UInt32(info.st_mode & 0o7777))
+            : nil
+        if let refusal {
+            close(descriptor)
+            throw refusal
+        }
+        // Through the descriptor just checked, not the name, which another could have swapped meanwhile.
+        let direct = Self.directFlag.map { open("/proc/self/fd/\(descriptor)", O_WRONLY | $0 | O_CLOEXEC) } ?? -1
+        return DurableFile(path: path, descriptor: descriptor, direct: direct)
     }
 
     private static func opened(_ path: String, flags: Int32) throws(KeystoreError) -> DurableFile {
@@ -66,6 +99,30 @@ final class DurableFile: Sendable {
             guard count > 0 else { throw .io(path: path, operation: .write, errno: count < 0 ? errno : EIO) }
             written += count
         }
+    }
+
+    /// Writes `bytes` at `offset`, a multiple of `blockSize`, followed by zeros to the end of
+    /// their last block: directly to the device when the file was opened so, through the page
+    /// cache otherwise (or should the device refuse).
+    func writeBlocks(_ bytes: [UInt8], at offset: Int) throws(KeystoreError) {
+        precondition(offset % Self.blockSize == 0, "a block write starts on a block")
+        let length = (bytes.count + Self.blockSize - 1) / Self.blockSize * Self.blockSize
+        if direct >= 0 {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: Self.blockSize)
+            defer { buffer.deallocate() }
+            buffer.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+            buffer[bytes.count...].initializeMemory(as: UInt8.self, repeating: 0)
+            var done = 0
+            while done < length {
+                let count = pwrite(direct, buffer.baseAddress! + done, length - done, off_t(offset + done))
+                if count < 0 && errno == EINTR { continue }
+                if count < 0 && errno == EINVAL && done == 0 { break }
+                guard count > 0 else { throw .io(path: path, operation: .write, errno: count < 0 ? errno : EIO) }
+                done += count
+            }
+            if done == length { return }
+        }
+        try write(bytes + [UInt8](repeating: 0, count: length - bytes.count), at: offset)
     }
 
     /// Writes `count` zero bytes at `offset`, from one shared block rather than a buffer of

@@ -244,23 +244,47 @@ public actor Keystore: CredentialStore {
     /// commit and read.
     @concurrent public nonisolated func durable() async throws(CredentialStoreError) {
         if everythingDurable.load(ordering: .acquiring) { return }
-        var outcome: Result<Void, KeystoreError>
+        let outcome: Result<Void, KeystoreError>
         switch await flushTurn() {
         case .finished(let result): outcome = result
-        case .lead(let files):
-            outcome = files.contains(.log) ? logFile.flush() : .success(())
-            if case .success = outcome, files.contains(.wal) { outcome = wal.flush() }
-            await flushEnded(outcome)
+        case .lead(let files, let writes):
+            outcome = flush(files, writing: writes)
+            await flushEnded(outcome, wrote: writes)
         }
         if case .failure(let failure) = outcome { throw .failed(failure) }
     }
 
-    private func flushTurn() async -> GroupCommit.Turn {
-        if let turn = groupCommit.turn() { return turn }
-        return await withCheckedContinuation { continuation in groupCommit.wait(continuation) }
+    /// What a caller of `durable()` does next: as `GroupCommit.Turn`, and a leader also writes
+    /// the record log's pending entries before it flushes.
+    private enum FlushTurn {
+        case finished(Result<Void, KeystoreError>)
+        case lead(GroupCommit.Files, writes: [RecordLog.BlockWrite])
     }
 
-    private func flushEnded(_ outcome: Result<Void, KeystoreError>) {
+    private func flushTurn() async -> FlushTurn {
+        let turn = if let turn = groupCommit.turn() { turn } else {
+            await withCheckedContinuation { continuation in groupCommit.wait(continuation) }
+        }
+        switch turn {
+        case .finished(let result): return .finished(result)
+        // Taken once the turn is this caller's: every entry of the commits it covers is logged by now.
+        case .lead(let files): return .lead(files, writes: files.contains(.log) ? log.pendingWrites : [])
+        }
+    }
+
+    /// The record log's pending blocks written, then one `fdatasync` of each file.
+    private nonisolated func flush(_ files: GroupCommit.Files, writing writes: [RecordLog.BlockWrite]) -> Result<Void, KeystoreError> {
+        if files.contains(.log) {
+            do {
+                for write in writes { try logFile.writeBlocks(write.bytes, at: write.offset) }
+            } catch { return .failure(error) }
+            if case .failure(let failure) = logFile.flush() { return .failure(failure) }
+        }
+        return files.contains(.wal) ? wal.flush() : .success(())
+    }
+
+    private func flushEnded(_ outcome: Result<Void, KeystoreError>, wrote writes: [RecordLog.BlockWrite]) {
+        if case .success = outcome { log.wrote(writes) }
         groupCommit.flushEnded(outcome)
     }
 
@@ -404,7 +428,7 @@ public actor Keystore: CredentialStore {
                 let result: T
                 do {
                     result = try body(db)
-                    if let logged { try log.append(logged) }
+                    if let logged { log.append(logged) }
                 } catch {
                     // No savepoint around each write (two statements more per registration):
                     // the transaction is rolled back and the logged rows it held are put back.

@@ -8,7 +8,9 @@ import Foundation
 /// written is full (a fold).
 ///
 /// The file is given its whole size when made and written in place, so a flush writes data
-/// only, never the file's size. It has two halves: at a fold the keystore commits every entry
+/// only, never the file's size. An entry is written by the flush that makes it durable, not
+/// when it is logged: the flush's leader writes the blocks that changed since the last flush,
+/// whole, straight to the device where it can (`DurableFile.writeBlocks`), then flushes. It has two halves: at a fold the keystore commits every entry
 /// into SQLite and the other half takes the next entries, from its start, while the WAL is
 /// flushed in the background; the folded half may take entries again once that flush ended
 /// (`otherHalfFree`). Entries left in a half from before are numbered at or below what SQLite
@@ -43,6 +45,15 @@ struct RecordLog: Sendable {
     private(set) var folds: UInt64 = 0
     /// How far into each half entries were written since the log was opened or cleared.
     private var written = [0, 0]
+    /// Entries not yet written to the file, with what precedes them in their first block:
+    /// a run of blocks in the half being written, and after a fold one in the other half too.
+    private var pending: [BlockWrite] = []
+
+    /// Bytes for the file from `offset`, a block's start, to be written whole (`DurableFile.writeBlocks`).
+    struct BlockWrite: Sendable, Equatable {
+        var offset: Int
+        var bytes: [UInt8]
+    }
 
     /// `last` when the log was opened: a store that took no number since wrote nothing.
     private let lastAtOpen: UInt64
@@ -66,15 +77,39 @@ struct RecordLog: Sendable {
         entries < Self.entriesPerFold && end + RecordLogEntry.size(of: row) <= Self.halfCapacity
     }
 
-    /// Writes `row` as the next entry (not flushed: `GroupCommit` flushes). A failed write
-    /// takes no number, so the next entry still follows the last whole one.
-    mutating func append(_ row: CredentialRow) throws(KeystoreError) {
+    /// Logs `row` as the next entry; the next flush writes it (`pendingWrites`).
+    mutating func append(_ row: CredentialRow) {
         let entry = RecordLogEntry(sequence: last + 1, previous: last, row: row)
-        try file.write(entry.encoded, at: half * Self.halfCapacity + end)
+        let offset = half * Self.halfCapacity + end
+        if let run = pending.indices.last, pending[run].offset + pending[run].bytes.count == offset {
+            pending[run].bytes += entry.encoded
+        } else {
+            // A half's first entry, or one after a flush that left its block ended: a block's start either way.
+            precondition(offset % DurableFile.blockSize == 0, "a run of pending blocks starts on a block")
+            pending.append(BlockWrite(offset: offset, bytes: entry.encoded))
+        }
         end += entry.size
         written[half] = max(written[half], end)
         entries += 1
         last = entry.sequence
+    }
+
+    /// What the next flush writes before it flushes: every entry not yet written.
+    var pendingWrites: [BlockWrite] { pending }
+
+    /// A flush wrote `writes` and made them durable: their whole blocks need no writing again.
+    /// The last block of the half being written stays pending, part-filled, so the next flush
+    /// writes it again with the entries that follow.
+    mutating func wrote(_ writes: [BlockWrite]) {
+        for write in writes {
+            guard let run = pending.firstIndex(where: { $0.offset == write.offset }) else { continue }
+            // The whole run when it was all written and no entry can follow it (a folded half).
+            let finished = write.bytes.count == pending[run].bytes.count && write.offset / Self.halfCapacity != half
+            let done = finished ? write.bytes.count : write.bytes.count / DurableFile.blockSize * DurableFile.blockSize
+            pending[run].offset += done
+            pending[run].bytes.removeFirst(done)
+            if pending[run].bytes.isEmpty { pending.remove(at: run) }
+        }
     }
 
     /// The number a commit into SQLite records as applied; it is taken (`committed`) only once
@@ -89,6 +124,8 @@ struct RecordLog: Sendable {
     mutating func fold() -> UInt64 {
         precondition(otherHalfFree, "a half still needed was written over")
         half ^= 1
+        // What a failed flush left of this half is in SQLite, flushed there: no need to write it.
+        pending.removeAll { $0.offset / Self.halfCapacity == half }
         end = 0
         entries = 0
         otherHalfFree = false

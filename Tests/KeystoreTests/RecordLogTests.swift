@@ -72,6 +72,35 @@ import Testing
         (0..<count).map { makeCredential(rp: rp, userHandle: withUnsafeBytes(of: UInt32($0).bigEndian) { Array($0) }) }
     }
 
+    /// An entry reaches the file with the flush that makes it durable; a block written again
+    /// for the entries after it keeps the ones before, across a fold too.
+    @Test func entriesReachTheFileWithTheirFlushAndRewrittenBlocksKeepTheEarlierOnes() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        let log = temp.store + "/" + RecordLog.fileName
+        func logged() throws -> Int {
+            let bytes = try #require(FileManager.default.contents(atPath: log)).map { $0 }
+            return [0..<RecordLog.halfCapacity, RecordLog.halfCapacity..<RecordLog.capacity]
+                .map { RecordLogEntry.entries(in: bytes, region: $0).count }.reduce(0, +)
+        }
+        var saved = 0
+        // Past a fold, with flushes between that end inside a block and across blocks.
+        for batch in [1, 2, 9, 30, RecordLog.entriesPerFold - 40, 5, 1, 12] {
+            for credential in Self.credentials(batch, rp: "rp\(saved).example") { try await store.save(credential) }
+            saved += batch
+            try await store.durable()
+            #expect(try logged() == saved, "after \(saved) registrations")
+        }
+        let notYet = makeCredential(rp: "late.example")
+        let before = try logged()
+        try await store.save(notYet)
+        #expect(try logged() == before, "logged, not yet written")
+        try await store.durable()
+        #expect(try logged() == before + 1)
+        try await store.close()
+    }
+
     @Test func registrationsAcrossFoldsAreAllThereAfterACrashNewestFirst() async throws {
         let temp = TemporaryDirectory(), image = TemporaryDirectory()
         defer { temp.remove(); image.remove() }
