@@ -39,25 +39,19 @@ import Testing
     /// runs once the one before it ends: no ERR_CHANNEL_BUSY while the wait is shorter than
     /// the patience (`ChannelTable`).
     @Test(.timeLimit(.minutes(1))) func transactionsThatFindTheDeviceBusyRunInTurn() async throws {
-        try await withDaemon(timing: .init(busyPatience: .seconds(30))) { daemon in
-            try await HIDTestClient.with(path: daemon.path) { first in
-                let channelA = try await first.initialize()
-                try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x01]))
-                try await first.awaitKeepalive(.userPresenceNeeded, channel: channelA)
-                try await HIDTestClient.with(path: daemon.path) { second in
-                    let channelB = try await second.initialize()
-                    try await HIDTestClient.with(path: daemon.path) { third in
-                        let channelC = try await third.initialize()
-                        try await second.send(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
-                        try await waitUntil(waiting: 1, daemon)
-                        try await third.send(CTAPHIDMessage(channel: channelC, command: .cbor, payload: [0x02, 3]))
-                        try await waitUntil(waiting: 2, daemon)
-                        #expect(await daemon.broker.resolve(approve: true))
-                        #expect(try await first.readReply(channel: channelA).payload == [CTAPStatus.success.rawValue])
-                        #expect(try await second.readReply(channel: channelB).payload == [0x00, 0xA0])
-                        #expect(try await third.readReply(channel: channelC).payload == [0x00, 0x02, 3])
-                        #expect(await daemon.handler.callers.map(\.channel) == [channelA, channelB, channelC])
-                    }
+        try await whileATouchIsAwaited { daemon, first, channelA in
+            try await HIDTestClient.with(path: daemon.path) { second in
+                let channelB = try await second.initialize()
+                try await HIDTestClient.with(path: daemon.path) { third in
+                    let channelC = try await third.initialize()
+                    try await second.send(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                    try await waitUntil(waiting: 1, daemon)
+                    try await third.send(CTAPHIDMessage(channel: channelC, command: .cbor, payload: [0x02, 3]))
+                    try await waitUntil(waiting: 2, daemon)
+                    try await touch(daemon, answering: first, on: channelA)
+                    #expect(try await second.readReply(channel: channelB).payload == [0x00, 0xA0])
+                    #expect(try await third.readReply(channel: channelC).payload == [0x00, 0x02, 3])
+                    #expect(await daemon.handler.callers.map(\.channel) == [channelA, channelB, channelC])
                 }
             }
         }
@@ -65,28 +59,41 @@ import Testing
 
     /// A waiting transaction whose peer leaves never runs, and the device goes to the one after it.
     @Test(.timeLimit(.minutes(1))) func aWaitingTransactionWhosePeerLeftNeverRuns() async throws {
-        try await withDaemon(timing: .init(busyPatience: .seconds(30))) { daemon in
-            try await HIDTestClient.with(path: daemon.path) { first in
-                let channelA = try await first.initialize()
-                try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x01]))
-                try await first.awaitKeepalive(.userPresenceNeeded, channel: channelA)
-                try await HIDTestClient.with(path: daemon.path) { second in
-                    let channelB = try await second.initialize()
-                    try await HIDTestClient.with(path: daemon.path) { leaving in
-                        let channel = try await leaving.initialize()
-                        try await leaving.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x02, 1]))
-                        try await waitUntil(waiting: 1, daemon)
-                    }
-                    try await waitUntil(waiting: 0, daemon)
-                    try await second.send(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x02, 2]))
+        try await whileATouchIsAwaited { daemon, first, channelA in
+            try await HIDTestClient.with(path: daemon.path) { second in
+                let channelB = try await second.initialize()
+                try await HIDTestClient.with(path: daemon.path) { leaving in
+                    let channel = try await leaving.initialize()
+                    try await leaving.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x02, 1]))
                     try await waitUntil(waiting: 1, daemon)
-                    #expect(await daemon.broker.resolve(approve: true))
-                    #expect(try await first.readReply(channel: channelA).payload == [CTAPStatus.success.rawValue])
-                    #expect(try await second.readReply(channel: channelB).payload == [0x00, 0x02, 2])
-                    #expect(await daemon.handler.callers.map(\.channel) == [channelA, channelB])
                 }
+                try await waitUntil(waiting: 0, daemon)
+                try await second.send(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x02, 2]))
+                try await waitUntil(waiting: 1, daemon)
+                try await touch(daemon, answering: first, on: channelA)
+                #expect(try await second.readReply(channel: channelB).payload == [0x00, 0x02, 2])
+                #expect(await daemon.handler.callers.map(\.channel) == [channelA, channelB])
             }
         }
+    }
+
+    /// Runs `body` while a first client's transaction holds the device, waiting for a touch; a
+    /// transaction that finds the device busy waits for it as long as the test runs.
+    private func whileATouchIsAwaited(_ body: (TestDaemon, HIDTestClient, UInt32) async throws -> Void) async throws {
+        try await withDaemon(timing: .init(busyPatience: .seconds(30))) { daemon in
+            try await HIDTestClient.with(path: daemon.path) { first in
+                let channel = try await first.initialize()
+                try await first.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
+                try await first.awaitKeepalive(.userPresenceNeeded, channel: channel)
+                try await body(daemon, first, channel)
+            }
+        }
+    }
+
+    /// The touch the first transaction waits for: it ends, answered.
+    private func touch(_ daemon: TestDaemon, answering first: HIDTestClient, on channel: UInt32) async throws {
+        #expect(await daemon.broker.resolve(approve: true))
+        #expect(try await first.readReply(channel: channel).payload == [CTAPStatus.success.rawValue])
     }
 
     private func waitUntil(waiting count: Int, _ daemon: TestDaemon) async throws {
