@@ -30,6 +30,7 @@ final class ChannelTable: Sendable {
         /// Transactions waiting for the device, in arrival order: whoever ends one hands the
         /// device to the first.
         var queue: [Waiter] = []
+        /// Numbers each waiter, so an expired patience withdraws its own waiter and no other.
         var tickets: UInt64 = 0
 
         func owns(_ connection: ConnectionID, channel: UInt32) -> Bool {

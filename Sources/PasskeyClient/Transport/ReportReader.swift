@@ -15,12 +15,12 @@ import Glibc
 /// usually comes within 0.1 ms, a registration's within 0.3, so the reader first tries without
 /// sleeping for about as long as this connection's replies have been taking (`typicalWait`),
 /// yielding its core to any other runnable thread between tries, so its thread is running
-/// when the answer lands (waking a sleeping thread costs about 20 µs on a VM). Then it blocks its own thread in poll(2) for up to 1 ms, and
-/// the reply wakes that very thread, as a blocking C client's read does: no event loop
-/// thread to wake and no hand-off back to the caller. Both keep one of the cooperative
-/// pool's few threads, so they are short. Only then it suspends, holding no thread, on a
-/// Dispatch read source: the path for a person's touch (up to 30 s), a reply after a
-/// keepalive, or a WATCH stream (forever).
+/// when the answer lands (waking a sleeping thread costs about 20 µs on a VM). Then it blocks
+/// its own thread in poll(2) for up to 1 ms, and the reply wakes that very thread, as a
+/// blocking C client's read does: no event loop thread to wake and no hand-off back to the
+/// caller. Both keep one of the cooperative pool's few threads, so they are short. Only then
+/// it suspends, holding no thread, on a Dispatch read source: the path for a person's touch
+/// (up to 30 s), a reply after a keepalive, or a WATCH stream (forever).
 final class ReportReader {
     private let socket: ReportSocket
     /// Bytes received and not yet handed out: whole reports from `offset`, maybe a partial one at the end.
