@@ -101,6 +101,27 @@ import Testing
         try await store.close()
     }
 
+    /// A block write puts its bytes at a block's start and zeros to the end of its last block,
+    /// and leaves the blocks around it as they were.
+    @Test func aBlockWriteFillsItsLastBlockWithZerosAndLeavesTheRest() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = temp.store + "/blocks"
+        let block = DurableFile.blockSize
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0xEE, count: 4 * block),
+                                               attributes: [.posixPermissions: 0o600]))
+        let file = try DurableFile.privateFile(path)
+        let bytes = (0..<(block + 100)).map { UInt8(truncatingIfNeeded: $0 % 251 + 1) }
+        try file.writeBlocks(bytes, at: block)
+        try file.flush().get()
+        let read = try file.read(4 * block)
+        #expect(read[..<block].allSatisfy { $0 == 0xEE }, "the block before")
+        #expect(Array(read[block..<(2 * block + 100)]) == bytes)
+        #expect(read[(2 * block + 100)..<(3 * block)].allSatisfy { $0 == 0 }, "the last block's tail")
+        #expect(read[(3 * block)...].allSatisfy { $0 == 0xEE }, "the block after")
+    }
+
     @Test func registrationsAcrossFoldsAreAllThereAfterACrashNewestFirst() async throws {
         let temp = TemporaryDirectory(), image = TemporaryDirectory()
         defer { temp.remove(); image.remove() }
