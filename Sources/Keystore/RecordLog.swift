@@ -10,11 +10,13 @@ import Foundation
 /// The file is given its whole size when made and written in place, so a flush writes data
 /// only, never the file's size. An entry is written by the flush that makes it durable, not
 /// when it is logged: the flush's leader writes the blocks that changed since the last flush,
-/// whole, straight to the device where it can (`DurableFile.writeBlocks`), then flushes. It has two halves: at a fold the keystore commits every entry
-/// into SQLite and the other half takes the next entries, from its start, while the WAL is
-/// flushed in the background; the folded half may take entries again once that flush ended
-/// (`otherHalfFree`). Entries left in a half from before are numbered at or below what SQLite
-/// has applied, and replay passes over them (`RecordLogEntry.replayable`).
+/// whole, straight to the device where it can (`DurableFile.writeBlocks`), then flushes.
+///
+/// It has two halves: at a fold the keystore commits every entry into SQLite and the other
+/// half takes the next entries, from its start, while the WAL is flushed in the background;
+/// the folded half may take entries again once that flush ended (`otherHalfFree`). Entries
+/// left in a half from before are numbered at or below what SQLite has applied, and replay
+/// passes over them (`RecordLogEntry.replayable`).
 struct RecordLog: Sendable {
     /// The file's name. Its size and the halves' bounds are part of the format, which replay
     /// reads at open: a build that changes them must use another name, or replay the old log first.
@@ -50,7 +52,7 @@ struct RecordLog: Sendable {
     private var pending: [BlockWrite] = []
 
     /// Bytes for the file from `offset`, a block's start, to be written whole (`DurableFile.writeBlocks`).
-    struct BlockWrite: Sendable, Equatable {
+    struct BlockWrite: Sendable {
         var offset: Int
         var bytes: [UInt8]
     }
