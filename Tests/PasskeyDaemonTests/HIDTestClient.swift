@@ -1,5 +1,6 @@
 import CTAP
 import CTAPHID
+import Glibc
 import Foundation
 import NIOCore
 import NIOPosix
@@ -30,10 +31,20 @@ final class HIDTestClient {
 
     /// Connects, runs `body`, closes. A watchdog closes the connection after
     /// 20 s so a missing answer fails the test instead of hanging it.
+    ///
+    /// The socket is made here, close-on-exec, and handed to NIO, which opens its own without:
+    /// a child process another test starts meanwhile would otherwise keep the connection open
+    /// after this client closes it, and the daemon would see its end only when that child exits.
     static func with<T: Sendable>(path: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                                   _ body: (HIDTestClient) async throws -> T) async throws -> T {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw ClientError.closed }
+        guard let address = UnixSocketAddress(path: path), address.connect(descriptor) else {
+            close(descriptor)
+            throw ClientError.closed
+        }
         let channel = try await ClientBootstrap(group: group)
-            .connect(unixDomainSocketPath: path) { channel in
+            .withConnectedSocket(descriptor) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
