@@ -51,7 +51,8 @@ final class DurableFile: Sendable {
     /// An existing file opened for reading and writing, refused when it is not a regular file
     /// of its own or when others have any permission on it (it holds sealed records, and
     /// whoever writes it decides what replay puts in the store).
-    /// Also opened for direct writes where the file system allows them (not tmpfs).
+    /// Also opened for direct writes where the file system allows them (`writeBlocks` falls
+    /// back to the page cache where it does not).
     static func privateFile(_ path: String) throws(KeystoreError) -> DurableFile {
         let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw .io(path: path, operation: .read, errno: errno) }

@@ -45,7 +45,8 @@ struct RecordLog: Sendable {
     private(set) var otherHalfFree = true
     /// Folds so far: a background flush reports which fold it covers (`flushed(fold:)`).
     private(set) var folds: UInt64 = 0
-    /// How far into each half entries were written since the log was opened or cleared.
+    /// How far into each half entries were logged since the log was opened or cleared: what
+    /// `clearWritten` zeros (a flush may not have written the last of them yet).
     private var written = [0, 0]
     /// Entries not yet written to the file, with what precedes them in their first block:
     /// a run of blocks in the half being written, and after a fold one in the other half too.

@@ -14,8 +14,10 @@ final class ClientThread: TaskExecutor, Sendable {
     private let queue = Mutex(Queue())
     private let ready = DispatchSemaphore(value: 0)
 
+    /// The thread holds its executor until `stop()` has let it end: whoever made it may let
+    /// go of it first.
     init(name: String) {
-        let thread = Thread { [unowned self] in self.run() }
+        let thread = Thread { self.run() }
         thread.name = name
         thread.start()
     }
