@@ -52,9 +52,12 @@ let package = Package(
         .target(name: "MLDSA"),
         // The device's behaviour, as an actor over a pluggable credential store.
         .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
+        // Linux's native AIO syscalls, which Glibc does not wrap: the record log's early block write.
+        .systemLibrary(name: "CLinuxAIO"),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
             "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
+            .target(name: "CLinuxAIO", condition: .when(platforms: [.linux])),
         ] + crypto),
         // The CTAPHID server on the Unix socket.
         .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "CTAP", "CTAPHID", "CBOR", logging] + nio),

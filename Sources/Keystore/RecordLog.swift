@@ -8,9 +8,11 @@ import Foundation
 /// written is full (a fold).
 ///
 /// The file is given its whole size when made and written in place, so a flush writes data
-/// only, never the file's size. An entry is written by the flush that makes it durable, not
-/// when it is logged: the flush's leader writes the blocks that changed since the last flush,
-/// whole, straight to the device where it can (`DurableFile.writeBlocks`), then flushes.
+/// only, never the file's size. Blocks are written whole, straight to the device where it can
+/// (`DurableFile.writeBlocks`): when an entry is logged and no write is under way, its blocks
+/// are submitted at once (`Keystore.submitLogWrite`), so the device writes them while the
+/// registration is signed and answered; otherwise the flush's leader writes what changed
+/// since the last write (`takeWrites`), then flushes.
 ///
 /// It has two halves: at a fold the keystore commits every entry into SQLite and the other
 /// half takes the next entries, from its start, while the WAL is flushed in the background;
@@ -48,9 +50,12 @@ struct RecordLog: Sendable {
     /// How far into each half entries were logged since the log was opened or cleared: what
     /// `clearWritten` zeros (a flush may not have written the last of them yet).
     private var written = [0, 0]
-    /// Entries not yet written to the file, with what precedes them in their first block:
-    /// a run of blocks in the half being written, and after a fold one in the other half too.
+    /// Entries not yet written to the file and flushed, with what precedes them in their first
+    /// block: a run of blocks in the half being written, and after a fold one in the other half too.
     private var pending: [BlockWrite] = []
+    /// For a run of `pending`, by its offset: how many of its bytes a write took already
+    /// (`takeWrites`), so the next write need not repeat them unless entries follow.
+    private var taken: [Int: Int] = [:]
 
     /// Bytes for the file from `offset`, a block's start, to be written whole (`DurableFile.writeBlocks`).
     struct BlockWrite: Sendable {
@@ -97,22 +102,39 @@ struct RecordLog: Sendable {
         last = entry.sequence
     }
 
-    /// What the next flush writes before it flushes: every entry not yet written.
-    var pendingWrites: [BlockWrite] { pending }
+    /// The runs with entries no write took yet, whole from their first block, each taken as it
+    /// is now: what a write is to put in the file next. A run a write took and no entry followed
+    /// since is left out, part-filled block and all.
+    mutating func takeWrites() -> [BlockWrite] {
+        let writes = pending.filter { (taken[$0.offset] ?? 0) < $0.bytes.count }
+        for write in writes { taken[write.offset] = write.bytes.count }
+        return writes
+    }
+
+    /// Whether `takeWrites` has anything to return.
+    var hasUntakenWrites: Bool { pending.contains { (taken[$0.offset] ?? 0) < $0.bytes.count } }
 
     /// A flush wrote `writes` and made them durable: their whole blocks need no writing again.
-    /// The last block of the half being written stays pending, part-filled, so the next flush
-    /// writes it again with the entries that follow.
+    /// The last block of the half being written stays pending, part-filled, so the write after
+    /// the next entry puts it back with that entry. Of two writes of one run (one submitted when
+    /// logged, one by the flush), the longer counts.
     mutating func wrote(_ writes: [BlockWrite]) {
-        for write in writes {
+        for write in writes.sorted(by: { $0.bytes.count > $1.bytes.count }) {
             guard let run = pending.firstIndex(where: { $0.offset == write.offset }) else { continue }
             // The whole run when it was all written and no entry can follow it (a folded half).
             let finished = write.bytes.count == pending[run].bytes.count && write.offset / Self.halfCapacity != half
             let done = finished ? write.bytes.count : write.bytes.count / DurableFile.blockSize * DurableFile.blockSize
+            let took = taken.removeValue(forKey: write.offset) ?? 0
             pending[run].offset += done
             pending[run].bytes.removeFirst(done)
-            if pending[run].bytes.isEmpty { pending.remove(at: run) }
+            if pending[run].bytes.isEmpty { pending.remove(at: run) } else if took > done { taken[pending[run].offset] = took - done }
         }
+    }
+
+    /// A write taken was not made (refused, or it or its flush failed): every pending run is
+    /// taken again by the next write.
+    mutating func untake() {
+        taken = [:]
     }
 
     /// The number a commit into SQLite records as applied; it is taken (`committed`) only once
@@ -129,6 +151,7 @@ struct RecordLog: Sendable {
         half ^= 1
         // What a failed flush left of this half is in SQLite, flushed there: no need to write it.
         pending.removeAll { $0.offset / Self.halfCapacity == half }
+        taken = taken.filter { $0.key / Self.halfCapacity != half }
         end = 0
         entries = 0
         otherHalfFree = false

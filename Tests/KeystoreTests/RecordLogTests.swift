@@ -72,9 +72,10 @@ import Testing
         (0..<count).map { makeCredential(rp: rp, userHandle: withUnsafeBytes(of: UInt32($0).bigEndian) { Array($0) }) }
     }
 
-    /// An entry reaches the file with the flush that makes it durable; a block written again
-    /// for the entries after it keeps the ones before, across a fold too.
-    @Test func entriesReachTheFileWithTheirFlushAndRewrittenBlocksKeepTheEarlierOnes() async throws {
+    /// An entry is in the file once the flush that makes it durable ended (its write may start
+    /// when it is logged); a block written again for the entries after it keeps the ones before,
+    /// across a fold too.
+    @Test func entriesAreInTheFileOnceFlushedAndRewrittenBlocksKeepTheEarlierOnes() async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
         let store = try openStore(temp.store)
@@ -92,13 +93,44 @@ import Testing
             try await store.durable()
             #expect(try logged() == saved, "after \(saved) registrations")
         }
-        let notYet = makeCredential(rp: "late.example")
-        let before = try logged()
-        try await store.save(notYet)
-        #expect(try logged() == before, "logged, not yet written")
-        try await store.durable()
-        #expect(try logged() == before + 1)
         try await store.close()
+    }
+
+    /// What a write takes of the log (`takeWrites`): the runs with entries no write took yet,
+    /// whole from their first block. A part-filled block written and flushed is not written again
+    /// until an entry follows it, and then with the entries before; after a failure, all is.
+    @Test func aWriteTakesOnlyRunsWithNewEntriesAndAfterAFailureAllAgain() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        #expect(FileManager.default.createFile(atPath: temp.store + "/log", contents: nil, attributes: [.posixPermissions: 0o600]))
+        var log = RecordLog(file: try DurableFile.privateFile(temp.store + "/log"), last: 0)
+        let entrySize = RecordLogEntry.size(of: Self.row(1))
+        log.append(Self.row(1))
+        let first = log.takeWrites()
+        #expect(first.map(\.offset) == [0] && first.map(\.bytes.count) == [entrySize])
+        #expect(log.takeWrites().isEmpty, "nothing logged since the last write was taken")
+        log.append(Self.row(2))
+        let second = log.takeWrites()
+        #expect(second.map(\.offset) == [0] && second.map(\.bytes.count) == [2 * entrySize], "the block again, with the entry before")
+        // Flushed: the submitted write and the flush's longer one of the same run.
+        log.wrote(second + first)
+        #expect(log.takeWrites().isEmpty, "the part-filled block is on disk, and no entry followed")
+        // Entries up to the next block and past it: the part-filled block again, then the next one.
+        let past = DurableFile.blockSize / entrySize
+        for tag in 3...(past + 1) { log.append(Self.row(UInt8(tag))) }
+        let third = log.takeWrites()
+        #expect(third.map(\.offset) == [0] && third.map(\.bytes.count) == [(past + 1) * entrySize])
+        log.wrote(third)
+        let rest = (past + 1) * entrySize - DurableFile.blockSize
+        #expect(log.takeWrites().isEmpty)
+        log.append(Self.row(200))
+        let fourth = log.takeWrites()
+        #expect(fourth.map(\.offset) == [DurableFile.blockSize] && fourth.map(\.bytes.count) == [rest + entrySize],
+                "the first block done, the second from its start")
+        // Its flush failed: the next write takes it again.
+        log.untake()
+        #expect(log.takeWrites().map(\.bytes) == fourth.map(\.bytes))
     }
 
     /// A block write puts its bytes at a block's start and zeros to the end of its last block,
