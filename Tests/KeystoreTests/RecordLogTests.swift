@@ -133,9 +133,10 @@ import Testing
         #expect(log.takeWrites().map(\.bytes) == fourth.map(\.bytes))
     }
 
-    /// A block write puts its bytes at a block's start and zeros to the end of its last block,
-    /// and leaves the blocks around it as they were.
-    @Test func aBlockWriteFillsItsLastBlockWithZerosAndLeavesTheRest() throws {
+    /// A block write, made at once or submitted (Linux AIO, as the log's write when an entry is
+    /// logged) and waited for, puts its bytes at a block's start and zeros to the end of its last
+    /// block, and leaves the blocks around it as they were.
+    @Test(arguments: [false, true]) func aBlockWriteFillsItsLastBlockWithZerosAndLeavesTheRest(submitted: Bool) throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
         try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -145,7 +146,13 @@ import Testing
                                                attributes: [.posixPermissions: 0o600]))
         let file = try DurableFile.privateFile(path)
         let bytes = (0..<(block + 100)).map { UInt8(truncatingIfNeeded: $0 % 251 + 1) }
-        try file.writeBlocks(bytes, at: block)
+        if submitted {
+            let write = try #require(file.submitBlocks(bytes, at: block), "direct writes and AIO on this file system")
+            try write.wait().get()
+            try write.wait().get()
+        } else {
+            try file.writeBlocks(bytes, at: block)
+        }
         try file.flush().get()
         let read = try file.read(4 * block)
         #expect(read[..<block].allSatisfy { $0 == 0xEE }, "the block before")
