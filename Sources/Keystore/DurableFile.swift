@@ -1,8 +1,5 @@
 import Foundation
 
-#if canImport(CLinuxAIO)
-import CLinuxAIO
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,19 +16,17 @@ final class DurableFile: Sendable {
     /// goes to the device without the page cache, so the flush after it has no pages to write
     /// back, only the device's cache to flush (13–17 µs less per flush, docs/benchmarks.md).
     private let direct: Int32
-    /// A Linux AIO context for `submitBlocks`, or 0: the direct write then waits for its flush.
-    private let submissions: UInt
+    /// Where `submitBlocks` submits (Linux AIO), or nil: the direct write then waits for its flush.
+    private let submissions: SubmissionContext?
 
     private init(path: String, descriptor: Int32, direct: Int32 = -1) {
         self.path = path
         self.descriptor = descriptor
         self.direct = direct
-        submissions = direct >= 0 ? Self.submissionContext() : 0
+        submissions = direct >= 0 ? SubmissionContext.Pool.shared.take() : nil
     }
 
     deinit {
-        // Waits for a write still in flight, whose buffer its `SubmittedWrite` keeps.
-        if submissions != 0 { Self.destroy(submissions) }
         close(descriptor)
         if direct >= 0 { close(direct) }
     }
@@ -138,32 +133,13 @@ final class DurableFile: Sendable {
     /// so no other write to these blocks may be in flight meanwhile.
     func submitBlocks(_ bytes: [UInt8], at offset: Int) -> SubmittedWrite? {
         precondition(offset % Self.blockSize == 0, "a block write starts on a block")
-        #if canImport(CLinuxAIO)
-        guard submissions != 0 else { return nil }
+        guard let submissions else { return nil }
         let buffer = Self.blocks(bytes)
-        guard passkeyd_aio_pwrite(submissions, direct, buffer.baseAddress, buffer.count, Int64(offset)) == 0 else {
+        guard let completion = submissions.write(buffer, to: direct, at: offset) else {
             buffer.deallocate()
             return nil
         }
-        return SubmittedWrite(path: path, buffer: buffer) { [submissions] in passkeyd_aio_wait(submissions) }
-        #else
-        return nil
-        #endif
-    }
-
-    private static func submissionContext() -> UInt {
-        #if canImport(CLinuxAIO)
-        // One write in flight at a time (the record log's); a little room to spare.
-        return UInt(passkeyd_aio_setup(4))
-        #else
-        return 0
-        #endif
-    }
-
-    private static func destroy(_ context: UInt) {
-        #if canImport(CLinuxAIO)
-        passkeyd_aio_destroy(aio_context_t(context))
-        #endif
+        return SubmittedWrite(path: path, buffer: buffer, completion: completion)
     }
 
     /// Bytes rounded up to whole blocks.
