@@ -43,7 +43,7 @@ public actor Keystore: CredentialStore {
     private var uncommitted: [CredentialRow] = []
     /// The log's blocks submitted when logged (`submitLogWrite`), until a flush's leader takes
     /// them to wait for.
-    private var logWrite: (submitted: SubmittedWrite, writes: [RecordLog.BlockWrite])?
+    private var logWrite: (submitted: SubmittedWrite, write: RecordLog.BlockWrite)?
     private var groupCommit = GroupCommit() {
         didSet { everythingDurable.store(groupCommit.isDurable, ordering: .releasing) }
     }
@@ -255,7 +255,7 @@ public actor Keystore: CredentialStore {
         case .finished(let result): outcome = result
         case .lead(let files, let writes, let submitted):
             outcome = flush(files, writing: writes, after: submitted?.submitted)
-            await flushEnded(outcome, wrote: writes + (submitted?.writes ?? []))
+            await flushEnded(outcome, wrote: writes + (submitted.map { [$0.write] } ?? []))
         }
         if case .failure(let failure) = outcome { throw .failed(failure) }
     }
@@ -265,7 +265,7 @@ public actor Keystore: CredentialStore {
     private enum FlushTurn {
         case finished(Result<Void, KeystoreError>)
         case lead(GroupCommit.Files, writes: [RecordLog.BlockWrite],
-                  submitted: (submitted: SubmittedWrite, writes: [RecordLog.BlockWrite])?)
+                  submitted: (submitted: SubmittedWrite, write: RecordLog.BlockWrite)?)
     }
 
     private func flushTurn() async -> FlushTurn {
@@ -293,16 +293,16 @@ public actor Keystore: CredentialStore {
         guard writes.count == 1, let submitted = logFile.submitBlocks(writes[0].bytes, at: writes[0].offset) else {
             return log.untake()
         }
-        logWrite = (submitted, writes)
+        logWrite = (submitted, writes[0])
     }
 
-    /// The record log's write submitted earlier waited for and its blocks not yet taken
+    /// The record log's write submitted earlier completed and its blocks not yet taken
     /// written, then one `fdatasync` of each file.
     private nonisolated func flush(_ files: GroupCommit.Files, writing writes: [RecordLog.BlockWrite],
                                    after submitted: SubmittedWrite?) -> Result<Void, KeystoreError> {
-        if let submitted, case .failure(let failure) = submitted.wait() { return .failure(failure) }
-        if files.contains(.log) {
+        if files.contains(.log) || submitted != nil {
             do {
+                if let submitted { try logFile.complete(submitted) }
                 for write in writes { try logFile.writeBlocks(write.bytes, at: write.offset) }
             } catch { return .failure(error) }
             if case .failure(let failure) = logFile.flush() { return .failure(failure) }

@@ -8,8 +8,11 @@ import Musl
 
 /// A direct block write the kernel took (`DurableFile.submitBlocks`) and the device may still
 /// be doing: `wait()` returns its outcome once it completed. It keeps the write's buffer until
-/// then, and waits in `deinit` if nobody did, so the kernel never reads freed memory.
+/// then, and waits in `deinit` if nobody did, so the kernel never reads freed memory; and what
+/// it writes, so a failed write can be made again another way (`DurableFile.complete`).
 final class SubmittedWrite: Sendable {
+    let bytes: [UInt8]
+    let offset: Int
     private let path: String
     private let length: Int
     /// The buffer's address and the outcome, once known: the buffer is freed then.
@@ -17,7 +20,10 @@ final class SubmittedWrite: Sendable {
     /// Blocks until the write completed: bytes written, or -errno.
     private let completion: @Sendable () -> Int64
 
-    init(path: String, buffer: sending UnsafeMutableRawBufferPointer, completion: @escaping @Sendable () -> Int64) {
+    init(_ bytes: [UInt8], at offset: Int, path: String, buffer: sending UnsafeMutableRawBufferPointer,
+         completion: @escaping @Sendable () -> Int64) {
+        self.bytes = bytes
+        self.offset = offset
         self.path = path
         length = buffer.count
         state = Mutex((buffer, nil))

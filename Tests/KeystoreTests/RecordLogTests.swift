@@ -161,6 +161,31 @@ import Testing
         #expect(read[(3 * block)...].allSatisfy { $0 == 0xEE }, "the block after")
     }
 
+    /// A submitted write that failed (as on a file system that opens `O_DIRECT` but refuses the
+    /// writes) is made again when completed, and the file submits no more: its entries still
+    /// reach the file, and later ones with the flush.
+    @Test func aFailedSubmittedWriteIsWrittenAgainAndNoneIsSubmittedAfter() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = temp.store + "/blocks"
+        let block = DurableFile.blockSize
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0xEE, count: 2 * block),
+                                               attributes: [.posixPermissions: 0o600]))
+        let file = try DurableFile.privateFile(path)
+        let bytes = (0..<100).map { UInt8($0 + 1) }
+        let refused = SubmittedWrite(bytes, at: block, path: path,
+                                     buffer: .allocate(byteCount: block, alignment: block), completion: { -Int64(EINVAL) })
+        #expect(throws: KeystoreError.self) { try refused.wait().get() }
+        try file.complete(refused)
+        try file.flush().get()
+        let read = try file.read(2 * block)
+        #expect(read[..<block].allSatisfy { $0 == 0xEE }, "the block before")
+        #expect(Array(read[block..<(block + 100)]) == bytes)
+        #expect(read[(block + 100)...].allSatisfy { $0 == 0 }, "the block's tail")
+        #expect(file.submitBlocks(bytes, at: 0) == nil, "written when flushed from now on")
+    }
+
     /// A file's AIO context goes back to its pool when the file is let go, and the next file
     /// takes it, rather than paying `io_destroy`'s ~30 ms wait at every close.
     @Test func aClosedFilesSubmissionContextIsKeptForTheNext() throws {
