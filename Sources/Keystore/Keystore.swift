@@ -43,7 +43,7 @@ public actor Keystore: CredentialStore {
     private var uncommitted: [CredentialRow] = []
     /// The log's blocks submitted when logged (`submitLogWrite`), until a flush's leader takes
     /// them to wait for.
-    private var logWrite: (submitted: SubmittedWrite, write: RecordLog.BlockWrite)?
+    private var logWrite: SubmittedWrite?
     private var groupCommit = GroupCommit() {
         didSet { everythingDurable.store(groupCommit.isDurable, ordering: .releasing) }
     }
@@ -93,7 +93,7 @@ public actor Keystore: CredentialStore {
         guard !alreadyClosed else { return }
         defer { lock = nil }
         // Landed before the log is cleared, not after.
-        if let logWrite { _ = logWrite.submitted.wait() }
+        _ = logWrite?.wait()
         logWrite = nil
         do { try queue.close() } catch { throw Self.keystoreError(error, path: path) }
         // Should the clearing fail, the next open finds the entries at or below what SQLite
@@ -254,8 +254,8 @@ public actor Keystore: CredentialStore {
         switch await flushTurn() {
         case .finished(let result): outcome = result
         case .lead(let files, let writes, let submitted):
-            outcome = flush(files, writing: writes, after: submitted?.submitted)
-            await flushEnded(outcome, wrote: writes + (submitted.map { [$0.write] } ?? []))
+            outcome = flush(files, writing: writes, after: submitted)
+            await flushEnded(outcome, wrote: writes + (submitted.map { [RecordLog.BlockWrite(offset: $0.offset, bytes: $0.bytes)] } ?? []))
         }
         if case .failure(let failure) = outcome { throw .failed(failure) }
     }
@@ -265,7 +265,7 @@ public actor Keystore: CredentialStore {
     private enum FlushTurn {
         case finished(Result<Void, KeystoreError>)
         case lead(GroupCommit.Files, writes: [RecordLog.BlockWrite],
-                  submitted: (submitted: SubmittedWrite, write: RecordLog.BlockWrite)?)
+                  submitted: SubmittedWrite?)
     }
 
     private func flushTurn() async -> FlushTurn {
@@ -293,7 +293,7 @@ public actor Keystore: CredentialStore {
         guard writes.count == 1, let submitted = logFile.submitBlocks(writes[0].bytes, at: writes[0].offset) else {
             return log.untake()
         }
-        logWrite = (submitted, writes[0])
+        logWrite = submitted
     }
 
     /// The record log's write submitted earlier completed and its blocks not yet taken
