@@ -133,18 +133,23 @@ import Testing
         #expect(log.takeWrites().map(\.bytes) == fourth.map(\.bytes))
     }
 
+    /// A private file of `blocks` blocks of 0xEE, to see what a block write changes.
+    static func filledFile(in temp: TemporaryDirectory, blocks: Int) throws -> DurableFile {
+        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = temp.store + "/blocks"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0xEE, count: blocks * DurableFile.blockSize),
+                                               attributes: [.posixPermissions: 0o600]))
+        return try DurableFile.privateFile(path)
+    }
+
     /// A block write, made at once or submitted (Linux AIO, as the log's write when an entry is
     /// logged) and waited for, puts its bytes at a block's start and zeros to the end of its last
     /// block, and leaves the blocks around it as they were.
     @Test(arguments: [false, true]) func aBlockWriteFillsItsLastBlockWithZerosAndLeavesTheRest(submitted: Bool) throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = temp.store + "/blocks"
         let block = DurableFile.blockSize
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0xEE, count: 4 * block),
-                                               attributes: [.posixPermissions: 0o600]))
-        let file = try DurableFile.privateFile(path)
+        let file = try Self.filledFile(in: temp, blocks: 4)
         let bytes = (0..<(block + 100)).map { UInt8(truncatingIfNeeded: $0 % 251 + 1) }
         if submitted {
             let write = try #require(file.submitBlocks(bytes, at: block), "direct writes and AIO on this file system")
@@ -167,14 +172,10 @@ import Testing
     @Test func aFailedSubmittedWriteIsWrittenAgainAndNoneIsSubmittedAfter() throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
-        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = temp.store + "/blocks"
         let block = DurableFile.blockSize
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0xEE, count: 2 * block),
-                                               attributes: [.posixPermissions: 0o600]))
-        let file = try DurableFile.privateFile(path)
+        let file = try Self.filledFile(in: temp, blocks: 2)
         let bytes = (0..<100).map { UInt8($0 + 1) }
-        let refused = SubmittedWrite(bytes, at: block, path: path,
+        let refused = SubmittedWrite(bytes, at: block, path: file.path,
                                      buffer: .allocate(byteCount: block, alignment: block), completion: { -Int64(EINVAL) })
         #expect(throws: KeystoreError.self) { try refused.wait().get() }
         try file.complete(refused)
