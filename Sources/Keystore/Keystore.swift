@@ -287,8 +287,9 @@ public actor Keystore: CredentialStore {
     /// it (one client: ~25 µs less per registration, docs/benchmarks.md). One write to the log
     /// at a time: two in flight could land in either order, and a run's part-filled block is in both.
     private func submitLogWrite() {
-        guard groupCommit.flushing == nil, logWrite == nil, log.hasUntakenWrites else { return }
+        guard groupCommit.flushing == nil, logWrite == nil else { return }
         let writes = log.takeWrites()
+        guard !writes.isEmpty else { return }
         // Runs in both halves (after a fold) are left to the flush.
         guard writes.count == 1, let submitted = logFile.submitBlocks(writes[0].bytes, at: writes[0].offset) else {
             return log.untake()

@@ -111,9 +111,6 @@ struct RecordLog: Sendable {
         return writes
     }
 
-    /// Whether `takeWrites` has anything to return.
-    var hasUntakenWrites: Bool { pending.contains { (taken[$0.offset] ?? 0) < $0.bytes.count } }
-
     /// A flush wrote `writes` and made them durable: their whole blocks need no writing again.
     /// The last block of the half being written stays pending, part-filled, so the write after
     /// the next entry puts it back with that entry. Of two writes of one run (one submitted when
