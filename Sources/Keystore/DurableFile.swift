@@ -97,35 +97,38 @@ final class DurableFile: Sendable {
 
     /// Writes all of `bytes` at `offset` (`pwrite`, on the calling thread).
     func write(_ bytes: [UInt8], at offset: Int) throws(KeystoreError) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written))
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw .io(path: path, operation: .write, errno: count < 0 ? errno : EIO) }
-            written += count
+        let failure = bytes.withUnsafeBytes { buffer in
+            buffer.isEmpty ? 0 : Self.writeAll(descriptor, buffer.baseAddress!, count: buffer.count, at: offset)
         }
+        guard failure == 0 else { throw .io(path: path, operation: .write, errno: failure) }
+    }
+
+    /// `pwrite` until all `count` bytes from `base` are at `offset`: 0, or the errno that
+    /// stopped it (EIO for a write that wrote nothing).
+    private static func writeAll(_ descriptor: Int32, _ base: UnsafeRawPointer, count: Int, at offset: Int) -> Int32 {
+        var done = 0
+        while done < count {
+            let wrote = pwrite(descriptor, base + done, count - done, off_t(offset + done))
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { return wrote < 0 ? errno : EIO }
+            done += wrote
+        }
+        return 0
     }
 
     /// Writes `bytes` at `offset`, a multiple of `blockSize`, followed by zeros to the end of
     /// their last block: directly to the device when the file was opened so, through the page
-    /// cache otherwise (or should the device refuse).
+    /// cache otherwise, or should the device refuse the direct write (EINVAL: the same blocks
+    /// written again, whole).
     func writeBlocks(_ bytes: [UInt8], at offset: Int) throws(KeystoreError) {
         precondition(offset % Self.blockSize == 0, "a block write starts on a block")
         let length = Self.blocksLength(bytes.count)
         if direct >= 0 {
             let buffer = Self.blocks(bytes)
             defer { buffer.deallocate() }
-            var done = 0
-            while done < length {
-                let count = pwrite(direct, buffer.baseAddress! + done, length - done, off_t(offset + done))
-                if count < 0 && errno == EINTR { continue }
-                if count < 0 && errno == EINVAL && done == 0 { break }
-                guard count > 0 else { throw .io(path: path, operation: .write, errno: count < 0 ? errno : EIO) }
-                done += count
-            }
-            if done == length { return }
+            let failure = Self.writeAll(direct, buffer.baseAddress!, count: length, at: offset)
+            if failure == 0 { return }
+            guard failure == EINVAL else { throw .io(path: path, operation: .write, errno: failure) }
         }
         try write(bytes + [UInt8](repeating: 0, count: length - bytes.count), at: offset)
     }

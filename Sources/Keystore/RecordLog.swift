@@ -85,7 +85,7 @@ struct RecordLog: Sendable {
         entries < Self.entriesPerFold && end + RecordLogEntry.size(of: row) <= Self.halfCapacity
     }
 
-    /// Logs `row` as the next entry; the next flush writes it (`pendingWrites`).
+    /// Logs `row` as the next entry; the next write to the file takes it (`takeWrites`).
     mutating func append(_ row: CredentialRow) {
         let entry = RecordLogEntry(sequence: last + 1, previous: last, row: row)
         let offset = half * Self.halfCapacity + end
