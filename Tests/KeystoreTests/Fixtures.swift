@@ -50,9 +50,9 @@ func makeCredential(
 /// connection is open and put back once it closed (the last connection to close a WAL
 /// database checkpoints the WAL and deletes it). An open keystore keeps its file locked
 /// (`locking_mode = EXCLUSIVE`), so no connection can hold the WAL in place beside it.
-func leaveInWAL(_ database: String, _ write: @escaping @Sendable (Database) throws -> Void) async throws {
+func leaveInWAL(_ database: String, _ write: (Database) throws -> Void) throws {
     let raw = try DatabaseQueue(path: database)
-    try await raw.write(write)
+    try raw.write(write)
     let files = try [database, database + "-wal"].map { path in
         (path, try #require(FileManager.default.contents(atPath: path)))
     }

@@ -91,6 +91,70 @@ import Testing
         try raw.close()
     }
 
+    /// SIGKILL in the middle of a checkpoint (`wal_autocheckpoint`, inside a fold's commit):
+    /// SQLite has copied some of the WAL's pages into the main file, page 1 first, whose
+    /// header already counts the pages the file has not grown to yet; the WAL is whole.
+    /// Wherever the kill came, the store opens with every credential.
+    @Test func aStoreKilledAnywhereInACheckpointOpensWithEveryCredential() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let store = try openStore(temp.store)
+        // The fold commits the first `entriesPerFold` into the WAL: too few pages for a checkpoint.
+        let saved = RecordLog.entriesPerFold + 8
+        for index in 0..<saved { try await store.save(Self.burstCredential(index)) }
+        try await store.durable()
+        // What a kill now leaves: nothing is written between calls once they are durable.
+        let files = try FileManager.default.contentsOfDirectory(atPath: temp.store).map { name in
+            (name, try #require(FileManager.default.contents(atPath: temp.store + "/" + name)))
+        }
+        try await store.close()
+        let wal = try #require(files.first { $0.0 == Keystore.databaseFileName + "-wal" }).1
+        let writes = Self.checkpointWrites(Array(wal))
+        try #require(writes.count > 100, "the fold's commit is not in the WAL")
+        for landed in 0...writes.count {
+            let killed = temp.path + "/killed-\(landed)"
+            #expect(mkdir(killed, 0o700) == 0)
+            for (name, contents) in files {
+                var contents = Array(contents)
+                if name == Keystore.databaseFileName {
+                    for write in writes.prefix(landed) {
+                        let offset = (write.page - 1) * write.bytes.count
+                        if contents.count < offset + write.bytes.count {
+                            contents += [UInt8](repeating: 0, count: offset + write.bytes.count - contents.count)
+                        }
+                        contents.replaceSubrange(offset..<offset + write.bytes.count, with: write.bytes)
+                    }
+                }
+                #expect(FileManager.default.createFile(
+                    atPath: killed + "/" + name, contents: Data(contents), attributes: [.posixPermissions: 0o600]))
+            }
+            let reopened = try openStore(killed)
+            #expect(try await reopened.count() == saved, "\(landed) of \(writes.count) pages checkpointed")
+            #expect(try await reopened.credential(id: Self.burstCredential(saved - 1).id) == Self.burstCredential(saved - 1))
+            try await reopened.close()
+        }
+    }
+
+    /// What a checkpoint of `wal` writes into the main file, in its order: the newest version
+    /// of each page as of the WAL's last commit, by ascending page number. A frame is a
+    /// 24-byte header (page number, the page count if it ends a commit, the WAL's salts) and the page.
+    private static func checkpointWrites(_ wal: [UInt8]) -> [(page: Int, bytes: ArraySlice<UInt8>)] {
+        func word(_ at: Int) -> Int { wal[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        guard wal.count >= 32 else { return [] }
+        let pageSize = word(8)
+        var pending: [Int: Int] = [:], committed: [Int: Int] = [:]
+        var frame = 32
+        while frame + 24 + pageSize <= wal.count, word(frame + 8) == word(16), word(frame + 12) == word(20) {
+            pending[word(frame)] = frame + 24
+            if word(frame + 4) != 0 {
+                committed.merge(pending) { $1 }
+                pending = [:]
+            }
+            frame += 24 + pageSize
+        }
+        return committed.sorted { $0.key < $1.key }.map { ($0.key, wal[$0.value..<$0.value + pageSize]) }
+    }
+
     /// The indices the child acknowledged, from complete lines only.
     private func acknowledged(_ temp: TemporaryDirectory) -> [Int] {
         guard let data = FileManager.default.contents(atPath: temp.path + "/acks"),

@@ -135,7 +135,7 @@ import Testing
         defer { temp.remove() }
         _ = try await storeWithPIN(temp)
         // Left in the WAL, where the read-only inspection cannot see it.
-        try await leaveInWAL(temp.database) { db in try db.execute(sql: "DELETE FROM device_state") }
+        try leaveInWAL(temp.database) { db in try db.execute(sql: "DELETE FROM device_state") }
         do {
             _ = try openStore(temp.store)
             Issue.record("opened without its device state")

@@ -61,7 +61,7 @@ import Testing
         let store = try openStore(temp.store, passphrase: passphrase)
         try await store.save(makeCredential())
         try await store.close()
-        try await leaveInWAL(temp.database) { db in try db.execute(sql: "UPDATE credential SET sealed = sealed") }
+        try leaveInWAL(temp.database) { db in try db.execute(sql: "UPDATE credential SET sealed = sealed") }
     }
 
     @Test func wrongPassphraseFailsAndWritesNothing() async throws {
@@ -118,7 +118,7 @@ import Testing
         #expect(fileDigests(temp.path) == before)
     }
 
-    @Test(arguments: [ForeignFile.sqliteRollback, .sqliteWAL, .random, .empty, .text])
+    @Test(arguments: ForeignFile.allCases)
     func foreignFileIsRefusedAndLeftUntouched(_ kind: ForeignFile) throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
@@ -147,7 +147,7 @@ import Testing
         defer { temp.remove() }
         try await storeLeftByACrash(temp)
         // Left in the WAL, where the immutable inspection cannot see it.
-        try await leaveInWAL(temp.database) { db in
+        try leaveInWAL(temp.database) { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
         }
         expectError(.schemaNewer(path: temp.database, unknownMigrations: ["v99-from-the-future"])) { _ = try openStore(temp.store) }
@@ -213,11 +213,16 @@ import Testing
 
 enum ForeignFile: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqliteRollback, sqliteWAL, random, empty, text
+    /// Its tables only in the WAL: the main file alone reads as an empty database.
+    case sqliteWALLeftByACrash
 
     var testDescription: String { rawValue }
 
     func write(to path: String) throws {
         switch self {
+        case .sqliteWALLeftByACrash:
+            try ForeignFile.sqliteWAL.write(to: path)
+            try leaveInWAL(path) { db in try db.execute(sql: "CREATE TABLE more (body TEXT); INSERT INTO more VALUES ('hi')") }
         case .sqliteRollback, .sqliteWAL:
             let queue = try DatabaseQueue(path: path)
             try queue.writeWithoutTransaction { db in
