@@ -14,7 +14,8 @@ import GRDB
 /// again. So a main file that does not read as a keystore while a WAL lies beside it is
 /// read once more, through the WAL (`inspectThroughWAL`), before it is called foreign.
 enum KeystoreInspection {
-    /// What the read-only pass learns: the header, and whether the main file holds the device-state row.
+    /// What the read-only pass learns: the header, and whether what it read (the main file, or through
+    /// the WAL) holds the device-state row.
     struct Findings: Sendable {
         var header: KeystoreHeader
         var hasDeviceState: Bool
