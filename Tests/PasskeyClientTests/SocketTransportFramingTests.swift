@@ -9,8 +9,10 @@ import Testing
 /// A device that does what passkeyd never does, for the transport's own reading: it listens
 /// on a fresh socket, serves one connection, answers CTAPHID_INIT, and hands every later
 /// request to `respond` with a way to write raw bytes (a reply in pieces, or nothing).
-/// It gives up on a client silent for 10 s and closes, so a transport that waits when it
-/// should not fails its test with `.disconnected` instead of hanging it.
+/// It gives up on a client silent for 60 s and closes, so a transport that waits when it
+/// should not fails its test with `.disconnected` instead of hanging it. Not sooner: on a
+/// loaded machine a test's task can wait seconds for one of the pool's two threads (10 s
+/// here made `aSilentDeviceTimesOut` fail in about one loaded `swift test` run of seven).
 final class ScriptedDevice: Sendable {
     static let channel: UInt32 = 0x0102_0304
     let folder: TemporaryFolder
@@ -26,7 +28,7 @@ final class ScriptedDevice: Sendable {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
             defer { close(connection) }
-            var patience = timeval(tv_sec: 10, tv_usec: 0)
+            var patience = timeval(tv_sec: 60, tv_usec: 0)
             setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size))
             let write = { (bytes: [UInt8]) in _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } }
             var reassembler = CTAPHIDReassembler()

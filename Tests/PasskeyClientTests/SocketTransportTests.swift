@@ -76,8 +76,9 @@ struct SocketDaemon {
             try await daemon.answerPrompt(approve: true)
             _ = try await rp.finishRegistration(try await created)
             // The client hands each status to the user agent in a task of its own, which may
-            // run after the ceremony returned on a loaded machine: waited for, up to 10 s.
-            let deadline = ContinuousClock.now + .seconds(10)
+            // run after the ceremony returned on a loaded machine: waited for, up to 60 s (a
+            // test's task can wait seconds there for one of the pool's two threads).
+            let deadline = ContinuousClock.now + .seconds(60)
             while await !agent.statuses.contains(.userPresenceNeeded), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
