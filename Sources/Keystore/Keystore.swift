@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Durability: every call but `save` returns once its transaction is flushed to disk, so
 /// the CTAP response that follows cannot announce what a crash or power loss would take
-/// back. A `save` returns once written to the record log and held by SQLite's open
+/// back. A `save` returns once written to the record log and given to SQLite's open
 /// transaction, where every later call sees it; it is durable once a later `durable()`
 /// returns, which lets registrations from several connections share one flush (`GroupCommit`).
 public actor Keystore: CredentialStore {
@@ -25,8 +25,9 @@ public actor Keystore: CredentialStore {
     /// The database file's path.
     public nonisolated let path: String
     /// GRDB serialises every use of the one connection; `isClosed` is set and read inside it,
-    /// so the lookups can run outside this actor (`readNow`).
-    private nonisolated let queue: DatabaseQueue
+    /// so the lookups can run outside this actor (`readNow`). Internal for the tests, which
+    /// make SQLite refuse a statement through it.
+    nonisolated let queue: DatabaseQueue
     private let isClosed = Atomic<Bool>(false)
     /// Held from before the directory is inspected until `close()`.
     private var lock: KeystoreLock?
@@ -151,10 +152,12 @@ public actor Keystore: CredentialStore {
         try await failures {
             let row = try sealer.seal(credential)
             let capacity = capacity
-            // A full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-            try await write(diskFullIsStoreFull: true, flush: false, logging: row) { db in
-                try Self.store(row, db, capacity: capacity)
+            // A record too large for the log is committed into SQLite like any other write. A
+            // full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
+            guard RecordLog.canHold(row) else {
+                return try await write(diskFullIsStoreFull: true, flush: false) { db in try Self.store(row, db, capacity: capacity) }
             }
+            try register(row)
         }
     }
 
@@ -428,58 +431,84 @@ public actor Keystore: CredentialStore {
     }
 
     /// One write, committed before this returns, and flushed to disk too unless `flush` is
-    /// false (then a later `durable()` covers it). With `logging`, the write is that row's
-    /// registration: it is written to the record log and left in SQLite's open transaction
-    /// (`RecordLog`); any other write commits that transaction with its own change. What `body`
-    /// throws of the store's own vocabulary (`CredentialStoreError`, a change's `CTAPStatus`)
-    /// passes through, and undoes only `body`'s change; a full file system is `.full` where
-    /// asked (a save). Nothing is written once the file was deleted or replaced: it would be
-    /// acknowledged and then lost with the file.
+    /// false (then a later `durable()` covers it). It commits the registrations only logged
+    /// (`register`) with its own change. What `body` throws of the store's own vocabulary
+    /// (`CredentialStoreError`, a change's `CTAPStatus`) passes through, and undoes only
+    /// `body`'s change; a full file system is `.full` where asked (a save).
     ///
     /// The write runs on the actor's thread (`inDatabase`), like `readNow`: under
     /// `synchronous = NORMAL` a commit only appends to the WAL, a few microseconds, while the
-    /// hop to GRDB's queue and back cost two thread wake-ups per registration. (A commit that
-    /// crosses `wal_autocheckpoint` checkpoints, and holds this thread while it flushes.)
+    /// hop to GRDB's queue and back cost two thread wake-ups. (A commit that crosses
+    /// `wal_autocheckpoint` checkpoints, and holds this thread while it flushes.)
     private func write<T: Sendable>(
-        diskFullIsStoreFull: Bool = false, flush: Bool = true, logging row: CredentialRow? = nil,
-        _ body: @Sendable (Database) throws -> T
+        diskFullIsStoreFull: Bool = false, flush: Bool = true, _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
+        let result = try changing(diskFullIsStoreFull: diskFullIsStoreFull) { db in
+            if !db.isInsideTransaction { try db.beginTransaction() }
+            let result = try undoingOnFailure(db) { try body(db) }
+            try commit(db)
+            groupCommit.recordCommit(to: .wal)
+            return result
+        }
+        if flush { try await durable() }
+        return result
+    }
+
+    /// A registration (`save`): the row is appended to the record log, whose write starts at
+    /// once (`submitLogWrite`), and goes into SQLite's open transaction, committed in the next
+    /// fold or write; every later call sees it.
+    ///
+    /// When no flush runs, the row's statements (~25 µs) go to GRDB's queue, which runs them on
+    /// its own thread, while this one signs the registration and answers: with one client the
+    /// other core is free (~6 % more registrations, docs/benchmarks.md). GRDB's queue runs them
+    /// before any later use of the connection, so every later call still sees the row. They
+    /// cannot be refused: the store holds fewer than `capacity`, and the replaced rows are
+    /// deleted first. While a flush runs, other registrations keep both cores busy and the
+    /// hand-off costs more than it frees: the statements run here.
+    private func register(_ row: CredentialRow) throws {
+        let capacity = capacity
+        try changing(diskFullIsStoreFull: true) { db in
+            if !log.hasRoom(for: row) { try fold(db) }
+            if !db.isInsideTransaction { try db.beginTransaction() }
+            if groupCommit.flushing == nil, try Self.storedCount(db) < capacity {
+                queue.asyncWriteWithoutTransaction { [self] db in storeLogged(row, db) }
+            } else {
+                try undoingOnFailure(db) { try Self.store(row, db, capacity: capacity) }
+            }
+            log.append(row)
+            uncommitted.append(row)
+            // Counted before the connection is let go: a lookup, which runs outside this
+            // actor, that finds this row then finds it not yet durable too, so its answer
+            // waits for the flush (a sign-in never shows a credential a crash could
+            // still take back).
+            groupCommit.recordCommit(to: .log)
+            submitLogWrite()
+        }
+    }
+
+    /// A registration's statements handed to GRDB's queue (`register`). Should they fail (an
+    /// I/O error, no memory) the open transaction is lost and with it rows already acknowledged
+    /// or about to be: the store stops, and its next open replays them from the record log.
+    private nonisolated func storeLogged(_ row: CredentialRow, _ db: Database) {
+        guard !isClosed.load(ordering: .relaxed) else { return }
+        do { try Self.store(row, db, capacity: nil) } catch {
+            try? db.rollback()
+            isClosed.store(true, ordering: .relaxed)
+            Self.logger.error("\(Self.keystoreError(error, path: path)); the keystore stops, and its next open replays the record log")
+        }
+    }
+
+    /// Runs `change` on GRDB's connection, on this thread. Nothing is written once the file was
+    /// deleted or replaced: it would be acknowledged and then lost with the file. Errors as
+    /// `write` says.
+    private func changing<T>(diskFullIsStoreFull: Bool, _ change: (Database) throws -> T) throws -> T {
         guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
         do {
-            let result = try queue.inDatabase { db in
+            return try queue.inDatabase { db in
                 guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
-                // A record too large for the log is committed into SQLite like any other write.
-                let logged = row.flatMap { RecordLog.canHold($0) ? $0 : nil }
-                if let logged, !log.hasRoom(for: logged) { try fold(db) }
-                if !db.isInsideTransaction { try db.beginTransaction() }
-                let result: T
-                do {
-                    result = try body(db)
-                    if let logged { log.append(logged) }
-                } catch {
-                    // No savepoint around each write (two statements more per registration):
-                    // the transaction is rolled back and the logged rows it held are put back.
-                    try? db.rollback()
-                    restoreUncommitted(db)
-                    throw error
-                }
-                if let logged {
-                    uncommitted.append(logged)
-                    // Counted before the connection is let go: a lookup, which runs outside this
-                    // actor, that finds this row then finds it not yet durable too, so its answer
-                    // waits for the flush (a sign-in never shows a credential a crash could
-                    // still take back).
-                    groupCommit.recordCommit(to: .log)
-                    submitLogWrite()
-                } else {
-                    try commit(db)
-                    groupCommit.recordCommit(to: .wal)
-                }
-                return result
+                return try change(db)
             }
-            if flush { try await durable() }
-            return result
         }
         catch let error as CredentialStoreError { throw error }
         catch let status as CTAPStatus { throw status }
@@ -490,6 +519,16 @@ public actor Keystore: CredentialStore {
                 throw CredentialStoreError.full
             }
             throw failure
+        }
+    }
+
+    /// No savepoint around each change (two statements more per registration): a failed one
+    /// rolls the transaction back, and the logged rows it held are put back.
+    private func undoingOnFailure<T>(_ db: Database, _ change: () throws -> T) throws -> T {
+        do { return try change() } catch {
+            try? db.rollback()
+            restoreUncommitted(db)
+            throw error
         }
     }
 

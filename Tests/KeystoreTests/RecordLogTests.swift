@@ -344,6 +344,29 @@ import Testing
         try await reopened.close()
     }
 
+    /// A registration's statements run on GRDB's queue after `save` returns (`register`); should
+    /// SQLite refuse them there, the registration is already acknowledged: the store stops
+    /// rather than answer without it, and the next open replays it from the log.
+    @Test func aRegistrationSQLiteRefusesAfterItsSaveStopsTheStoreAndTheNextOpenHasIt() async throws {
+        let temp = TemporaryDirectory(), image = TemporaryDirectory()
+        defer { temp.remove(); image.remove() }
+        let store = try openStore(temp.store)
+        let saved = Self.credentials(3)
+        for credential in saved.prefix(2) { try await store.save(credential) }
+        try await store.durable()
+        try store.queue.inDatabase { db in
+            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON main.credential BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        }
+        try await store.save(saved[2])
+        try await store.durable()
+        #expect(await StoreOutcome { _ = try await store.credentials(rpID: "example.com") } == .failed(.closed))
+        #expect(await StoreOutcome { try await store.save(makeCredential(rp: "other.example")) } == .failed(.closed))
+        try Self.crashImage(of: temp, into: image)
+        let reopened = try openStore(image.store)
+        #expect(try await reopened.credentials(rpID: "example.com") == saved.reversed())
+        try await reopened.close()
+    }
+
     /// A statement inside the open transaction journals the pages it changes, so that it can be
     /// undone alone (a reset's delete of every row: far more than SQLite keeps in memory by
     /// default). The journal stays in memory: no file of the process's is one of SQLite's
