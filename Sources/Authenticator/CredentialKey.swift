@@ -39,7 +39,7 @@ struct CredentialKey: Sendable {
         do {
             switch algorithm {
             case .es256, .esp256:
-                let key = try Self.generateP256()
+                let key = try P256KeyReserve.shared.take() ?? Self.generateP256()
                 return CredentialKey(algorithm: algorithm, rawRepresentation: Array(key.rawRepresentation), p256: key)
             case .es384: raw = Array(P384.Signing.PrivateKey().rawRepresentation)
             case .es512: raw = Array(P521.Signing.PrivateKey().rawRepresentation)
@@ -81,7 +81,7 @@ struct CredentialKey: Sendable {
     /// by default retries until the point is compact-representable (half of all keys), about ten
     /// scalar multiplications per key, the largest cost of a registration (docs/benchmarks.md).
     /// The import refuses 0 and scalars ≥ n (probability 2⁻³²), which are drawn again.
-    private static func generateP256() throws(CTAPStatus) -> P256.Signing.PrivateKey {
+    static func generateP256() throws(CTAPStatus) -> P256.Signing.PrivateKey {
         var scalar = [UInt8](repeating: 0, count: 32)
         defer { scalar.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         for _ in 0..<8 {

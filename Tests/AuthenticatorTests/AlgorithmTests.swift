@@ -42,6 +42,23 @@ import Testing
         }
     }
 
+    /// ES256 keys come from a reserve its own thread fills (`P256KeyReserve`): it fills up after
+    /// the first take, fills again each time half is taken, and hands each key out once.
+    @Test func theP256KeyReserveRefillsAndHandsEachKeyOutOnce() async throws {
+        let reserve = P256KeyReserve(capacity: 8)
+        var taken: [[UInt8]] = []
+        // Three times the reserve: only refills can hand out more than its capacity. Patient
+        // enough for a thread that runs on idle CPU only, on a loaded machine.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while taken.count < 3 * reserve.capacity, ContinuousClock.now < deadline {
+            if let key = reserve.take() { taken.append(Array(key.rawRepresentation)) } else { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(taken.count == 3 * reserve.capacity)
+        #expect(Set(taken).count == taken.count)
+        while reserve.count < reserve.capacity, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(reserve.count == reserve.capacity, "filled again after the last take")
+    }
+
     @Test func aNonResidentIDOfEveryAlgorithmFitsTheAdvertisedLengthAndSigns() async throws {
         let h = Harness(presence: Array(repeating: .approved, count: 20))
         for algorithm in Authenticator.Configuration().algorithms {
