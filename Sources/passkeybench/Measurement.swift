@@ -8,6 +8,7 @@ struct Measurement: Sendable {
     var perClient: [Int]
 
     var seconds: Double { elapsed.seconds }
+
     var operationsPerSecond: Double { seconds > 0 ? Double(operations) / seconds : 0 }
     var p50: Duration { percentile(0.50) }
     var p99: Duration { percentile(0.99) }
@@ -18,6 +19,15 @@ struct Measurement: Sendable {
         let sorted = latencies.sorted()
         let rank = Int((fraction * Double(sorted.count)).rounded(.up))
         return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}
+
+extension Measurement {
+    /// Several runs of one figure as one: their operations over their summed time.
+    init(pooling runs: [Measurement]) {
+        let operations = runs.map(\.operations).reduce(0, +)
+        self.init(operations: operations, elapsed: runs.map(\.elapsed).reduce(.zero, +),
+                  latencies: runs.flatMap(\.latencies), perClient: [operations])
     }
 }
 

@@ -127,24 +127,28 @@ struct PasskeyBench: AsyncParsableCommand {
     private func measureInProcess(store: any CredentialStore, users: UserCounter) async throws -> BenchResults.Pair {
         let authenticator = Authenticator(store: store, presence: ScriptedPresence.always(.approved))
         let client = BenchClient(transport: InProcessTransport(device: authenticator))
-        return try await measurePair(clients: [client], count: 1, users: users)
+        return try await measurePair(clients: [client], count: 1, users: users).0
     }
 
     /// makeCredential (rk) then getAssertion, from `count` of `clients`. The sign-in RP gets
     /// its one credential first, so each assertion signs with exactly one resident key.
-    private func measurePair(clients all: [BenchClient], count: Int, users: UserCounter,
-                             threads: [ClientThread]? = nil) async throws -> BenchResults.Pair {
+    /// `around`: a baseline measured right before and right after the registrations, pooled.
+    private func measurePair(clients all: [BenchClient], count: Int, users: UserCounter, threads: [ClientThread]? = nil,
+                             around baseline: DurableWriteBaseline? = nil) async throws -> (BenchResults.Pair, Measurement?) {
+        let before = if let baseline { try await measureDurableWrite(baseline) } else { nil as Measurement? }
         let makeCredential = try await Sampler.measure(clients: count, limits: limits, threads: threads) { client in
             let user = await users.next()
             try await all[client].makeCredential(
                 BenchRequests.makeCredential(rp: BenchRequests.registrationRP(user: user), user: user))
         }
+        let after = if let baseline { try await measureDurableWrite(baseline) } else { nil as Measurement? }
         try await all[0].makeCredential(BenchRequests.makeCredential(rp: BenchRequests.signInRP, user: 0))
         let request = BenchRequests.getAssertion(rpID: BenchRequests.signInRP.id)
         let getAssertion = try await Sampler.measure(clients: count, limits: limits, threads: threads) { client in
             try await all[client].getAssertion(request)
         }
-        return BenchResults.Pair(getAssertion: getAssertion, makeCredential: makeCredential)
+        let bracket = before.flatMap { before in after.map { Measurement(pooling: [before, $0]) } }
+        return (BenchResults.Pair(getAssertion: getAssertion, makeCredential: makeCredential), bracket)
     }
 
     // MARK: Over the socket
@@ -159,12 +163,13 @@ struct PasskeyBench: AsyncParsableCommand {
         // one client has the cooperative pool to itself.
         let threads = (0..<max(clients, 1)).map { ClientThread(name: "passkeybench client \($0)") }
         defer { for thread in threads { thread.stop() } }
-        note("append+fdatasync baseline beside the socket figures ...")
-        results.appendSyncBesideSocket = try await measureDurableWrite(.init(path: work + "/sync-append-socket", placement: .append))
-        note("socket, 1 client ...")
-        results.socketOne = try await measurePair(clients: benchClients, count: 1, users: users)
-        note("socket, \(clients) clients ...")
-        results.socketMany = try await measurePair(clients: benchClients, count: clients, users: users, threads: threads)
+        note("socket, 1 client, between append+fdatasync baselines ...")
+        (results.socketOne, results.appendSyncAroundOne) = try await measurePair(
+            clients: benchClients, count: 1, users: users, around: .init(path: work + "/sync-append-one", placement: .append))
+        note("socket, \(clients) clients, between append+fdatasync baselines ...")
+        (results.socketMany, results.appendSyncAroundMany) = try await measurePair(
+            clients: benchClients, count: clients, users: users, threads: threads,
+            around: .init(path: work + "/sync-append-many", placement: .append))
         note("WebAuthn ceremonies through PasskeyClient ...")
         guard let suffixes = PublicSuffixList.system() else { throw BenchError.noPublicSuffixList }
         let ceremonies = WebAuthnCeremonies(transport: transports[0], suffixes: suffixes)
