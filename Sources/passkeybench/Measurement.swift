@@ -8,7 +8,6 @@ struct Measurement: Sendable {
     var perClient: [Int]
 
     var seconds: Double { elapsed.seconds }
-
     var operationsPerSecond: Double { seconds > 0 ? Double(operations) / seconds : 0 }
     var p50: Duration { percentile(0.50) }
     var p99: Duration { percentile(0.99) }
