@@ -16,7 +16,7 @@ struct CredentialKey: Sendable {
     let rawRepresentation: [UInt8]
     /// A P-256 key as made by `generate`, public point included: its public key and the self
     /// attestation's signature then cost no second scalar multiplication to import it again.
-    private let p256: P256.Signing.PrivateKey?
+    private let p256: P256KeyPair?
 
     /// RS256 and PS256 keys: 2048-bit moduli, public exponent 65537.
     static let rsaModulusBytes = 256
@@ -39,8 +39,8 @@ struct CredentialKey: Sendable {
         do {
             switch algorithm {
             case .es256, .esp256:
-                let key = try P256KeyReserve.shared.take() ?? Self.generateP256()
-                return CredentialKey(algorithm: algorithm, rawRepresentation: Array(key.rawRepresentation), p256: key)
+                let pair = try P256KeyReserve.shared.take() ?? Self.generateP256()
+                return CredentialKey(algorithm: algorithm, rawRepresentation: pair.scalar, p256: pair)
             case .es384: raw = Array(P384.Signing.PrivateKey().rawRepresentation)
             case .es512: raw = Array(P521.Signing.PrivateKey().rawRepresentation)
             case .edDSA: raw = Array(Curve25519.Signing.PrivateKey().rawRepresentation)
@@ -67,7 +67,7 @@ struct CredentialKey: Sendable {
         self.init(algorithm: algorithm, rawRepresentation: rawRepresentation, p256: nil)
     }
 
-    private init(algorithm: COSEAlgorithm, rawRepresentation: [UInt8], p256: P256.Signing.PrivateKey?) {
+    private init(algorithm: COSEAlgorithm, rawRepresentation: [UInt8], p256: P256KeyPair?) {
         self.algorithm = algorithm
         self.rawRepresentation = rawRepresentation
         self.p256 = p256
@@ -81,12 +81,15 @@ struct CredentialKey: Sendable {
     /// by default retries until the point is compact-representable (half of all keys), about ten
     /// scalar multiplications per key, the largest cost of a registration (docs/benchmarks.md).
     /// The import refuses 0 and scalars ≥ n (probability 2⁻³²), which are drawn again.
-    static func generateP256() throws(CTAPStatus) -> P256.Signing.PrivateKey {
+    static func generateP256() throws(CTAPStatus) -> P256KeyPair {
         var scalar = [UInt8](repeating: 0, count: 32)
         defer { scalar.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         for _ in 0..<8 {
             scalar.withUnsafeMutableBytes(SecureRandom.fill)
-            if let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar) { return key }
+            if let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar) {
+                let (x, y) = coordinates(key.publicKey.rawRepresentation)
+                return P256KeyPair(key: key, scalar: Array(key.rawRepresentation), x: x, y: y)
+            }
         }
         throw .other
     }
@@ -95,8 +98,8 @@ struct CredentialKey: Sendable {
         do {
             switch algorithm {
             case .es256, .esp256:
-                let key = try p256 ?? P256.Signing.PrivateKey(rawRepresentation: rawRepresentation)
-                let (x, y) = Self.coordinates(key.publicKey.rawRepresentation)
+                if let p256 { return .p256(x: p256.x, y: p256.y, algorithm: algorithm) }
+                let (x, y) = Self.coordinates(try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
                 return .p256(x: x, y: y, algorithm: algorithm)
             case .es384:
                 let (x, y) = Self.coordinates(try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
@@ -133,7 +136,7 @@ struct CredentialKey: Sendable {
         do {
             switch algorithm {
             case .es256, .esp256:
-                let key = try p256 ?? P256.Signing.PrivateKey(rawRepresentation: rawRepresentation)
+                let key = try p256?.key ?? P256.Signing.PrivateKey(rawRepresentation: rawRepresentation)
                 return Array(try key.signature(for: message).derRepresentation)
             case .es384:
                 return Array(try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
@@ -202,4 +205,14 @@ struct CredentialKey: Sendable {
         bytes = bytes[(index + length)...]
         return contents
     }
+}
+
+/// A P-256 key as `CredentialKey.generateP256` makes it, with what a registration reads of it
+/// computed once: its scalar, and its public point's coordinates (an affine conversion, ~5 µs,
+/// done ahead with the key when it comes from `P256KeyReserve`).
+struct P256KeyPair: Sendable {
+    let key: P256.Signing.PrivateKey
+    let scalar: [UInt8]
+    let x: [UInt8]
+    let y: [UInt8]
 }

@@ -2,11 +2,12 @@ import Crypto
 import Foundation
 import Synchronization
 
-/// P-256 private keys generated ahead of the registrations that take them, on a thread of
-/// their own scheduled only on CPU time nothing else wants (`SCHED_IDLE`). With one client a
-/// registration takes a key instead of computing one on its own thread (~20 µs, the scalar
-/// multiplication; docs/benchmarks.md); with every core busy the thread hardly runs, the
-/// reserve runs dry and registrations generate their own as before, so nothing is lost.
+/// P-256 key pairs generated ahead of the registrations that take them, on a thread of their
+/// own scheduled only on CPU time nothing else wants (`SCHED_IDLE`). With one client a
+/// registration takes a key instead of computing one on its own thread (~20 µs for the scalar
+/// multiplication, ~7 µs for the public point's coordinates; docs/benchmarks.md); with every
+/// core busy the thread hardly runs, the reserve runs dry and registrations generate their
+/// own as before, so nothing is lost.
 ///
 /// A key is taken once, removed as it is taken, and never known to anything else: it is as
 /// fresh as one generated on the spot (CTAP 2.1 §6.1.2 step 16 asks only for a new key pair).
@@ -19,7 +20,7 @@ final class P256KeyReserve: Sendable {
     static let shared = P256KeyReserve(capacity: 64)
 
     let capacity: Int
-    private let keys = Mutex<[P256.Signing.PrivateKey]>([])
+    private let keys = Mutex<[P256KeyPair]>([])
     private let started = Atomic<Bool>(false)
     /// Signalled when a take leaves the reserve half full, and when the reserve is let go.
     private let wanted = DispatchSemaphore(value: 0)
@@ -34,7 +35,7 @@ final class P256KeyReserve: Sendable {
     var count: Int { keys.withLock { $0.count } }
 
     /// A key from the reserve, or nil when it is empty or its thread is adding one.
-    func take() -> P256.Signing.PrivateKey? {
+    func take() -> P256KeyPair? {
         if !started.exchange(true, ordering: .relaxed) { startFilling() }
         guard let (key, left) = keys.withLockIfAvailable({ keys in (keys.popLast(), keys.count) }) else { return nil }
         if key != nil, left == capacity / 2 { wanted.signal() }

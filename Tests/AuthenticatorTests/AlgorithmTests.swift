@@ -51,7 +51,7 @@ import Testing
         // enough for a thread that runs on idle CPU only, on a loaded machine.
         let deadline = ContinuousClock.now + .seconds(60)
         while taken.count < 3 * reserve.capacity, ContinuousClock.now < deadline {
-            if let key = reserve.take() { taken.append(Array(key.rawRepresentation)) } else { try await Task.sleep(for: .milliseconds(5)) }
+            if let pair = reserve.take() { taken.append(pair.scalar) } else { try await Task.sleep(for: .milliseconds(5)) }
         }
         #expect(taken.count == 3 * reserve.capacity)
         #expect(Set(taken).count == taken.count)
