@@ -20,13 +20,17 @@ final class P256KeyReserve: Sendable {
     static let shared = P256KeyReserve(capacity: 64)
 
     let capacity: Int
+    /// Whether the filling thread runs at `SCHED_IDLE`: only on CPU time nothing else wants,
+    /// which on this kernel can be none at all for as long as every core is busy.
+    let idleOnly: Bool
     private let keys = Mutex<[P256KeyPair]>([])
     private let started = Atomic<Bool>(false)
     /// Signalled when a take leaves the reserve half full, and when the reserve is let go.
     private let wanted = DispatchSemaphore(value: 0)
 
-    init(capacity: Int) {
+    init(capacity: Int, idleOnly: Bool = true) {
         self.capacity = capacity
+        self.idleOnly = idleOnly
     }
 
     deinit { wanted.signal() }
@@ -46,11 +50,11 @@ final class P256KeyReserve: Sendable {
     private static let schedIdle: Int32 = 5
 
     private func startFilling() {
-        let wanted = wanted
+        let (wanted, idleOnly) = (wanted, idleOnly)
         let thread = Thread { [weak self] in
             var idle = sched_param()
             // Below every ordinary thread: a reserve is worth only CPU time no one else wants.
-            _ = sched_setscheduler(0, Self.schedIdle, &idle)
+            if idleOnly { _ = sched_setscheduler(0, Self.schedIdle, &idle) }
             // Not held while waiting: a reserve let go wakes this thread, which then ends.
             while Self.fill(self) { wanted.wait() }
         }

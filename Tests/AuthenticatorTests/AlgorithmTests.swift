@@ -43,20 +43,33 @@ import Testing
     }
 
     /// ES256 keys come from a reserve its own thread fills (`P256KeyReserve`): it fills up after
-    /// the first take, fills again each time half is taken, and hands each key out once.
-    @Test func theP256KeyReserveRefillsAndHandsEachKeyOutOnce() async throws {
-        let reserve = P256KeyReserve(capacity: 8)
-        var taken: [[UInt8]] = []
-        // Three times the reserve: only refills can hand out more than its capacity. Patient
-        // enough for a thread that runs on idle CPU only, on a loaded machine.
+    /// the first take, fills again once a take leaves it half full (a reserve left above half
+    /// stays as it is), and hands each key out once.
+    @Test func theP256KeyReserveRefillsOnceHalfIsTakenAndHandsEachKeyOutOnce() async throws {
+        // At the ordinary priority: with every core busy a `SCHED_IDLE` thread may not run at all
+        // (measured: not for 60 s beside two busy loops), which is what the daemon's reserve is
+        // for and not what this test checks.
+        let reserve = P256KeyReserve(capacity: 8, idleOnly: false)
         let deadline = ContinuousClock.now + .seconds(60)
-        while taken.count < 3 * reserve.capacity, ContinuousClock.now < deadline {
-            if let pair = reserve.take() { taken.append(pair.scalar) } else { try await Task.sleep(for: .milliseconds(5)) }
+        func waitUntilFull() async throws {
+            while reserve.count < reserve.capacity, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(reserve.count == reserve.capacity)
         }
-        #expect(taken.count == 3 * reserve.capacity)
+        var taken: [[UInt8]] = []
+        // Starts the filling thread; on a slow machine it may fill the reserve before this take.
+        if let first = reserve.take() { taken.append(first.scalar) }
+        while reserve.count + taken.count < reserve.capacity, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        for round in 0..<4 {
+            if round > 0 { try await waitUntilFull() }
+            // Down to half: the take that leaves it there asks for the refill. A take finds the
+            // lock busy only while the filling thread holds it; it is let run then.
+            while reserve.count > reserve.capacity / 2, ContinuousClock.now < deadline {
+                if let pair = reserve.take() { taken.append(pair.scalar) } else { try await Task.sleep(for: .milliseconds(1)) }
+            }
+        }
+        try await waitUntilFull()
+        #expect(taken.count >= 4 * reserve.capacity / 2)
         #expect(Set(taken).count == taken.count)
-        while reserve.count < reserve.capacity, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(reserve.count == reserve.capacity, "filled again after the last take")
     }
 
     @Test func aNonResidentIDOfEveryAlgorithmFitsTheAdvertisedLengthAndSigns() async throws {
