@@ -208,7 +208,7 @@ struct CredentialKey: Sendable {
 }
 
 /// A P-256 key as `CredentialKey.generateP256` makes it, with what a registration reads of it
-/// computed once: its scalar, and its public point's coordinates (an affine conversion, ~5 µs,
+/// computed once: its scalar, and its public point's coordinates (an affine conversion, ~7 µs,
 /// done ahead with the key when it comes from `P256KeyReserve`).
 struct P256KeyPair: Sendable {
     let key: P256.Signing.PrivateKey
