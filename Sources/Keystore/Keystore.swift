@@ -77,7 +77,7 @@ public actor Keystore: CredentialStore {
 
     /// Closes the database: the registrations only logged are committed, the WAL is
     /// checkpointed into the main file, then the directory is let go. Later calls throw
-    /// `KeystoreError.closed`.
+    /// `KeystoreError.closed`. A store that stopped after a failure is let go as it stands.
     public func close() throws(KeystoreError) {
         var loggedAreInSQLite = false
         let alreadyClosed = queue.inDatabase { db in
@@ -91,7 +91,9 @@ public actor Keystore: CredentialStore {
             else if case .success = wal.flush() { loggedAreInSQLite = true }
             return false
         }
-        guard !alreadyClosed else { return }
+        // A store stopped by a failure (`restoreUncommitted`, `storeLogged`) still holds its
+        // directory: it is let go as it stands, its log keeping what SQLite lost for the next open.
+        guard !alreadyClosed || lock != nil else { return }
         defer { lock = nil }
         // Landed before the log is cleared, not after.
         _ = logWrite?.wait()

@@ -365,6 +365,11 @@ import Testing
         let reopened = try openStore(image.store)
         #expect(try await reopened.credentials(rpID: "example.com") == saved.reversed())
         try await reopened.close()
+        // Closed, the stopped store lets its directory go as it stands: reopened in place, it has them too.
+        try await store.close()
+        let inPlace = try openStore(temp.store)
+        #expect(try await inPlace.credentials(rpID: "example.com") == saved.reversed())
+        try await inPlace.close()
     }
 
     /// A statement inside the open transaction journals the pages it changes, so that it can be
