@@ -27,6 +27,7 @@ struct Passkeyctl: AsyncParsableCommand {
     /// Parses, runs, and turns every failure into its sentence and exit status.
     static func main() async {
         let json = CommandLine.arguments.dropFirst().contains("--json")
+        CommandLog.bootstrap(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -98,6 +98,13 @@ def test_man_pages_are_installed(prefix):
     assert "doctor" in page, "the subcommands are documented"
 
 
+def test_man_pages_render_without_warnings(prefix):
+    for e in EXECUTABLES:
+        done = subprocess.run(["man", "--warnings", "-l", str(prefix / "share" / "man" / "man1" / f"{e}.1")],
+                              capture_output=True, text=True, timeout=60, env={**os.environ, "MANWIDTH": "80"})
+        assert done.returncode == 0 and done.stderr == "", f"{e}.1: {done.stderr}"
+
+
 def test_systemd_user_units_name_the_installed_daemon(prefix):
     units = prefix / "share" / "systemd" / "user"
     assert f"ExecStart={prefix}/bin/passkeyd\n" in (units / "passkeyd.service").read_text()

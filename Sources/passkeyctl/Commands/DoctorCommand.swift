@@ -143,12 +143,19 @@ struct DoctorCommand: AsyncParsableCommand {
 
     private func pin(_ connection: Connection) async -> Diagnosis {
         let state: PINState
+        let builtInUV: Bool
         do {
-            state = try await PINState.read(connection, info: try await connection.info())
+            let info = try await connection.info()
+            // CTAP 2.1 §6.4: options.uv true is built-in user verification, configured and usable.
+            builtInUV = info.options["uv"] == true
+            state = try await PINState.read(connection, info: info)
         } catch {
             return .problem("PIN", "cannot read the PIN state: \(error.message)", advice: "try `passkeyctl info`", status: error.exitStatus)
         }
         guard state.isSet else {
+            if builtInUV {
+                return .ok("PIN", "not set; built-in user verification answers sites that ask for it (passkeyd --uv)")
+            }
             return .note("PIN", "not set", advice: "sites that ask for user verification need one: `passkeyctl pin set`")
         }
         if state.retries == 0 {
