@@ -39,8 +39,8 @@ device_open(const struct sk_request *request, int *error)
 	}
 	if ((r = fido_dev_set_io_functions(dev, &passkeyd_socket_io)) != FIDO_OK ||
 	    (r = fido_dev_open(dev, path)) != FIDO_OK) {
-		/* The adapter has printed why (refused socket, or nobody listening). */
-		say("cannot use passkeyd at %s (%s)", path, fido_strerr(r));
+		/* The adapter has printed why: a refused socket, or nobody listening. */
+		say("cannot use passkeyd at %s (see the line above)", path);
 		fido_dev_free(&dev);
 		*error = SK_ERR_DEVICE_NOT_FOUND;
 		return NULL;
