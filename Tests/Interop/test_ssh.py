@@ -14,8 +14,9 @@ import pytest
 from fido2.ctap2 import Ctap2
 from fido2.ctap2.pin import ClientPin
 
+from passkeyd_hid import REPO, daemon_binary
 from passkeyd_pin import PIN
-from passkeyd_ssh import Agent, OpenSSH, Sshd, copy_key, provider, public_key, replace_key_handle
+from passkeyd_ssh import Agent, OpenSSH, Sshd, copy_key, free_port, provider, public_key, replace_key_handle
 from test_socket_trust import NOBODY, finish, impostor, reachable  # noqa: F401  (reachable: a fixture)
 
 KEY_TYPES = {"ecdsa-sk": "sk-ecdsa-sha2-nistp256@openssh.com", "ed25519-sk": "sk-ssh-ed25519@openssh.com"}
@@ -251,6 +252,16 @@ def test_presence_denied_fails_the_login_but_a_no_touch_key_signs(daemon_factory
     sshd.authorize(f"no-touch-required {public_key(silent)}")
     ok(login(tools, sshd, f"IdentityFile={silent}", "IdentityAgent=none"), "ssh with no-touch-required", sshd.log())
     still_serving(denying)
+
+
+def test_the_ci_example_logs_in_to_an_sshd():
+    """integrations/ssh/examples/sshd-login.sh, the recipe docs/integrations.md gives for CI, as written."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSKEYD_", "SSH_"))}
+    env.update(PATH=f"{os.path.dirname(daemon_binary())}:{env['PATH']}", SK_PROVIDER=provider(), SSHD_PORT=str(free_port()))
+    result = subprocess.run(["sh", str(REPO / "integrations" / "ssh" / "examples" / "sshd-login.sh")], env=env,
+                            capture_output=True, timeout=180, stdin=subprocess.DEVNULL, start_new_session=True)
+    out = ok(result, "sshd-login.sh")
+    assert out.strip().endswith("with a passkeyd security key")
 
 
 def test_no_daemon_names_the_fix(openssh, workdir):
