@@ -305,7 +305,7 @@ CALL_ENROLL = textwrap.dedent("""
         options[i] = ctypes.pointer(o)
     response = ctypes.c_void_p()
     challenge = b"\\0" * 32
-    r = lib.sk_enroll(0, challenge, 32, b"ssh:", 0x01, None, options, ctypes.byref(response))
+    r = lib.sk_enroll(int(sys.argv[5]), challenge, 32, b"ssh:", 0x01, None, options, ctypes.byref(response))
     print(r, bool(response.value))
 """)
 
@@ -321,8 +321,8 @@ def heard_by(pid: int, report: int, path: str) -> int:
     return finish(pid, report)
 
 
-def call_enroll(device: str, option: str, required: int) -> tuple[str, str]:
-    result = subprocess.run([sys.executable, "-c", CALL_ENROLL, provider(), device, option, str(required)],
+def call_enroll(device: str, option: str, required: int, alg: int = 0) -> tuple[str, str]:
+    result = subprocess.run([sys.executable, "-c", CALL_ENROLL, provider(), device, option, str(required), str(alg)],
                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     return result.stdout.strip(), result.stderr
 
@@ -335,6 +335,13 @@ def test_an_unknown_required_option_is_refused_before_any_byte(workdir):
     assert out == "-2 False"  # SSH_SK_ERR_UNSUPPORTED, no response
     assert 'the required option "frobnicate" is not one this provider knows' in err
     assert heard_by(pid, report, path) == 0
+
+
+def test_an_unknown_key_type_is_refused(pinned):
+    out, err = call_enroll(pinned.socket, "frobnicate", 0, alg=7)
+    assert out == "-2 False"
+    assert "passkeyd-sk: key type 7 is not one OpenSSH's sk-api defines" in err
+    still_serving(pinned)
 
 
 def test_an_unknown_optional_option_is_ignored(pinned):

@@ -12,7 +12,7 @@
 #include "passkeyd-libfido2.h"
 #include "provider.h"
 
-fido_dev_t *
+static fido_dev_t *
 device_open(const struct sk_request *request, int *error)
 {
 	const char *path = request->device[0] != '\0' ? request->device : passkeyd_default_socket_path();
@@ -52,6 +52,20 @@ device_open(const struct sk_request *request, int *error)
 		return NULL;
 	}
 	return dev;
+}
+
+fido_dev_t *
+device_for_call(struct sk_option **options, const uint32_t *alg, struct sk_request *request, int *error)
+{
+	fido_init(0);
+	if ((*error = request_parse(options, request)) != 0)
+		return NULL;
+	if (alg != NULL && key_cose_type(*alg) == 0) {
+		say("key type %u is not one OpenSSH's sk-api defines (ecdsa-sk 0, ed25519-sk 1)", *alg);
+		*error = SK_ERR_UNSUPPORTED;
+		return NULL;
+	}
+	return device_open(request, error);
 }
 
 void

@@ -102,17 +102,10 @@ sk_enroll(uint32_t alg, const uint8_t *challenge, size_t challenge_len, const ch
 	fido_cred_t *cred = NULL;
 	int ret, r;
 
-	fido_init(0);
 	if (enroll_response == NULL || application == NULL || challenge == NULL)
 		return SK_ERR_GENERAL;
 	*enroll_response = NULL;
-	if ((ret = request_parse(options, &req)) != 0)
-		return ret;
-	if (key_cose_type(alg) == 0) {
-		say("key type %u is not one OpenSSH's sk-api defines (ecdsa-sk 0, ed25519-sk 1)", alg);
-		return SK_ERR_UNSUPPORTED;
-	}
-	if ((dev = device_open(&req, &ret)) == NULL)
+	if ((dev = device_for_call(options, &alg, &req, &ret)) == NULL)
 		return ret;
 	ret = SK_ERR_GENERAL;
 	if ((flags & SK_FLAG_RESIDENT) && !(flags & SK_FLAG_FORCE) &&

@@ -28,8 +28,12 @@ struct sk_request {
 /* options.c: 0, or the sk error to return (after a sentence on stderr). */
 int request_parse(struct sk_option **options, struct sk_request *out);
 
-/* device.c: passkeyd opened through the socket adapter, or NULL with *error set. */
-fido_dev_t *device_open(const struct sk_request *request, int *error);
+/*
+ * device.c: the start of every call: its options parsed into *request, the key type
+ * checked (alg NULL: none to check), passkeyd opened through the socket adapter.
+ * NULL with *error set (after a sentence) if any step fails.
+ */
+fido_dev_t *device_for_call(struct sk_option **options, const uint32_t *alg, struct sk_request *request, int *error);
 void device_close(fido_dev_t **dev);
 
 /* status.c: one line on stderr, prefixed "passkeyd-sk: ". */

@@ -119,14 +119,11 @@ sk_load_resident_keys(const char *pin, struct sk_option **options, struct sk_res
 	size_t nrks = 0;
 	int ret;
 
-	fido_init(0);
 	if (rksp == NULL || nrksp == NULL)
 		return SK_ERR_GENERAL;
 	*rksp = NULL;
 	*nrksp = 0;
-	if ((ret = request_parse(options, &req)) != 0)
-		return ret;
-	if ((dev = device_open(&req, &ret)) == NULL)
+	if ((dev = device_for_call(options, NULL, &req, &ret)) == NULL)
 		return ret;
 	/* libfido2 manages credentials only with a PIN: without one, OpenSSH asks for it. */
 	if (pin == NULL) {

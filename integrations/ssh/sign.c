@@ -49,17 +49,10 @@ sk_sign(uint32_t alg, const uint8_t *data, size_t data_len, const char *applicat
 	fido_dev_t *dev = NULL;
 	int ret;
 
-	fido_init(0);
 	if (sign_response == NULL || application == NULL || (data == NULL && data_len != 0))
 		return SK_ERR_GENERAL;
 	*sign_response = NULL;
-	if ((ret = request_parse(options, &req)) != 0)
-		return ret;
-	if (key_cose_type(alg) == 0) {
-		say("key type %u is not one OpenSSH's sk-api defines (ecdsa-sk 0, ed25519-sk 1)", alg);
-		return SK_ERR_UNSUPPORTED;
-	}
-	if ((dev = device_open(&req, &ret)) == NULL)
+	if ((dev = device_for_call(options, &alg, &req, &ret)) == NULL)
 		return ret;
 	if ((assert = fido_assert_new()) == NULL) {
 		ret = SK_ERR_GENERAL;
