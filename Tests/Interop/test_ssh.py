@@ -206,6 +206,8 @@ def test_verify_required_with_built_in_uv_needs_no_pin(daemon_factory, workdir, 
     ok(tools.keygen("ecdsa-sk", key, "verify-required", "resident", "user=uv"), "ssh-keygen -O verify-required")
     sshd.authorize(f"verify-required {public_key(key)}")
     ok(login(tools, sshd, f"IdentityFile={key}", "IdentityAgent=none"), "ssh", sshd.log())
+    # A resident key without verify-required is verified at enrolment the same way.
+    ok(tools.keygen("ed25519-sk", folder / "id_resident", "resident", "user=uv2"), "ssh-keygen -O resident")
     assert not any("PIN" in p for p in tools.take_prompts())
 
 

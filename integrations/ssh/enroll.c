@@ -65,6 +65,9 @@ make_credential(fido_dev_t *dev, uint32_t alg, const uint8_t *challenge, size_t 
 	if ((flags & SK_FLAG_USER_VERIFICATION) && pin == NULL &&
 	    (r = verification_without_pin(dev, &built_in, "a verify-required key")) != 0)
 		return r;
+	/* A protected authenticator verifies the user for a discoverable credential (§6.1.2 step 11). */
+	if ((flags & SK_FLAG_RESIDENT) && pin == NULL && fido_dev_has_uv(dev) && fido_dev_supports_permissions(dev))
+		built_in = 1;
 	if ((flags & (SK_FLAG_RESIDENT | SK_FLAG_USER_VERIFICATION)) && !fido_dev_supports_cred_prot(dev)) {
 		say("passkeyd does not offer credProtect, which resident and verify-required keys need");
 		return SK_ERR_UNSUPPORTED;
