@@ -346,6 +346,12 @@ def test_an_unknown_key_type_is_refused(pinned):
     still_serving(pinned)
 
 
+def test_a_relative_device_is_refused():
+    out, err = call_enroll("ctaphid.sock", "frobnicate", 0)
+    assert out == "-1 False"
+    assert "passkeyd-sk: device=ctaphid.sock is not an absolute path to passkeyd's socket" in err
+
+
 def test_an_unknown_optional_option_is_ignored(pinned):
     out, err = call_enroll(pinned.socket, "frobnicate", 0)
     assert out == "0 True", err
