@@ -154,6 +154,7 @@ def test_destdir_stages_for_a_packager(tmp_path):
     stage = tmp_path / "stage"
     make("install", f"DESTDIR={stage}", "PREFIX=/usr/local")
     assert (stage / "usr/local/bin/passkeyd").is_file()
+    assert (stage / "usr/local/lib/libpasskeyd-sk.so").is_file()  # the OpenSSH provider (integrations/ssh)
     assert "ExecStart=/usr/local/bin/passkeyd\n" in (stage / "usr/local/share/systemd/user/passkeyd.service").read_text()
     assert "prefix=/usr/local\n" in (stage / "usr/local/lib/pkgconfig/passkeyd-libfido2.pc").read_text()
 
