@@ -15,6 +15,7 @@ from fido2.ctap2 import Ctap2
 from test_socket_trust import NOBODY, finish, impostor, reachable  # noqa: F401  (reachable is a fixture)
 
 PASSKEYCTL = os.environ.get("PASSKEYCTL_BIN", os.path.join(os.path.dirname(__file__), "../../.build/debug/passkeyctl"))
+WITH_INFO = os.environ.get("LIBFIDO2_WITH_INFO", os.path.join(os.path.dirname(__file__), "build/libfido2_with_info"))
 PIN = "271828"
 PRODUCT = "(passkeyd software FIDO2 authenticator)"
 
@@ -41,6 +42,15 @@ def ok(result: subprocess.CompletedProcess, daemon=None) -> str:
     log = f"\n--- passkeyd log ---\n{daemon.log()}" if daemon else ""
     assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}{log}"
     return result.stdout
+
+
+def aaguid_of(daemon) -> str:
+    """The daemon's AAGUID in hex, as python-fido2 reads it from getInfo."""
+    dev = daemon.device()
+    try:
+        return bytes(Ctap2(dev).info.aaguid).hex()
+    finally:
+        dev.close()
 
 
 def b64(n: int) -> str:
@@ -72,12 +82,7 @@ def test_fido2_token_lists_passkeyd_only_under_exec(daemon):
 
 def test_fido2_token_prints_the_daemons_getinfo(daemon):
     info = ok(under_exec(daemon.socket, "fido2-token", "-I", f"passkeyd:{daemon.socket}"), daemon)
-    dev = daemon.device()
-    try:
-        aaguid = Ctap2(dev).info.aaguid
-    finally:
-        dev.close()
-    assert f"aaguid: {bytes(aaguid).hex()}" in info.splitlines()
+    assert f"aaguid: {aaguid_of(daemon)}" in info.splitlines()
     assert "version strings: U2F_V2, FIDO_2_0, FIDO_2_1" in info.splitlines()
     options = next(line for line in info.splitlines() if line.startswith("options: ")).split(": ", 1)[1].split(", ")
     # The default fixture's built-in UV (--uv auto) and no PIN.
@@ -102,7 +107,7 @@ def test_fido2_cred_then_fido2_assert_verify_with_the_credentials_key(daemon, tm
 def test_resident_credentials_listed_after_a_pin_and_deleted(daemon_factory, tmp_path):
     # --uv off: fido2-cred -M -r sends neither uv nor a PIN, which a device with built-in UV
     # (or a PIN) refuses for a resident key (CTAP 2.1 §6.1.2 step 11: PUAT_REQUIRED); so the
-    # credential is made first, then the PIN is set for credential management.
+    # credentials are made first, then the PIN that credential management asks for is set.
     d = daemon_factory("--presence", "auto", "--uv", "off")
     kept, _ = make_credential(d, tmp_path, "example.com", "-r")
     gone, _ = make_credential(d, tmp_path, "example.org", "-r")
@@ -123,6 +128,15 @@ def test_resident_credentials_listed_after_a_pin_and_deleted(daemon_factory, tmp
     urlsafe = lambda text: base64.urlsafe_b64encode(base64.b64decode(text)).decode().rstrip("=")  # noqa: E731
     assert urlsafe(kept[4]) in ids and urlsafe(gone[4]) not in ids
     assert "example.org" not in ids
+
+
+def test_a_program_opening_devices_with_info_reaches_passkeyd(daemon):
+    # fido_dev_new_with_info + fido_dev_open_with_info: libfido2 would read the listed entry's
+    # report sizes from a hidraw handle it does not have unless the preload marks the io as its own.
+    if not os.access(WITH_INFO, os.X_OK):
+        pytest.fail(f"{WITH_INFO} not built (make -C Tests/Interop program)")
+    opened = ok(under_exec(daemon.socket, WITH_INFO), daemon)
+    assert f"passkeyd:{daemon.socket} aaguid {aaguid_of(daemon)}" in opened.splitlines()
 
 
 def test_ssh_keygen_through_openssh_s_own_provider(daemon, tmp_path):
