@@ -26,7 +26,8 @@ struct Passkeyctl: AsyncParsableCommand {
 
     /// Parses, runs, and turns every failure into its sentence and exit status.
     static func main() async {
-        let json = CommandLine.arguments.dropFirst().contains("--json")
+        // Words after `--` are another program's (`exec`), not passkeyctl's flags.
+        let json = CommandLine.arguments.dropFirst().prefix(while: { $0 != "--" }).contains("--json")
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

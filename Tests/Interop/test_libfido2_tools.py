@@ -64,12 +64,14 @@ def make_credential(daemon, folder, rp_id: str = "example.org", *flags: str) -> 
     made = ok(under_exec(daemon.socket, "fido2-cred", "-M", *flags, "-i", str(request), f"passkeyd:{daemon.socket}"), daemon)
     attested = folder / f"cred-{rp_id}.out"
     attested.write_text(made)
-    public_key = folder / f"cred-{rp_id}.pem"
+    public_key = folder / f"cred-{rp_id}.pem"  # the credential ID, then its key in PEM
     # -V checks the attestation statement's signature over authData and the client data hash.
-    verified = ok(subprocess.run(["fido2-cred", "-V", "-i", str(attested), "-o", str(public_key)], capture_output=True, text=True, timeout=60))
+    ok(subprocess.run(["fido2-cred", "-V", "-i", str(attested), "-o", str(public_key)], capture_output=True, text=True, timeout=60))
     lines = made.splitlines()
     assert lines[1] == rp_id and lines[2] == "packed"
-    assert verified.splitlines()[0] == lines[4], "-V names the credential -M made"
+    verified = public_key.read_text().splitlines()
+    assert verified[0] == lines[4], "-V names the credential -M made"
+    assert verified[1] == "-----BEGIN PUBLIC KEY-----"
     return lines, str(public_key)
 
 

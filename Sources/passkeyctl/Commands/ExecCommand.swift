@@ -16,29 +16,23 @@ struct ExecCommand: ParsableCommand {
 
             Limits: the dynamic loader ignores LD_PRELOAD for setuid and setgid programs (run them another way, or use pam_u2f through pamtester); programs that load libfido2 with RTLD_DEEPBIND, link it statically or find keys without fido_dev_info_manifest do not see passkeyd.
 
-            Exit status: the program's own; 127 when it cannot be found, 126 when it cannot be run, 1 when the library is missing.
+            Exit status: the program's own; 127 when it cannot be found, 126 when it cannot be run, 1 when the library is missing or others could have written it.
             """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The program and its arguments (put -- before them).", valueName: "command"))
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("The program and its arguments, after --.", valueName: "command"))
     var command: [String] = []
 
-    /// The program's words, without the `--` that `.captureForPassthrough` keeps.
-    var programWords: [String] {
-        command.first == "--" ? Array(command.dropFirst()) : command
-    }
-
     func run() throws {
-        let words = programWords
-        guard let program = words.first else {
+        guard let program = command.first else {
             throw Failure.usage("Name the program to run: passkeyctl exec -- COMMAND [ARGUMENT…] (for example `passkeyctl exec -- fido2-token -L`).")
         }
         let library = try PreloadLibrary.find()
         setenv("LD_PRELOAD", Self.preload(adding: library, to: ProcessInfo.processInfo.environment["LD_PRELOAD"]), 1)
         setenv("PASSKEYD_SOCKET", PreloadLibrary.absolute(global.socketPath), 1)
         fflush(nil)
-        execute(program, words)
+        execute(program, command)
     }
 
     /// LD_PRELOAD with the library appended (ld.so(8): entries separated by colons or spaces), once.
@@ -58,8 +52,8 @@ struct ExecCommand: ParsableCommand {
         execvp(program, argv)
         let reason = errno
         let notFound = reason == ENOENT || reason == ENOTDIR
-        Output.error("passkeyctl: cannot run \(program): \(String(cString: strerror(reason)))"
-            + (notFound ? " (not found on PATH)." : "."))
+        let searched = notFound && !program.contains("/")
+        Output.error("passkeyctl: cannot run \(program): \(String(cString: strerror(reason)))" + (searched ? " (not found on PATH)." : "."))
         Foundation.exit(notFound ? 127 : 126)
     }
 }
