@@ -7,6 +7,7 @@ import base64
 import json
 import os
 import shutil
+import socket
 import subprocess
 
 import pytest
@@ -228,6 +229,10 @@ def test_the_preload_sends_nothing_to_another_users_socket(reachable):  # noqa: 
     os.chown(folder, NOBODY, NOBODY)
     pid, path, report = impostor(str(folder), NOBODY)
     done = under_exec(path, "fido2-token", "-I", f"passkeyd:{path}")
+    # The impostor reports what its first connection carried; had the preload connected, that
+    # connection would be queued ahead of this empty one, which only spares the 20 s accept wait.
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.connect(path)
     heard = finish(pid, report)
     assert done.returncode != 0
     assert f"passkeyd-libfido2: refusing {path}: its folder belongs to uid {NOBODY}" in done.stderr
