@@ -142,14 +142,15 @@ def test_a_program_opening_devices_with_info_reaches_passkeyd(daemon):
     assert f"passkeyd:{daemon.socket} aaguid {aaguid_of(daemon)}" in opened.splitlines()
 
 
-def test_ssh_keygen_through_openssh_s_own_provider(daemon, tmp_path):
+@pytest.mark.parametrize("kind, public_type", [("ecdsa-sk", "sk-ecdsa-sha2-nistp256@openssh.com"), ("ed25519-sk", "sk-ssh-ed25519@openssh.com")])
+def test_ssh_keygen_through_openssh_s_own_provider(daemon, tmp_path, kind, public_type):
     # No SSH_SK_PROVIDER: ssh-keygen's ssh-sk-helper uses OpenSSH's built-in libfido2 provider,
     # and inherits LD_PRELOAD from ssh-keygen.
     env = {k: v for k, v in os.environ.items() if k != "SSH_SK_PROVIDER"}
-    key = tmp_path / "id_ecdsa_sk"
-    made = under_exec(daemon.socket, "ssh-keygen", "-q", "-t", "ecdsa-sk", "-N", "", "-C", "passkeyd", "-f", str(key), env=env)
+    key = tmp_path / "id_sk"
+    made = under_exec(daemon.socket, "ssh-keygen", "-q", "-t", kind, "-N", "", "-C", "passkeyd", "-f", str(key), env=env)
     ok(made, daemon)
-    assert (tmp_path / "id_ecdsa_sk.pub").read_text().startswith("sk-ecdsa-sha2-nistp256@openssh.com ")
+    assert (tmp_path / "id_sk.pub").read_text().startswith(public_type + " ")
 
     data = tmp_path / "message"
     data.write_text("signed by passkeyd\n")
