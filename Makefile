@@ -26,6 +26,7 @@ release: deps
 	$(MAKE) --no-print-directory man CONFIG=release
 	$(MAKE) --no-print-directory -C integrations/c
 	$(MAKE) --no-print-directory -C integrations/ssh
+	$(MAKE) --no-print-directory -C integrations/preload
 
 ## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.
 test: deps architecture
@@ -65,10 +66,10 @@ fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz integrations/c/build integrations/ssh/build
+	rm -rf .build .build-fuzz integrations/c/build integrations/ssh/build integrations/preload/build
 
 ## `make install` (docs/integrations.md): the executables, shell completions, man pages,
-## systemd user units, the libfido2 adapter and the OpenSSH provider under PREFIX (DESTDIR for packagers).
+## systemd user units, the libfido2 adapter, the OpenSSH provider and the preload library under PREFIX (DESTDIR for packagers).
 ## CONFIG=debug installs the debug build instead (what `make test`'s install test uses).
 PREFIX ?= $(HOME)/.local
 DESTDIR ?=
@@ -113,6 +114,7 @@ install:
 	done
 	$(MAKE) --no-print-directory -C integrations/c install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	$(MAKE) --no-print-directory -C integrations/ssh install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/preload install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@echo "installed under $(DESTDIR)$(PREFIX); with systemd: systemctl --user daemon-reload && systemctl --user enable --now passkeyd.socket"
 
 uninstall:
@@ -124,6 +126,7 @@ uninstall:
 	for u in $(UNITS); do rm -f $(DESTDIR)$(USER_UNITS)/$$u; done
 	$(MAKE) --no-print-directory -C integrations/c uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	$(MAKE) --no-print-directory -C integrations/ssh uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/preload uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 ## Man pages for the executables, from their own --help (swift-argument-parser's generate-manual
 ## plugin, which builds every product first); remade only when an executable changed.

@@ -166,3 +166,11 @@ def test_under_sudo_install_only_copies_what_the_user_built(tmp_path):
     assert "install: using the debug products someone built" in done.stdout
     assert "swift build" not in done.stdout and "deps:" not in done.stdout
     assert (p / "bin" / "passkeyctl").is_file() and (p / "share" / "man" / "man1" / "passkeyctl.1").is_file()
+
+
+def test_passkeyctl_exec_finds_the_installed_preload_library(prefix, user):
+    """`passkeyctl exec` looks next to its install (<bindir>/../lib/passkeyd/) first."""
+    done = subprocess.run([str(prefix / "bin" / "passkeyctl"), "exec", "--", "sh", "-c", 'echo "$LD_PRELOAD"'],
+                          env=user, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{prefix}/lib/passkeyd/libpasskeyd-preload.so\n"
