@@ -88,6 +88,18 @@ class WebSocket:
             if first & 0x80:
                 return message.decode()
 
+    def call(self, method: str, **params):
+        """One DevTools command, answered in order (events in between are dropped)."""
+        self.next_id += 1
+        ident = self.next_id
+        self.send(json.dumps({"id": ident, "method": method, "params": params}))
+        while True:
+            reply = json.loads(self.receive())
+            if reply.get("id") == ident:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
     def close(self) -> None:
         try:
             self.sock.close()
