@@ -290,7 +290,8 @@ def sign_in(page: Page, request: dict | None = None, mediation: str | None = Non
 
 def start(page: Page, expression: str, name: str = "outcome") -> None:
     """Starts a promise in the page without waiting for it (its value lands in window[name])."""
-    page.evaluate(f"(window.{name} = {expression}, window.{name}.then((v) => window.{name}Done = v), true)")
+    page.evaluate(f"(window.{name}Done = undefined, window.{name} = {expression},"
+                  f" window.{name}.then((v) => window.{name}Done = v), true)")
 
 
 def chooser_open(page: Page) -> bool:

@@ -50,7 +50,7 @@ def session(kind, daemon):
 def rp(daemon):
     """A fresh site on http://localhost, and no localhost passkey left from an earlier test."""
     listed = json.loads(ctl(daemon, "--json", "list", "--rp", "localhost").stdout)
-    if any(listed.get("credentials", listed) if isinstance(listed, dict) else listed):
+    if listed["relyingParties"]:
         ctl(daemon, "delete", "--rp", "localhost", "--yes")
     site = RelyingParty().start()
     yield site
