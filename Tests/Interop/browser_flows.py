@@ -285,7 +285,8 @@ def register(page: Page, name: str, **request) -> dict:
 
 
 def sign_in(page: Page, request: dict | None = None, mediation: str | None = None) -> dict:
-    return page.evaluate(f"rp.signIn({json.dumps(request or {})}, {json.dumps(mediation)})")
+    mediation_js = "undefined" if mediation is None else json.dumps(mediation)
+    return page.evaluate(f"rp.signIn({json.dumps(request or {})}, {mediation_js})")
 
 
 def start(page: Page, expression: str, name: str = "outcome") -> None:
