@@ -240,7 +240,10 @@
 
   // -- PublicKeyCredential statics (WebAuthn L3 §5.1.6-§5.1.12, §5.1.9 signals) -----------
 
-  const capabilities = () => call("capabilities", {}, null, null).then((reply) => reply.capabilities || {});
+  // With the fallback chosen and passkeyd unavailable, the browser's own answer stands.
+  const nativeCapabilities = PKC.getClientCapabilities;
+  const capabilities = () => call("capabilities", {}, null, nativeCapabilities && (() => nativeCapabilities.call(PKC)))
+    .then((reply) => reply.capabilities || reply);
 
   replace(PKC, "getClientCapabilities", function getClientCapabilities() { return capabilities(); });
   replace(PKC, "isUserVerifyingPlatformAuthenticatorAvailable", function isUserVerifyingPlatformAuthenticatorAvailable() {
