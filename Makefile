@@ -131,6 +131,9 @@ uninstall:
 ## plugin, which builds every product first); remade only when an executable changed.
 man: $(MAN_STAMP)
 
+## The generator leaves a discussion's blank lines in the page, which mdoc warns about
+## ("Empty input line"): each becomes the paragraph break it means (.Pp).
 $(MAN_STAMP): $(addprefix $(PRODUCTS)/,$(EXECUTABLES))
 	$(SWIFT) package --disable-sandbox generate-manual --configuration $(CONFIG)
+	sed -i 's/^$$/.Pp/' $(MAN_OUT)/*/*.1
 	touch $@

@@ -73,7 +73,7 @@ let package = Package(
         .executableTarget(name: "passkeyd", dependencies: [
             "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
         ]),
-        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "WebAuthn", argumentParser]),
+        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "WebAuthn", argumentParser, logging]),
         // The six classic passkey sign-in scenarios, end to end against a verifying relying party;
         // on a terminal, the seed apps' feature list and the courier app's account flows.
         .executableTarget(name: "passkeydemo", dependencies: [

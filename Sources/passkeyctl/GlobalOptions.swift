@@ -14,6 +14,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("pin-file"), help: "Read the PIN from this file (trailing newline ignored); else $PASSKEYCTL_PIN, else a prompt.")
     var pinFile: String?
 
+    @Flag(name: [.short, .long], help: "Log what the library does (info) on standard error; PASSKEYD_LOG_LEVEL sets any level.")
+    var verbose = false
+
     /// The socket after the environment has filled the gap.
     var socketPath: String {
         socket ?? PasskeydSocket.defaultPath()

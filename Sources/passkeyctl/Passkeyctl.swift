@@ -19,7 +19,7 @@ struct Passkeyctl: AsyncParsableCommand {
             InfoCommand.self, ListCommand.self, DeleteCommand.self, RenameCommand.self, PINCommand.self,
             ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self, DoctorCommand.self,
             WebAuthnCommand.self, FaultCommands.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, CredentialCommands.self,
-            AttestationCACommand.self, MetadataCommand.self, BioCommands.self,
+            AttestationCACommand.self, MetadataCommand.self, BioCommands.self, BrowserCommands.self,
         ])
 
     @OptionGroup var global: GlobalOptions
@@ -27,6 +27,7 @@ struct Passkeyctl: AsyncParsableCommand {
     /// Parses, runs, and turns every failure into its sentence and exit status.
     static func main() async {
         let json = CommandLine.arguments.dropFirst().contains("--json")
+        CommandLog.bootstrap(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -29,12 +29,24 @@ struct WebAuthnCommand: AsyncParsableCommand {
             return try WebAuthnClient(transport: UnixSocketTransport(path: global.socketPath), origin: origin, userAgent: agent)
         }
 
+        /// The options document, or a usage failure saying in WebAuthn's words what is wrong with it.
         func readOptions<T: Decodable>(_ type: T.Type) throws -> T {
-            let data = try options.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
+            let data: Data
+            if let options {
+                guard let contents = FileManager.default.contents(atPath: options) else {
+                    throw Failure.usage("Cannot read the options file \(options).")
+                }
+                data = contents
+            } else {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            }
+            guard data.contains(where: { !Set(" \t\r\n".utf8).contains($0) }) else {
+                throw Failure.usage("No options on \(options ?? "standard input"): give the relying party's \(T.self) there, or name a file with --options.")
+            }
             do {
-                return try JSONDecoder().decode(type, from: data)
+                return try OptionsJSONError.decode(type, from: data)
             } catch {
-                throw ValidationError("The options are not valid \(T.self): \(error)")
+                throw Failure.usage(error.description)
             }
         }
     }
@@ -46,7 +58,7 @@ struct WebAuthnCommand: AsyncParsableCommand {
 
         func run() async throws {
             let options = try common.readOptions(PublicKeyCredentialCreationOptionsJSON.self)
-            try await WebAuthnCommand.report { try await common.client(global).create(options) }
+            try await WebAuthnCommand.report(socket: global.socketPath) { try await common.client(global).create(options) }
         }
     }
 
@@ -68,7 +80,7 @@ struct WebAuthnCommand: AsyncParsableCommand {
                 guard let colon = entry.firstIndex(of: ":") else { throw ValidationError("--password takes USER:PASSWORD") }
                 return PasswordCredential(user: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...]))
             }
-            try await WebAuthnCommand.report {
+            try await WebAuthnCommand.report(socket: global.socketPath) {
                 switch try await common.client(global).get(options, mediation: mediation.mediation, passwords: saved) {
                 case .passkey(let response):
                     return AnyEncodable(response)
@@ -93,24 +105,25 @@ struct WebAuthnCommand: AsyncParsableCommand {
 
     /// Prints the result as JSON. A WebAuthn error becomes passkeyctl's `Failure`, so it is
     /// reported (as a sentence, or JSON under `--json`) and exits like every other command.
-    static func report<T: Encodable>(_ body: () async throws -> T) async throws {
+    static func report<T: Encodable>(socket: String, _ body: () async throws -> T) async throws {
         let result: T
         do {
             result = try await body()
         } catch let error as WebAuthnError {
-            throw failure(for: error)
+            throw failure(for: error, socket: socket)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         FileHandle.standardOutput.write(try encoder.encode(result) + Data("\n".utf8))
     }
 
-    /// No daemon is `.noDaemon` (exit 2); a blocked PIN gets passkeyctl's advice and exit
+    /// No daemon, or one that hung up, is exit 2; a blocked PIN gets passkeyctl's advice and exit
     /// status; a ceremony refused, cancelled or excluded is `.denied` (6).
-    static func failure(for error: WebAuthnError) -> Failure {
+    static func failure(for error: WebAuthnError, socket: String) -> Failure {
         switch error.cause {
         case .transport(.unreachable(let socket))?: return .noDaemon(socket: socket)
         case .transport(.untrusted(let sentence))?: return .untrustedSocket(sentence)
+        case .transport(.disconnected)?: return .daemonGone(socket: socket)
         case .ctap(let status)? where status == .pinAuthBlocked || status == .pinBlocked: return Failure(status)
         default: break
         }

@@ -55,8 +55,9 @@ struct Passkeyd: AsyncParsableCommand {
 
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
+    /// A bad value is a usage error, as an unknown flag is: exit 64 (EX_USAGE) with the usage line.
     mutating func validate() throws {
-        _ = try settings()
+        do { _ = try settings() } catch { throw ValidationError(error.message) }
     }
 
     func run() async throws {

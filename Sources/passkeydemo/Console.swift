@@ -61,6 +61,43 @@ struct Console: Sendable {
         }
     }
 
+    /// What the person did at an AutoFill username field.
+    enum FieldOutcome: Sendable, Equatable {
+        /// Filled in the suggestion at this index of `suggestions`.
+        case picked(Int)
+        /// Pressed the button beside the field.
+        case button
+        /// Left the page (Esc or Ctrl-C).
+        case left
+    }
+
+    /// A username field the person types in, with the AutoFill suggestions under it filtered by
+    /// what is typed (a prefix, ignoring case); `button` is a button beside the field, pressed with Tab.
+    func autofill(_ title: [String], suggestions: [String], button: String?) async -> FieldOutcome {
+        var typed = ""
+        var selected = 0
+        let footer = "Type to filter, ↑/↓ and Enter to fill in" + (button.map { ", Tab for “\($0)”" } ?? "") + ", Esc to leave the page"
+        while true {
+            let shown = suggestions.indices.filter { suggestions[$0].lowercased().hasPrefix(typed.lowercased()) }
+            selected = shown.isEmpty ? 0 : min(selected, shown.count - 1)
+            let rows = shown.isEmpty ? ["  (no suggestion starts with “\(typed)”)"] : shown.enumerated().map { row, index in
+                (row == selected ? "› " : "  ") + "\(row + 1). \(suggestions[index])"
+            }
+            let buttonRow = button.map { ["", "[ \($0) ]"] } ?? []
+            screen(title + ["Username: \(typed)▏", "", "AutoFill suggestions:"] + rows + buttonRow + ["", footer])
+            switch await keyboard.next() {
+            case .up where !shown.isEmpty: selected = (selected + shown.count - 1) % shown.count
+            case .down where !shown.isEmpty: selected = (selected + 1) % shown.count
+            case .enter where !shown.isEmpty: return .picked(shown[selected])
+            case .tab where button != nil: return .button
+            case .escape, .quit: return .left
+            case .backspace where !typed.isEmpty: typed.removeLast()
+            case .character(let c): typed.append(c)
+            default: break
+            }
+        }
+    }
+
     /// Waits for Enter (true) or Esc (false); other keys are ignored, Ctrl-C counts as Esc.
     func confirm() async -> Bool {
         while true {

@@ -55,6 +55,8 @@ actor Courier {
     /// Creates an account with a passkey; asks for the username unless given.
     func createAccount(username given: String? = nil) async {
         var username = given
+        // A new flow: the support advice counts failures of this flow only.
+        failures = 0
         while true {
             if username == nil {
                 console.screen(["Courier: create an account", ""])
@@ -86,10 +88,12 @@ actor Courier {
 
     /// A username-less sign-in with a passkey.
     func signIn() async {
+        failures = 0
         while true {
+            // The screen comes first, so an unreachable server's sentence stands under it, not under the list.
+            console.screen(["Courier: sign in with a passkey", ""])
             do {
                 let options = try await server.authenticationOptions()
-                console.screen(["Courier: sign in with a passkey", ""])
                 let (client, agent) = try client(CourierServer.origin)
                 let result = try await client.get(options)
                 await agent.endTouchPrompt()
@@ -149,8 +153,9 @@ actor Courier {
     /// device forgets it) or back to the list still signed in.
     private func home(_ session: CourierSessionFile.Session, heading: String, notice: [String] = []) async {
         let readOnly = !notice.isEmpty
+        let deliveries = readOnly ? "Deliveries: not shown while offline." : "Deliveries for \(session.username): none on the way."
         console.screen(["Courier", "", "✓ \(heading)"] + notice + [
-            "", "Deliveries for \(session.username): none on the way.", "",
+            "", deliveries, "",
             readOnly ? "Esc: back to the list (sign-out needs the connection)" : "Enter: sign out    Esc: back to the list",
         ])
         guard await console.confirm(), !readOnly else { return }

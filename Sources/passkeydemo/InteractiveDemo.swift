@@ -66,27 +66,47 @@ struct InteractiveDemo: Sendable {
                 return try await demo.shop.verify(assertion)
             }
         case .autofill:
-            return try await demo.shop.signIn(with: client, mediation: .conditional)
+            do {
+                return try await demo.shop.signIn(with: client, mediation: .conditional)
+            } catch {
+                // Leaving the page aborts its conditional request: back to the list, nothing failed.
+                if await agent.fieldOutcome == .left { return nil }
+                throw error
+            }
         case .immediate:
             do {
                 return try await demo.shop.signIn(with: client, mediation: .immediate)
             } catch let error as WebAuthnError where error.name == .notAllowed {
-                console.say("No passkey for \(demo.shop.server.id) is right here: nothing was shown, and the site shows its sign-in form.")
+                if await agent.pickersShown > 0 {
+                    console.say("You closed the account picker: nothing was signed in, and the site shows its sign-in form.")
+                } else {
+                    console.say("No passkey for \(demo.shop.server.id) is right here: nothing was shown, and the site shows its sign-in form.")
+                }
                 console.say("Enter to go back")
                 _ = await console.confirm()
                 return nil
             }
         case .autofillHybrid:
-            // AutoFill waits in the username field; Enter on an empty field is the button.
+            // AutoFill waits in the username field, with the “Sign in with a passkey” button beside it.
+            let button = "Sign in with a passkey"
+            await agent.offerButton(button)
             let options = await demo.shop.server.authenticationOptions()
             let autofill = Task { try await client.get(options, mediation: .conditional) }
             switch await autofill.result {
             case .success(.passkey(let assertion)): return try await demo.shop.verify(assertion)
             case .success(.password): return nil
-            case .failure:
+            case .failure(let error):
+                switch await agent.fieldOutcome {
+                case .button?: break
+                case .left?: return nil
+                default: throw error
+                }
+                // The conditional request is over (cancelled and awaited) before the modal one starts.
                 autofill.cancel()
-                console.say("“Sign in with a passkey”: AutoFill is cancelled and the modal request runs.")
-                return try await demo.shop.signIn(with: demo.client(for: demo.shop, self.agent()))
+                let explained = "“\(button)”: AutoFill is cancelled and the modal request runs."
+                console.say(explained)
+                await agent.carry(explained)
+                return try await demo.shop.signIn(with: client)
             }
         }
     }

@@ -5,6 +5,7 @@ enum Key: Sendable, Equatable {
     case enter
     case escape
     case backspace
+    case tab
     /// Ctrl-C or Ctrl-D: leave the demo.
     case quit
     case character(Character)
@@ -42,6 +43,9 @@ enum Key: Sendable, Equatable {
         case 0x03, 0x04:
             bytes.removeFirst()
             return .quit
+        case 0x09:
+            bytes.removeFirst()
+            return .tab
         default:
             // One UTF-8 scalar.
             let length = first < 0x80 ? 1 : first < 0xE0 ? 2 : first < 0xF0 ? 3 : 4

@@ -12,27 +12,60 @@ actor TerminalUserAgent: UserAgent {
     private var touchPrompt: Task<Void, Never>?
     /// Built-in verification failed before the PIN was asked for (the biometric fallback).
     private(set) var pinRequests = 0
+    /// Account pickers shown so far (an immediate request that showed one was not silent).
+    private(set) var pickersShown = 0
+    /// The button beside the AutoFill field, if the page has one (AutoFill hybrid).
+    private var fieldButton: String?
+    /// How the person last left the AutoFill field.
+    private(set) var fieldOutcome: Console.FieldOutcome?
+    /// Lines the next screen keeps at its top (what just happened, which a redraw would wipe).
+    private var carried: [String] = []
 
     init(console: Console, answerPresence: @escaping @Sendable (Bool) async -> Void) {
         self.console = console
         self.answerPresence = answerPresence
     }
 
+    /// The page has a button beside its AutoFill field (AutoFill hybrid's “Sign in with a passkey”).
+    func offerButton(_ title: String) {
+        fieldButton = title
+    }
+
+    /// Keeps `line` at the top of the next screen.
+    func carry(_ line: String) {
+        carried.append(line)
+    }
+
+    private func takeCarried() -> [String] {
+        defer { carried = [] }
+        return carried.isEmpty ? [] : carried + [""]
+    }
+
     func chooseCredential(from choices: [CredentialChoice], rpID: String) async -> CredentialChoice? {
         await endTouchPrompt()
+        pickersShown += 1
         guard let index = await console.choose(
-            ["Sign in to \(rpID)", "Choose an account:"], items: choices.map(\.label), footer: "↑/↓ or a number, Enter to choose, Esc to cancel")
+            takeCarried() + ["Sign in to \(rpID)", "Choose an account:"], items: choices.map(Self.row),
+            footer: "↑/↓ or a number, Enter to choose, Esc to cancel")
         else { return nil }
         return choices[index]
     }
 
     func offerSuggestions(_ choices: [CredentialChoice], rpID: String) async -> CredentialChoice? {
         await endTouchPrompt()
-        guard let index = await console.choose(
-            ["Username: ▏", "AutoFill suggestions for \(rpID):"], items: choices.map(\.label),
-            footer: "↑/↓ or a number, Enter to fill in, Esc to dismiss")
-        else { return nil }
+        let outcome = await console.autofill(
+            takeCarried() + ["Sign in to \(rpID)", ""], suggestions: choices.map(Self.row), button: fieldButton)
+        fieldOutcome = outcome
+        guard case .picked(let index) = outcome else { return nil }
         return choices[index]
+    }
+
+    /// A picker's line says what the entry is before it is chosen.
+    private static func row(_ choice: CredentialChoice) -> String {
+        switch choice {
+        case .passkey: return "\(choice.label) — passkey"
+        case .password: return "\(choice.label) — saved password"
+        }
     }
 
     func enterPIN(retriesLeft: Int?) async -> String? {

@@ -152,27 +152,75 @@ def test_the_other_scenarios_with_the_person_choosing(daemon_factory, terminal):
     t.read_until("q to quit")
     t.type("3")
     picker = t.read_until("Esc to cancel")
-    assert "1. alice" in picker and "2. carol@shop.passkeyd.test" in picker, picker
+    # Each entry says what it is before it is chosen.
+    assert "1. alice — passkey" in picker and "2. carol@shop.passkeyd.test — saved password" in picker, picker
     t.type(DOWN + ENTER)
     sign_out(t, "carol@shop.passkeyd.test (with the saved password)",
              after="✓ Signed in as carol@shop.passkeyd.test (with the saved password), verified by the server")
-    # AutoFill: the suggestions under the username field; Enter fills one in.
+    # AutoFill: the suggestions under a username field the person types in; Enter fills one in.
     t.read_until("q to quit")
     t.type("4")
-    assert "1. alice" in t.read_until("Enter to fill in, Esc to dismiss")
+    assert "1. alice — passkey" in t.read_until("Esc to leave the page")
+    t.type("x")
+    assert "(no suggestion starts with “x”)" in t.read_until("Esc to leave the page"), "typing filters"
+    t.type("\x7f" + "al")
+    t.read_until("Username: al▏")
+    assert "1. alice — passkey" in t.read_until("Esc to leave the page")
     t.type(ENTER)
     sign_out(t, "alice", after="✓ Signed in as alice")
-    # Immediate: a passkey is right here, so it signs in like a modal request.
+    # Esc leaves the AutoFill page: its request is aborted and the list comes back, no error.
     t.read_until("q to quit")
+    t.type("4")
+    t.read_until("Esc to leave the page")
+    t.type(ESC)
+    assert "✗" not in t.read_until("q to quit"), "leaving the page is not a failure"
+    # Immediate: a passkey is right here, so it signs in like a modal request.
     t.type("5")
     sign_out(t, "alice", after="✓ Signed in as alice")
-    # AutoFill hybrid: dismissing the suggestions is the button; the modal request follows.
+    # AutoFill hybrid: the button beside the field (Tab) cancels AutoFill; the modal request follows.
     t.read_until("q to quit")
     t.type("6")
-    t.read_until("Enter to fill in, Esc to dismiss")
-    t.type(ESC)
+    screen = t.read_until("Esc to leave the page")
+    assert "[ Sign in with a passkey ]" in screen and "Tab for “Sign in with a passkey”" in screen, screen
+    t.type("\t")
     t.read_until("“Sign in with a passkey”: AutoFill is cancelled and the modal request runs.")
     sign_out(t, "alice", after="✓ Signed in as alice")
+    # Esc on the hybrid page leaves it, as on the AutoFill page.
+    t.read_until("q to quit")
+    t.type("6")
+    t.read_until("Esc to leave the page")
+    t.type(ESC)
+    assert "✗" not in t.read_until("q to quit")
+    t.type("q")
+    assert t.wait() == 0
+
+
+def test_hybrid_explanation_stays_on_the_picker_and_immediate_tells_a_closed_picker(daemon_factory, terminal):
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    t = terminal(daemon)
+    for name in ("ann", "bob"):
+        t.read_until("q to quit")
+        t.type("1")
+        give_username(t, name, "shop.passkeyd.test")
+        sign_out(t, name, after=f"✓ Signed in as {name}")
+    # Two accounts: the modal picker after the button still says why it is there.
+    t.read_until("q to quit")
+    t.type("6")
+    t.read_until("Esc to leave the page")
+    t.type("\t")
+    picker = t.read_until("Esc to cancel")
+    assert "“Sign in with a passkey”: AutoFill is cancelled and the modal request runs." in picker.split("Sign in to")[-2], picker
+    first = re.search(r"1\. (\w+) — passkey", picker).group(1)
+    t.type(ENTER)
+    sign_out(t, first, after=f"✓ Signed in as {first}")
+    # Immediate with a picker shown and closed: it does not claim nothing was shown.
+    t.read_until("q to quit")
+    t.type("5")
+    t.read_until("Esc to cancel")
+    t.type(ESC)
+    said = t.read_until("Enter to go back")
+    assert "You closed the account picker" in said and "nothing was shown" not in said, said
+    t.type(ENTER)
     quit_from_the_list(t)
 
 
@@ -231,6 +279,7 @@ def test_courier_offline_opens_a_restored_session_read_only(daemon_factory, term
     assert "✓ Signed in as erin" in screen
     assert "Unable to connect. Please check your internet connection and try again." in screen
     assert "read-only" in screen
+    assert "Deliveries: not shown while offline." in screen and "none on the way" not in screen, screen
     t.type(ESC)
     # Signing in needs the server: the fixed sentence, and after three failures, support.
     t.read_until("q to quit")
@@ -238,8 +287,18 @@ def test_courier_offline_opens_a_restored_session_read_only(daemon_factory, term
     for attempt in range(3):
         screen = t.read_until("r to retry, Esc to go back")
         assert "Unable to connect. Please check your internet connection and try again." in screen
+        assert "Courier: sign in with a passkey" in screen, "the sentence stands under the sign-in screen, not the list"
+        assert "Choose a feature" not in screen, screen
         assert ("contact support" in screen) == (attempt == 2), screen
         t.type("r" if attempt < 2 else ESC)
+    # Another flow starts its own count: the first failure of create-account brings no support advice.
+    t.read_until("q to quit")
+    t.type("7")
+    t.read_until("Username: ")
+    t.type("ivy" + ENTER)
+    screen = t.read_until("r to retry, Esc to go back")
+    assert "Unable to connect" in screen and "contact support" not in screen, screen
+    t.type(ESC)
     quit_from_the_list(t)
     assert (terminal.state / "courier-session.json").exists(), "offline keeps the session"
     assert "sign-in-failed reason=unreachable" in (terminal.state / "courier.log").read_text()

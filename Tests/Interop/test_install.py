@@ -107,6 +107,13 @@ def test_the_browser_extension_is_installed_whole(prefix):
     assert manifest["manifest_version"] == 3 and manifest["browser_specific_settings"]["gecko"]["id"] == "passkeyd@passkeyd.dev"
 
 
+def test_man_pages_render_without_warnings(prefix):
+    for e in EXECUTABLES:
+        done = subprocess.run(["man", "--warnings", "-l", str(prefix / "share" / "man" / "man1" / f"{e}.1")],
+                              capture_output=True, text=True, timeout=60, env={**os.environ, "MANWIDTH": "80"})
+        assert done.returncode == 0 and done.stderr == "", f"{e}.1: {done.stderr}"
+
+
 def test_systemd_user_units_name_the_installed_daemon(prefix):
     units = prefix / "share" / "systemd" / "user"
     assert f"ExecStart={prefix}/bin/passkeyd\n" in (units / "passkeyd.service").read_text()

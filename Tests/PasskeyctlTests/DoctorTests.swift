@@ -130,3 +130,16 @@ extension DoctorTests {
         }
     }
 }
+
+extension DoctorTests {
+    /// Built-in UV answers sites that ask for user verification: no PIN is then nothing to fix.
+    @Test func builtInUVMakesAMissingPINNoProblem() async throws {
+        try await withDaemon(["--uv", "auto"]) { daemon in
+            let doctor = try await Self.doctor(["PASSKEYD_SOCKET": daemon.socket, "PASSKEYD_DATA_DIR": daemon.dataDirectory])
+            #expect(doctor.status == 0, "\(doctor.run.stdout)")
+            #expect(doctor.checks["PIN"]?["verdict"] as? String == "ok")
+            #expect((doctor.checks["PIN"]?["found"] as? String)?.contains("built-in user verification") == true)
+            #expect(doctor.checks["PIN"]?["advice"] as? String == nil, "nothing to fix")
+        }
+    }
+}

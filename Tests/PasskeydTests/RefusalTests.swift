@@ -29,7 +29,7 @@ import Testing
         let folder = try TemporaryFolder("pkd-refused")
         defer { folder.remove() }
         let run = try await PasskeydProcess.refusal(arguments, environment: environment, in: folder)
-        #expect(run.status != 0)
+        #expect(run.status == 64, "a bad value is a usage error, as an unknown flag is (EX_USAGE)")
         #expect(run.stderr.contains(sentence), "stderr: \(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.appending("ctaphid.sock")))
         #expect(!FileManager.default.fileExists(atPath: folder.appending("data")), "refused before the keystore was touched")

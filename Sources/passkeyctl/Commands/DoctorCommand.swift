@@ -5,7 +5,7 @@ import Foundation
 
 /// `passkeyctl doctor`: checks the setup a client depends on and says what to do about each
 /// problem: the socket path and why it is that one, its folder and file (owner, mode), the
-/// daemon, its version and profile, the PIN, the keystore folder.
+/// daemon, its version and profile, the PIN, the keystore folder, the browser host.
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
@@ -25,6 +25,7 @@ struct DoctorCommand: AsyncParsableCommand {
         // A folder or file the clients refuse is the problem to fix first; connecting would only repeat it.
         if !folder.isProblem, !file.isProblem { findings += await daemon() }
         findings += keystore()
+        findings += BrowserHostCheck.findings(environment: environment)
         report(findings)
         for finding in findings {
             if case .problem(let status) = finding.verdict { throw ExitCode(status.rawValue) }
@@ -142,12 +143,19 @@ struct DoctorCommand: AsyncParsableCommand {
 
     private func pin(_ connection: Connection) async -> Diagnosis {
         let state: PINState
+        let builtInUV: Bool
         do {
-            state = try await PINState.read(connection, info: try await connection.info())
+            let info = try await connection.info()
+            // CTAP 2.1 §6.4: options.uv true is built-in user verification, configured and usable.
+            builtInUV = info.options["uv"] == true
+            state = try await PINState.read(connection, info: info)
         } catch {
             return .problem("PIN", "cannot read the PIN state: \(error.message)", advice: "try `passkeyctl info`", status: error.exitStatus)
         }
         guard state.isSet else {
+            if builtInUV {
+                return .ok("PIN", "not set; built-in user verification answers sites that ask for it (passkeyd --uv)")
+            }
             return .note("PIN", "not set", advice: "sites that ask for user verification need one: `passkeyctl pin set`")
         }
         if state.retries == 0 {
