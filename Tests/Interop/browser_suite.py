@@ -189,6 +189,16 @@ def test_a_popup_window_signs_in(session, page, rp):
         popup.close()
 
 
+def test_a_same_origin_frame_registers_and_signs_in(page, rp):
+    """Every frame gets the extension (all_frames): the frame's own navigator.credentials."""
+    page.evaluate("""new Promise((resolve) => { const frame = document.createElement("iframe");
+        frame.onload = () => resolve(true); frame.src = "/"; document.body.append(frame); })""")
+    name = new_name("frame")
+    outcome = page.evaluate(f"frames[0].rp.register({json.dumps({'name': name})})")
+    assert_registered(outcome, rp, name, ALGORITHMS["ES256"])
+    assert_signed_in(page.evaluate("frames[0].rp.signIn({})"), rp, name)
+
+
 def test_bogus_signature_fault_fails_the_servers_verification(page, rp, daemon):
     name = new_name("fault")
     assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
