@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -326,17 +325,6 @@ def assert_signed_in(outcome: dict, rp: RelyingParty, name: str) -> None:
     assert page["clientData"]["type"] == "webauthn.get" and page["clientData"]["origin"] == rp.origin
     assert page["id"] == base64url(rp.accounts[name].credential_id)
     assert server["verified"] is True and server["user"] == name, server
-
-
-def wait_until(condition, timeout: float = 30.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} never happened")
-        time.sleep(0.05)
 
 
 def new_name(prefix: str) -> str:
