@@ -113,6 +113,13 @@ rp.signIn({}).then((outcome) => window.opener.postMessage(JSON.stringify(outcome
 """
 
 
+# A registration in a frame another site embeds: the frame tells its parent the outcome.
+FRAMED = """
+rp.register({name: new URLSearchParams(location.search).get("name")})
+  .then((outcome) => parent.postMessage(JSON.stringify(outcome), "*"));
+"""
+
+
 @dataclass
 class Account:
     user_id: bytes
@@ -137,7 +144,7 @@ class RelyingParty:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
-                page = {"/": "", "/conditional": CONDITIONAL_ON_LOAD, "/popup": POPUP}.get(self.path.split("?")[0])
+                page = {"/": "", "/conditional": CONDITIONAL_ON_LOAD, "/popup": POPUP, "/framed": FRAMED}.get(self.path.split("?")[0])
                 if page is None:
                     return self._send(404, b"not found", "text/plain")
                 self._send(200, PAGE.format(script=PAGE_SCRIPT, extra=page).encode(), "text/html")
