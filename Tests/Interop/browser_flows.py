@@ -136,7 +136,7 @@ class RelyingParty:
     rp_id: str = "localhost"
     accounts: dict[str, Account] = field(default_factory=dict)          # name → account
     credentials: dict[bytes, Account] = field(default_factory=dict)    # credential id → account
-    challenges: dict[str, bytes] = field(default_factory=dict)         # what → challenge
+    challenges: dict[str, str] = field(default_factory=dict)           # outstanding challenge → its ceremony
     verified: list[dict] = field(default_factory=list)
 
     def start(self) -> "RelyingParty":
@@ -193,13 +193,13 @@ class RelyingParty:
                     resident_key=ResidentKeyRequirement.REQUIRED if body.get("resident", True)
                     else ResidentKeyRequirement.DISCOURAGED,
                     user_verification=UserVerificationRequirement.PREFERRED))
-            self.challenges["register:" + name] = options.challenge
+            self.challenges[base64url(options.challenge)] = "register:" + name
             return json.loads(webauthn.options_to_json(options))
         if path == "/register/verify":
             credential, name = body["credential"], body["name"]
             try:
                 result = webauthn.verify_registration_response(
-                    credential=credential, expected_challenge=self.challenges.pop("register:" + name),
+                    credential=credential, expected_challenge=self._challenge(credential, "register:" + name),
                     expected_origin=self.origin, expected_rp_id=self.rp_id)
             except Exception as error:
                 return self._record({"verified": False, "error": str(error)})
@@ -213,7 +213,7 @@ class RelyingParty:
             allow = [PublicKeyCredentialDescriptor(id=self.accounts[n].credential_id) for n in body.get("allow", [])]
             options = webauthn.generate_authentication_options(
                 rp_id=self.rp_id, allow_credentials=allow, user_verification=UserVerificationRequirement.PREFERRED)
-            self.challenges["login"] = options.challenge
+            self.challenges[base64url(options.challenge)] = "login"
             return json.loads(webauthn.options_to_json(options))
         if path == "/login/verify":
             credential = body["credential"]
@@ -222,7 +222,7 @@ class RelyingParty:
                 return self._record({"verified": False, "error": "unknown credential"})
             try:
                 result = webauthn.verify_authentication_response(
-                    credential=credential, expected_challenge=self.challenges.pop("login"),
+                    credential=credential, expected_challenge=self._challenge(credential, "login"),
                     expected_rp_id=self.rp_id, expected_origin=self.origin,
                     credential_public_key=account.public_key, credential_current_sign_count=account.sign_count)
             except Exception as error:
@@ -230,6 +230,16 @@ class RelyingParty:
             account.sign_count = result.new_sign_count
             return self._record({"verified": True, "user": account.name, "signCount": result.new_sign_count})
         raise KeyError(path)
+
+    def _challenge(self, credential: dict, ceremony: str) -> bytes:
+        """The challenge this site issued for `ceremony` that the response answers (used up);
+        one the site never issued, or issued for another ceremony, fails verification."""
+        client_data = json.loads(unbase64url(credential["response"]["clientDataJSON"]))
+        answered = client_data.get("challenge", "")
+        if self.challenges.get(answered) == ceremony:
+            del self.challenges[answered]
+            return unbase64url(answered)
+        return b"not issued by this site"
 
     def _record(self, outcome: dict) -> dict:
         self.verified.append(outcome)
