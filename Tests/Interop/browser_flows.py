@@ -52,6 +52,7 @@ window.rp = {
   async register(request) {
     const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", request));
     if (request.rpId) options.rp.id = request.rpId;
+    if (request.credProps) options.extensions = {credProps: true};
     let credential;
     try { credential = await navigator.credentials.create({publicKey: options}); } catch (e) { return failure(e); }
     const page = {

@@ -68,8 +68,9 @@ def page(session, rp):
 @pytest.mark.parametrize("resident", [True, False], ids=["resident", "non-resident"])
 def test_registration_is_verified_and_signs_in(page, rp, algorithm, resident):
     name = new_name("reg")
-    outcome = register(page, name, alg=algorithm, resident=resident)
+    outcome = register(page, name, alg=algorithm, resident=resident, credProps=True)
     assert_registered(outcome, rp, name, ALGORITHMS[algorithm])
+    assert outcome["page"]["extensions"] == {"credProps": {"rk": resident}}, "credProps says what was stored"
     # The allow list names the credential: a non-resident one can only be found that way.
     assert_signed_in(sign_in(page, {"allow": [name]}), rp, name)
 
@@ -142,6 +143,28 @@ def test_immediate_mediation_without_a_credential_is_not_allowed_at_once(page, r
     outcome = sign_in(page, {}, "immediate")
     assert outcome["error"]["name"] == "NotAllowedError" and outcome["error"]["isDOMException"], outcome
     assert outcome["milliseconds"] < 5000, "immediate mediation does not wait for a user"
+    assert rp.verified == []
+
+
+def test_malformed_options_are_the_errors_browsers_give(page, rp):
+    """WebIDL and §5.1.11/§5.1.12: a missing required member is a TypeError, bad base64url in
+    the JSON form an EncodingError, an unknown mediation a TypeError; nothing reaches passkeyd."""
+    errors = page.evaluate("""(async () => {
+      const name = (promise) => promise.then(() => "resolved", (e) => e.name);
+      const parse = (f) => { try { f(); return "returned"; } catch (e) { return e.name; } };
+      return {
+        noChallenge: await name(navigator.credentials.create({publicKey: {rp: {name: "x"},
+          user: {id: new Uint8Array(1), name: "u", displayName: "U"}, pubKeyCredParams: []}})),
+        noUser: await name(navigator.credentials.create({publicKey: {rp: {name: "x"},
+          challenge: new Uint8Array(16), pubKeyCredParams: []}})),
+        badMediation: await name(navigator.credentials.get({mediation: "sometimes",
+          publicKey: {challenge: new Uint8Array(16)}})),
+        badBase64url: parse(() => PublicKeyCredential.parseRequestOptionsFromJSON({challenge: "not base64url!"})),
+        badSignal: await name(PublicKeyCredential.signalUnknownCredential({rpId: "localhost"})),
+      };
+    })()""")
+    assert errors == {"noChallenge": "TypeError", "noUser": "TypeError", "badMediation": "TypeError",
+                      "badBase64url": "EncodingError", "badSignal": "TypeError"}, errors
     assert rp.verified == []
 
 
