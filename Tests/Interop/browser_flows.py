@@ -121,6 +121,13 @@ rp.register({name: new URLSearchParams(location.search).get("name")})
 """
 
 
+# A frame that answers "echo": once its answer is back, every message posted to it before has
+# been dispatched to all of its listeners (the extension's bridge included).
+ECHO = """
+addEventListener("message", (event) => { if (event.data === "echo") event.source.postMessage("echoed", "*"); });
+"""
+
+
 @dataclass
 class Account:
     user_id: bytes
@@ -145,7 +152,8 @@ class RelyingParty:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
-                page = {"/": "", "/conditional": CONDITIONAL_ON_LOAD, "/popup": POPUP, "/framed": FRAMED}.get(self.path.split("?")[0])
+                page = {"/": "", "/conditional": CONDITIONAL_ON_LOAD, "/popup": POPUP, "/framed": FRAMED,
+                        "/echo": ECHO}.get(self.path.split("?")[0])
                 if page is None:
                     return self._send(404, b"not found", "text/plain")
                 self._send(200, PAGE.format(script=PAGE_SCRIPT, extra=page).encode(), "text/html")

@@ -199,6 +199,33 @@ def test_a_page_cannot_claim_another_origin(page, rp):
     assert forged["type"] == "error" and forged["name"] == "SecurityError", forged
 
 
+def test_a_page_cannot_send_requests_through_another_sites_frame(page, rp, daemon):
+    """The page posts a well-formed request into a frame of another origin it embeds: that
+    frame's bridge takes messages from its own window only, so nothing is created for the
+    frame's origin; the page's own registration, sent after, is the only credential."""
+    other = RelyingParty().start()
+    try:
+        page.evaluate(f"""new Promise((resolve) => {{
+            const frame = document.createElement("iframe");
+            frame.onload = () => resolve(true); frame.src = {json.dumps(other.url("/echo"))};
+            document.body.append(frame); }})""")
+        page.evaluate("""new Promise((resolve) => {
+            addEventListener("message", (event) => { if (event.data === "echoed") resolve(true); });
+            frames[0].postMessage(JSON.stringify({passkeyd: "to-bridge", type: "create", id: 1,
+              options: {rp: {id: "localhost", name: "x"}, user: {id: "Zm9yZ2Vk", name: "forged", displayName: "F"},
+                challenge: "AAAAAAAAAAAAAAAAAAAAAA", pubKeyCredParams: [{type: "public-key", alg: -7}],
+                authenticatorSelection: {residentKey: "required"}}}), "*");
+            frames[0].postMessage("echo", "*");
+        })""")
+        name = new_name("own")
+        assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
+        listed = json.loads(ctl(daemon, "--json", "list", "--rp", "localhost").stdout)["relyingParties"]
+        users = [c.get("userName") or c.get("user", {}).get("name") for group in listed for c in group["credentials"]]
+        assert users == [name], listed
+    finally:
+        other.stop()
+
+
 def test_a_popup_window_signs_in(session, page, rp):
     name = new_name("popup")
     assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
