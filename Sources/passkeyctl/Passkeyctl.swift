@@ -19,7 +19,7 @@ struct Passkeyctl: AsyncParsableCommand {
             InfoCommand.self, ListCommand.self, DeleteCommand.self, RenameCommand.self, PINCommand.self,
             ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self, DoctorCommand.self,
             WebAuthnCommand.self, FaultCommands.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, CredentialCommands.self,
-            AttestationCACommand.self, MetadataCommand.self, BioCommands.self, ExecCommand.self,
+            AttestationCACommand.self, MetadataCommand.self, BioCommands.self, ExecCommand.self, BrowserCommands.self,
         ])
 
     @OptionGroup var global: GlobalOptions

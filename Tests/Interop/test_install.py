@@ -98,6 +98,15 @@ def test_man_pages_are_installed(prefix):
     assert "doctor" in page, "the subcommands are documented"
 
 
+def test_the_browser_extension_is_installed_whole(prefix):
+    """The unpacked WebExtension a browser loads: every file of the source folder, manifest first."""
+    source = REPO / "integrations" / "browser" / "extension"
+    installed = prefix / "share" / "passkeyd" / "browser-extension"
+    assert sorted(p.name for p in installed.iterdir()) == sorted(p.name for p in source.iterdir())
+    manifest = json.loads((installed / "manifest.json").read_text())
+    assert manifest["manifest_version"] == 3 and manifest["browser_specific_settings"]["gecko"]["id"] == "passkeyd@passkeyd.dev"
+
+
 def test_man_pages_render_without_warnings(prefix):
     for e in EXECUTABLES:
         done = subprocess.run(["man", "--warnings", "-l", str(prefix / "share" / "man" / "man1" / f"{e}.1")],

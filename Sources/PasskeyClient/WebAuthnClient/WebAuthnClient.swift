@@ -9,6 +9,9 @@ import WebAuthn
 public struct WebAuthnClient: Sendable {
     public let transport: any CTAPTransport
     public let origin: Origin
+    /// The top-level browsing context's origin, when it differs from `origin`: the ceremony
+    /// then runs in a cross-origin frame and the client data says so (WebAuthn L3 §5.8.1).
+    public let topOrigin: Origin?
     public let userAgent: any UserAgent
     let rpIDPolicy: RelyingPartyIDPolicy
     let loggers: Loggers
@@ -21,14 +24,20 @@ public struct WebAuthnClient: Sendable {
         var verification = Logger(label: "passkeyd.client.verification")
     }
 
-    /// - Parameter publicSuffixes: the list for RP ID checks; by default Debian's `publicsuffix` file.
-    public init(transport: any CTAPTransport, origin: String, userAgent: any UserAgent,
+    /// - Parameters:
+    ///   - topOrigin: the top-level origin (a browser's tab) when the caller may be a frame; an
+    ///     origin equal to `origin` is a same-origin call.
+    ///   - publicSuffixes: the list for RP ID checks; by default Debian's `publicsuffix` file.
+    public init(transport: any CTAPTransport, origin: String, topOrigin: String? = nil, userAgent: any UserAgent,
                 publicSuffixes: PublicSuffixList? = nil) throws(WebAuthnError) {
         guard let list = publicSuffixes ?? PublicSuffixList.system() else {
             throw .notSupported("The public suffix list is missing (\(PublicSuffixList.systemPath)); install Debian's publicsuffix package.")
         }
         self.transport = transport
-        self.origin = try Origin(origin)
+        let origin = try Origin(origin)
+        self.origin = origin
+        let top = try topOrigin.map { (text: String) throws(WebAuthnError) -> Origin in try Origin(text) }
+        self.topOrigin = top == origin ? nil : top
         self.userAgent = userAgent
         statusRelay = StatusRelay(to: userAgent)
         self.rpIDPolicy = RelyingPartyIDPolicy(publicSuffixes: list)
@@ -40,9 +49,11 @@ public struct WebAuthnClient: Sendable {
         CTAP2Session(transport: transport, onKeepalive: { [statusRelay] status in statusRelay.relay(status) })
     }
 
-    /// The client data of a ceremony and its hash (WebAuthn L3 §5.8.1).
+    /// The client data of a ceremony and its hash (WebAuthn L3 §5.8.1): `crossOrigin` and
+    /// `topOrigin` only for a call from a frame whose origin is not the top-level one.
     func clientData(_ type: CollectedClientData.CeremonyType, challenge: [UInt8]) -> (json: [UInt8], hash: [UInt8]) {
-        let json = CollectedClientData(type: type, challenge: challenge, origin: origin.description).serialized
+        let json = CollectedClientData(type: type, challenge: challenge, origin: origin.description,
+                                       crossOrigin: topOrigin != nil, topOrigin: topOrigin?.description).serialized
         loggers.challenge.debug("client data collected", metadata: ["type": "\(type.rawValue)", "challengeBytes": "\(challenge.count)"])
         return (json, Array(SHA256.hash(data: json)))
     }

@@ -5,7 +5,7 @@ import Foundation
 
 /// `passkeyctl doctor`: checks the setup a client depends on and says what to do about each
 /// problem: the socket path and why it is that one, its folder and file (owner, mode), the
-/// daemon, its version and profile, the PIN, the keystore folder.
+/// daemon, its version and profile, the PIN, the keystore folder, the browser host.
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
@@ -25,6 +25,7 @@ struct DoctorCommand: AsyncParsableCommand {
         // A folder or file the clients refuse is the problem to fix first; connecting would only repeat it.
         if !folder.isProblem, !file.isProblem { findings += await daemon() }
         findings += keystore()
+        findings += BrowserHostCheck.findings(environment: environment)
         report(findings)
         for finding in findings {
             if case .problem(let status) = finding.verdict { throw ExitCode(status.rawValue) }

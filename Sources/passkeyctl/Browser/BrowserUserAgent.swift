@@ -1,0 +1,51 @@
+import CTAP
+import PasskeyClient
+import WebAuthn
+
+/// The person behind the browser, asked over the native-messaging port: the account chooser
+/// (`choose`) and conditional mediation's suggestions (`suggest`) are the extension's UI, and
+/// progress goes out as `status`. One per request, so every question names the page's request.
+struct BrowserUserAgent: UserAgent {
+    let request: String
+    let port: BrowserPort
+    let choosers: Choosers
+
+    func chooseCredential(from choices: [CredentialChoice], rpID: String) async -> CredentialChoice? {
+        await ask(choices, rpID: rpID, conditional: false)
+    }
+
+    /// Waits until the person picks a suggestion; cancelling the request (abort) ends the wait.
+    func offerSuggestions(_ choices: [CredentialChoice], rpID: String) async -> CredentialChoice? {
+        await ask(choices, rpID: rpID, conditional: true)
+    }
+
+    private func ask(_ choices: [CredentialChoice], rpID: String, conditional: Bool) async -> CredentialChoice? {
+        let entries = choices.map(Self.entry)
+        let index = await choosers.ask(count: entries.count) { id in
+            port.send(.choose(id: id, request: request, rpId: rpID, entries: entries, conditional: conditional))
+        }
+        return index.map { choices[$0] }
+    }
+
+    static func entry(_ choice: CredentialChoice) -> HostMessage.ChooserEntry {
+        switch choice {
+        case .passkey(let account):
+            return .init(label: choice.label, displayName: account.displayName, credentialId: Base64URL.encode(account.credentialID))
+        case .password:
+            return .init(label: choice.label, displayName: nil, credentialId: nil)
+        }
+    }
+
+    /// The protocol carries no PIN entry: an authenticator that needs a PIN for this request
+    /// refuses it (NotAllowedError); passkeyd's built-in verification needs none.
+    func enterPIN(retriesLeft: Int?) async -> String? { nil }
+
+    func chooseNewPIN(minimumLength: Int) async -> String? { nil }
+
+    /// The touch on the authenticator is the consent a browser asks for; there is no extra dialog.
+    func confirm(_ message: String) async -> Bool { true }
+
+    func show(_ status: KeepaliveStatus) async {
+        port.send(.status(request: request, status: status == .userPresenceNeeded ? "upNeeded" : "processing"))
+    }
+}

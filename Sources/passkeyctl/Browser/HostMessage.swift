@@ -1,0 +1,105 @@
+import Foundation
+import PasskeyClient
+import WebAuthn
+
+/// A message to the extension (docs/browser-protocol.md, "Host → extension").
+enum HostMessage: Sendable, Encodable {
+    /// A request's answer: the members its type defines (a credential, capabilities, ...).
+    case result(id: String, HostResult)
+    /// A request that failed (a DOMException for the page), or a message that could not be parsed (id nil).
+    case error(id: String?, name: String, message: String, unavailable: Bool)
+    /// A modal account chooser (`suggest` when `conditional`): `id` is the host's, `request` the page's request.
+    case choose(id: String, request: String, rpId: String, entries: [ChooserEntry], conditional: Bool)
+    /// Progress of a request: the authenticator is working, or waits for a touch.
+    case status(request: String, status: String)
+
+    struct ChooserEntry: Sendable, Encodable, Equatable {
+        let label: String
+        let displayName: String?
+        /// base64url; null for a saved password (the protocol allows them; this host offers none).
+        let credentialId: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(label, forKey: .label)
+            try c.encode(displayName, forKey: .displayName)
+            try c.encode(credentialId, forKey: .credentialId)
+        }
+        enum CodingKeys: String, CodingKey { case label, displayName, credentialId }
+    }
+
+    static func error(id: String?, _ error: WebAuthnError) -> HostMessage {
+        .error(id: id, name: error.name.rawValue, message: error.message, unavailable: Self.isUnavailable(error))
+    }
+
+    /// passkeyd could not be reached: nothing listens on the socket. The extension may then fall
+    /// back to the browser's own WebAuthn. A socket that is not our own daemon's is not
+    /// "unavailable": the person must see that something else sits where passkeyd should.
+    static func isUnavailable(_ error: WebAuthnError) -> Bool {
+        if case .transport(.unreachable)? = error.cause { return true }
+        return false
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, id, name, message, unavailable, request, rpId, entries, status
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .result(let id, let result):
+            try c.encode("result", forKey: .type)
+            try c.encode(id, forKey: .id)
+            try result.encode(to: encoder)
+        case .error(let id, let name, let message, let unavailable):
+            try c.encode("error", forKey: .type)
+            try c.encode(id, forKey: .id)
+            try c.encode(name, forKey: .name)
+            try c.encode(message, forKey: .message)
+            try c.encode(unavailable, forKey: .unavailable)
+        case .choose(let id, let request, let rpId, let entries, let conditional):
+            try c.encode(conditional ? "suggest" : "choose", forKey: .type)
+            try c.encode(id, forKey: .id)
+            try c.encode(request, forKey: .request)
+            try c.encode(rpId, forKey: .rpId)
+            try c.encode(entries, forKey: .entries)
+        case .status(let request, let status):
+            try c.encode("status", forKey: .type)
+            try c.encode(request, forKey: .request)
+            try c.encode(status, forKey: .status)
+        }
+    }
+
+    /// The message's JSON; `withoutEscapingSlashes` keeps origins readable in logs and tests.
+    var json: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        // Every member is a string, a boolean, a number or a WebAuthn JSON form: encoding cannot fail.
+        return Array((try? encoder.encode(self)) ?? Data(#"{"type":"error","id":null,"name":"UnknownError","message":"The host could not encode its reply.","unavailable":false}"#.utf8))
+    }
+}
+
+/// What a `result` carries besides its id, per request type.
+enum HostResult: Sendable, Encodable {
+    case registration(RegistrationResponseJSON)
+    case assertion(AuthenticationResponseJSON)
+    case capabilities([String: Bool])
+    /// A signal's answer: no members.
+    case empty
+    case ping(version: String, daemon: Bool)
+
+    private enum CodingKeys: String, CodingKey { case credential, capabilities, version, daemon }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .registration(let credential): try c.encode(credential, forKey: .credential)
+        case .assertion(let credential): try c.encode(credential, forKey: .credential)
+        case .capabilities(let capabilities): try c.encode(capabilities, forKey: .capabilities)
+        case .empty: break
+        case .ping(let version, let daemon):
+            try c.encode(version, forKey: .version)
+            try c.encode(daemon, forKey: .daemon)
+        }
+    }
+}
