@@ -25,6 +25,8 @@ release: deps
 	$(SWIFT) build -c release
 	$(MAKE) --no-print-directory man CONFIG=release
 	$(MAKE) --no-print-directory -C integrations/c
+	$(MAKE) --no-print-directory -C integrations/ssh
+	$(MAKE) --no-print-directory -C integrations/preload
 
 ## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.
 test: deps architecture
@@ -64,10 +66,10 @@ fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz integrations/c/build
+	rm -rf .build .build-fuzz integrations/c/build integrations/ssh/build integrations/preload/build
 
 ## `make install` (docs/integrations.md): the executables, shell completions, man pages,
-## systemd user units and the libfido2 adapter under PREFIX (DESTDIR for packagers).
+## systemd user units, the libfido2 adapter, the OpenSSH provider and the preload library under PREFIX (DESTDIR for packagers).
 ## CONFIG=debug installs the debug build instead (what `make test`'s install test uses).
 PREFIX ?= $(HOME)/.local
 DESTDIR ?=
@@ -80,6 +82,8 @@ ZSH_COMPLETIONS = $(SHAREDIR)/zsh/site-functions
 FISH_COMPLETIONS = $(SHAREDIR)/fish/vendor_completions.d
 # Searched by `systemctl --user` for ~/.local and /usr/local alike (systemd.unit(5)).
 USER_UNITS = $(SHAREDIR)/systemd/user
+# The WebExtension (integrations/browser/extension), loaded unpacked by Chromium or Firefox.
+EXTENSION_DIR = $(SHAREDIR)/passkeyd/browser-extension
 EXECUTABLES := passkeyd passkeyctl passkeydemo
 UNITS := passkeyd.socket passkeyd.service passkeyd-standalone.service
 PRODUCTS = .build/$(CONFIG)
@@ -110,7 +114,11 @@ install:
 	for u in passkeyd.service passkeyd-standalone.service; do \
 	  sed 's|@BINDIR@|$(BINDIR)|' dist/systemd/$$u.in > $(DESTDIR)$(USER_UNITS)/$$u && chmod 644 $(DESTDIR)$(USER_UNITS)/$$u || exit 1; \
 	done
+	install -d $(DESTDIR)$(EXTENSION_DIR)
+	install -m 644 integrations/browser/extension/* $(DESTDIR)$(EXTENSION_DIR)/
 	$(MAKE) --no-print-directory -C integrations/c install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/ssh install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/preload install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@echo "installed under $(DESTDIR)$(PREFIX); with systemd: systemctl --user daemon-reload && systemctl --user enable --now passkeyd.socket"
 
 uninstall:
@@ -120,7 +128,10 @@ uninstall:
 	  rm -f $(DESTDIR)$(MAN1DIR)/$$p.1; \
 	done
 	for u in $(UNITS); do rm -f $(DESTDIR)$(USER_UNITS)/$$u; done
+	rm -rf $(DESTDIR)$(EXTENSION_DIR)
 	$(MAKE) --no-print-directory -C integrations/c uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/ssh uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/preload uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 ## Man pages for the executables, from their own --help (swift-argument-parser's generate-manual
 ## plugin, which builds every product first); remade only when an executable changed.
