@@ -18,10 +18,7 @@ enum BrowserExtension {
         var browser: String
     }
 
-    struct Outcome {
-        var figures: Figures?
-        var skipped: String?
-    }
+    typealias Outcome = ReportedOutcome<Figures>
 
     private struct Output: Decodable {
         var create: ReportedFigure

@@ -13,11 +13,7 @@ enum ChromeVirtualAuthenticator {
         var browser: String
     }
 
-    /// The figures, or why there are none.
-    struct Outcome {
-        var figures: Figures?
-        var skipped: String?
-    }
+    typealias Outcome = ReportedOutcome<Figures>
 
     private struct Output: Decodable {
         var create: ReportedFigure

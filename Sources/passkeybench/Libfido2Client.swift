@@ -7,10 +7,7 @@ import Foundation
 /// with the reason, when the program was not built or the run fails.
 enum Libfido2Client {
     /// Resident registrations, then discoverable sign-ins, on one connection.
-    struct Outcome {
-        var figures: BenchResults.Pair?
-        var skipped: String?
-    }
+    typealias Outcome = ReportedOutcome<BenchResults.Pair>
 
     private struct Output: Decodable {
         var makeCredential: ReportedFigure

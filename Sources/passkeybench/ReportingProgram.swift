@@ -29,3 +29,9 @@ enum ReportingProgram {
         return .success(decoded)
     }
 }
+
+/// What a figure taken by another program came to: its figures, or why there are none.
+struct ReportedOutcome<Figures> {
+    var figures: Figures?
+    var skipped: String?
+}
