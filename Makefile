@@ -80,6 +80,8 @@ ZSH_COMPLETIONS = $(SHAREDIR)/zsh/site-functions
 FISH_COMPLETIONS = $(SHAREDIR)/fish/vendor_completions.d
 # Searched by `systemctl --user` for ~/.local and /usr/local alike (systemd.unit(5)).
 USER_UNITS = $(SHAREDIR)/systemd/user
+# The WebExtension (integrations/browser/extension), loaded unpacked by Chromium or Firefox.
+EXTENSION_DIR = $(SHAREDIR)/passkeyd/browser-extension
 EXECUTABLES := passkeyd passkeyctl passkeydemo
 UNITS := passkeyd.socket passkeyd.service passkeyd-standalone.service
 PRODUCTS = .build/$(CONFIG)
@@ -110,6 +112,8 @@ install:
 	for u in passkeyd.service passkeyd-standalone.service; do \
 	  sed 's|@BINDIR@|$(BINDIR)|' dist/systemd/$$u.in > $(DESTDIR)$(USER_UNITS)/$$u && chmod 644 $(DESTDIR)$(USER_UNITS)/$$u || exit 1; \
 	done
+	install -d $(DESTDIR)$(EXTENSION_DIR)
+	install -m 644 integrations/browser/extension/* $(DESTDIR)$(EXTENSION_DIR)/
 	$(MAKE) --no-print-directory -C integrations/c install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@echo "installed under $(DESTDIR)$(PREFIX); with systemd: systemctl --user daemon-reload && systemctl --user enable --now passkeyd.socket"
 
@@ -120,6 +124,7 @@ uninstall:
 	  rm -f $(DESTDIR)$(MAN1DIR)/$$p.1; \
 	done
 	for u in $(UNITS); do rm -f $(DESTDIR)$(USER_UNITS)/$$u; done
+	rm -rf $(DESTDIR)$(EXTENSION_DIR)
 	$(MAKE) --no-print-directory -C integrations/c uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 ## Man pages for the executables, from their own --help (swift-argument-parser's generate-manual

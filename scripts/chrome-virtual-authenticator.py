@@ -14,19 +14,21 @@ Exit 3 with a sentence on stderr when chromium is not installed.
 from __future__ import annotations
 
 import argparse
-import base64
 import http.server
 import json
 import os
 import shutil
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
+from pathlib import Path
+
+# The minimal stdlib WebSocket client the real-browser tests use too.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "Tests" / "Interop"))
+from browser_driver import WebSocket  # noqa: E402
 
 PAGE = b"<!doctype html><title>passkeybench</title><p>virtual authenticator bench</p>"
 
@@ -59,80 +61,6 @@ window.bench = (() => {
 # NotAllowedError), so registrations run in batches with the device emptied between them.
 CREATE_BATCH = 3
 WARMUP = 5
-
-class WebSocket:
-    """Just enough of RFC 6455 for the DevTools protocol: text frames, client-masked."""
-
-    def __init__(self, url: str):
-        rest = url.split("://", 1)[1]
-        hostport, path = rest.split("/", 1)
-        host, port = hostport.split(":")
-        self.sock = socket.create_connection((host, int(port)), timeout=120)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        response = b""
-        while b"\r\n\r\n" not in response:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise ConnectionError("DevTools closed the WebSocket handshake")
-            response += chunk
-        if b" 101 " not in response.split(b"\r\n", 1)[0]:
-            raise ConnectionError(f"DevTools refused the WebSocket: {response[:200]!r}")
-        self.buffer = response.split(b"\r\n\r\n", 1)[1]
-        self.next_id = 0
-
-    def _read(self, count: int) -> bytes:
-        while len(self.buffer) < count:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("DevTools closed the WebSocket")
-            self.buffer += chunk
-        data, self.buffer = self.buffer[:count], self.buffer[count:]
-        return data
-
-    def send(self, text: str) -> None:
-        payload = text.encode()
-        header = bytes([0x81])
-        if len(payload) < 126:
-            header += bytes([0x80 | len(payload)])
-        elif len(payload) < 65536:
-            header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
-        else:
-            header += bytes([0x80 | 127]) + struct.pack(">Q", len(payload))
-        mask = os.urandom(4)
-        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-    def receive(self) -> str:
-        message = b""
-        while True:
-            first, second = self._read(2)
-            length = second & 0x7F
-            if length == 126:
-                length = struct.unpack(">H", self._read(2))[0]
-            elif length == 127:
-                length = struct.unpack(">Q", self._read(8))[0]
-            payload = self._read(length)
-            opcode = first & 0x0F
-            if opcode == 0x8:
-                raise ConnectionError("DevTools closed the WebSocket")
-            if opcode in (0x9, 0xA):
-                continue
-            message += payload
-            if first & 0x80:
-                return message.decode()
-
-    def call(self, method: str, **params):
-        self.next_id += 1
-        ident = self.next_id
-        self.send(json.dumps({"id": ident, "method": method, "params": params}))
-        while True:
-            reply = json.loads(self.receive())
-            if reply.get("id") == ident:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
-
 
 def serve_page() -> tuple[http.server.HTTPServer, int]:
     class Page(http.server.BaseHTTPRequestHandler):

@@ -105,6 +105,15 @@ def test_man_pages_render_without_warnings(prefix):
         assert done.returncode == 0 and done.stderr == "", f"{e}.1: {done.stderr}"
 
 
+def test_the_browser_extension_is_installed_whole(prefix):
+    """The unpacked WebExtension a browser loads: every file of the source folder, manifest first."""
+    source = REPO / "integrations" / "browser" / "extension"
+    installed = prefix / "share" / "passkeyd" / "browser-extension"
+    assert sorted(p.name for p in installed.iterdir()) == sorted(p.name for p in source.iterdir())
+    manifest = json.loads((installed / "manifest.json").read_text())
+    assert manifest["manifest_version"] == 3 and manifest["browser_specific_settings"]["gecko"]["id"] == "passkeyd@passkeyd.dev"
+
+
 def test_systemd_user_units_name_the_installed_daemon(prefix):
     units = prefix / "share" / "systemd" / "user"
     assert f"ExecStart={prefix}/bin/passkeyd\n" in (units / "passkeyd.service").read_text()

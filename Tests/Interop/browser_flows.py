@@ -1,0 +1,343 @@
+"""The web flows both real-browser suites run, and the relying party they run against.
+
+`RelyingParty` is a web site on http://localhost (a secure context) served by Python's
+http.server in the test process: pages that call navigator.credentials, and JSON endpoints
+that make options and verify responses with py_webauthn, as a real server would. Each flow
+returns what the page received and what the server verified, and asserts both.
+
+`Session` starts one browser (Chromium or Firefox ESR, browser_driver) with the extension
+(integrations/browser/extension) and the native host installed by `passkeyctl browser install`,
+against a real passkeyd.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.server
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import webauthn
+from webauthn.helpers.cose import COSEAlgorithmIdentifier
+from webauthn.helpers.structs import (
+    AuthenticatorSelectionCriteria,
+    PublicKeyCredentialDescriptor,
+    ResidentKeyRequirement,
+    UserVerificationRequirement,
+)
+
+from browser_driver import Chromium, Firefox, Page
+from passkeyd_pin import passkeyctl_binary
+
+HERE = Path(__file__).resolve().parent
+EXTENSION = str(HERE.parent.parent / "integrations" / "browser" / "extension")
+
+ALGORITHMS = {"ES256": COSEAlgorithmIdentifier.ECDSA_SHA_256, "EdDSA": COSEAlgorithmIdentifier.EDDSA}
+
+# The page's helpers: every flow goes through the public WebAuthn API only, and hands the
+# server exactly what a real page would (toJSON()).
+PAGE_SCRIPT = r"""
+const post = (path, body) => fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+  body: JSON.stringify(body)}).then((r) => r.json());
+const failure = (error) => ({error: {name: error.name, message: error.message,
+  isDOMException: error instanceof DOMException}});
+window.rp = {
+  async register(request) {
+    const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", request));
+    if (request.rpId) options.rp.id = request.rpId;
+    let credential;
+    try { credential = await navigator.credentials.create({publicKey: options}); } catch (e) { return failure(e); }
+    const page = {
+      instance: credential instanceof PublicKeyCredential,
+      responseInstance: credential.response instanceof AuthenticatorAttestationResponse,
+      id: credential.id, type: credential.type,
+      rawIdMatches: credential.id === credential.toJSON().rawId && credential.rawId instanceof ArrayBuffer,
+      algorithm: credential.response.getPublicKeyAlgorithm(),
+      publicKeyBytes: credential.response.getPublicKey()?.byteLength ?? null,
+      authenticatorDataBytes: credential.response.getAuthenticatorData().byteLength,
+      transports: credential.response.getTransports(),
+      attachment: credential.authenticatorAttachment,
+      extensions: credential.getClientExtensionResults(),
+      clientData: JSON.parse(new TextDecoder().decode(credential.response.clientDataJSON)),
+    };
+    return {page, server: await post("/register/verify", {name: request.name, credential: credential.toJSON()})};
+  },
+  async signIn(request = {}, mediation, signal) {
+    const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/login/options", request));
+    if (request.rpId) options.rpId = request.rpId;
+    let credential;
+    const began = performance.now();
+    try {
+      credential = await navigator.credentials.get({publicKey: options, mediation, signal});
+    } catch (e) {
+      return {...failure(e), milliseconds: performance.now() - began};
+    }
+    const page = {
+      instance: credential instanceof PublicKeyCredential,
+      responseInstance: credential.response instanceof AuthenticatorAssertionResponse,
+      id: credential.id,
+      userHandle: credential.response.userHandle &&
+        new TextDecoder().decode(credential.response.userHandle),
+      signatureBytes: credential.response.signature.byteLength,
+      attachment: credential.authenticatorAttachment,
+      clientData: JSON.parse(new TextDecoder().decode(credential.response.clientDataJSON)),
+    };
+    return {page, server: await post("/login/verify", {credential: credential.toJSON()})};
+  },
+};
+"""
+
+PAGE = """<!doctype html>
+<meta charset="utf-8"><title>passkeyd test site</title>
+<form><input id="username" name="username" autocomplete="username webauthn"><button type="button">Sign in</button></form>
+<script>{script}</script>
+<script>{extra}</script>
+"""
+
+# Conditional mediation as sites use it: started on load, answered when the user picks a passkey.
+CONDITIONAL_ON_LOAD = """
+window.controller = new AbortController();
+window.conditional = rp.signIn({}, "conditional", controller.signal);
+"""
+
+# A sign-in in a window the page opened: the popup signs in and tells its opener the outcome.
+POPUP = """
+rp.signIn({}).then((outcome) => window.opener.postMessage(JSON.stringify(outcome), location.origin));
+"""
+
+
+@dataclass
+class Account:
+    user_id: bytes
+    name: str
+    credential_id: bytes = b""
+    public_key: bytes = b""
+    sign_count: int = 0
+
+
+@dataclass
+class RelyingParty:
+    """The site: options from py_webauthn, responses verified by py_webauthn, accounts in memory."""
+
+    rp_id: str = "localhost"
+    accounts: dict[str, Account] = field(default_factory=dict)          # name → account
+    credentials: dict[bytes, Account] = field(default_factory=dict)    # credential id → account
+    challenges: dict[str, bytes] = field(default_factory=dict)         # what → challenge
+    verified: list[dict] = field(default_factory=list)
+
+    def start(self) -> "RelyingParty":
+        site = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                page = {"/": "", "/conditional": CONDITIONAL_ON_LOAD, "/popup": POPUP}.get(self.path.split("?")[0])
+                if page is None:
+                    return self._send(404, b"not found", "text/plain")
+                self._send(200, PAGE.format(script=PAGE_SCRIPT, extra=page).encode(), "text/html")
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
+                try:
+                    reply = site.handle(self.path, body)
+                except KeyError as error:
+                    return self._send(404, str(error).encode(), "text/plain")
+                self._send(200, json.dumps(reply).encode(), "application/json")
+
+            def _send(self, status, body, kind):
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://localhost:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def url(self, path: str = "/") -> str:
+        return self.origin + path
+
+    def handle(self, path: str, body: dict) -> dict:
+        if path == "/register/options":
+            name = body["name"]
+            account = self.accounts.setdefault(name, Account(user_id=name.encode(), name=name))
+            exclude = [PublicKeyCredentialDescriptor(id=a.credential_id) for a in [account] if a.credential_id] \
+                if body.get("exclude") else []
+            options = webauthn.generate_registration_options(
+                rp_id=self.rp_id, rp_name="passkeyd test site", user_name=name, user_id=account.user_id,
+                user_display_name=name.title(), exclude_credentials=exclude,
+                supported_pub_key_algs=[ALGORITHMS[body.get("alg", "ES256")]],
+                authenticator_selection=AuthenticatorSelectionCriteria(
+                    resident_key=ResidentKeyRequirement.REQUIRED if body.get("resident", True)
+                    else ResidentKeyRequirement.DISCOURAGED,
+                    user_verification=UserVerificationRequirement.PREFERRED))
+            self.challenges["register:" + name] = options.challenge
+            return json.loads(webauthn.options_to_json(options))
+        if path == "/register/verify":
+            credential, name = body["credential"], body["name"]
+            try:
+                result = webauthn.verify_registration_response(
+                    credential=credential, expected_challenge=self.challenges.pop("register:" + name),
+                    expected_origin=self.origin, expected_rp_id=self.rp_id)
+            except Exception as error:
+                return self._record({"verified": False, "error": str(error)})
+            account = self.accounts[name]
+            account.credential_id, account.public_key = result.credential_id, result.credential_public_key
+            account.sign_count = result.sign_count
+            self.credentials[result.credential_id] = account
+            return self._record({"verified": True, "user": name, "credentialId": base64url(result.credential_id),
+                                 "format": result.fmt, "signCount": result.sign_count})
+        if path == "/login/options":
+            allow = [PublicKeyCredentialDescriptor(id=self.accounts[n].credential_id) for n in body.get("allow", [])]
+            options = webauthn.generate_authentication_options(
+                rp_id=self.rp_id, allow_credentials=allow, user_verification=UserVerificationRequirement.PREFERRED)
+            self.challenges["login"] = options.challenge
+            return json.loads(webauthn.options_to_json(options))
+        if path == "/login/verify":
+            credential = body["credential"]
+            account = self.credentials.get(unbase64url(credential["rawId"]))
+            if account is None:
+                return self._record({"verified": False, "error": "unknown credential"})
+            try:
+                result = webauthn.verify_authentication_response(
+                    credential=credential, expected_challenge=self.challenges.pop("login"),
+                    expected_rp_id=self.rp_id, expected_origin=self.origin,
+                    credential_public_key=account.public_key, credential_current_sign_count=account.sign_count)
+            except Exception as error:
+                return self._record({"verified": False, "error": str(error)})
+            account.sign_count = result.new_sign_count
+            return self._record({"verified": True, "user": account.name, "signCount": result.new_sign_count})
+        raise KeyError(path)
+
+    def _record(self, outcome: dict) -> dict:
+        self.verified.append(outcome)
+        return outcome
+
+
+def base64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unbase64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+# -- one browser with the extension and the host, against one daemon ----------------------
+
+
+class Session:
+    """A browser whose extension reaches `socket`'s passkeyd through the installed host."""
+
+    def __init__(self, kind: str, socket: str):
+        self.kind = kind
+        self.home = tempfile.mkdtemp(prefix=f"passkeyd-{kind}-home-")
+        env = {"HOME": self.home, "XDG_CONFIG_HOME": os.path.join(self.home, ".config"),
+               "XDG_DATA_HOME": os.path.join(self.home, ".local", "share")}
+        # Clear any PASSKEYD_SOCKET the test runner has: the script `install` writes names the socket.
+        base = {k: v for k, v in os.environ.items() if not k.startswith("PASSKEY")}
+        if kind == "chromium":
+            self.profile = os.path.join(self.home, "chromium")
+            args = ["browser", "install", "--chromium", "--profile", self.profile]
+        else:
+            self.profile = None
+            args = ["browser", "install", "--firefox"]
+        self.install = subprocess.run([passkeyctl_binary(), "--socket", socket, *args], env={**base, **env},
+                                      capture_output=True, text=True, timeout=60)
+        assert self.install.returncode == 0, self.install.stderr
+        try:
+            if kind == "chromium":
+                self.browser = Chromium(EXTENSION, profile=self.profile, env=env)
+            else:
+                self.browser = Firefox(EXTENSION, home=self.home, env=env)
+            self.browser.extension_ready()
+        except BaseException:
+            shutil.rmtree(self.home, ignore_errors=True)
+            raise
+
+    def page(self, rp: RelyingParty, path: str = "/") -> Page:
+        return self.browser.new_page(rp.url(path))
+
+    def close(self) -> None:
+        try:
+            self.browser.close()
+        finally:
+            shutil.rmtree(self.home, ignore_errors=True)
+
+
+def register(page: Page, name: str, **request) -> dict:
+    return page.evaluate(f"rp.register({json.dumps({'name': name, **request})})")
+
+
+def sign_in(page: Page, request: dict | None = None, mediation: str | None = None) -> dict:
+    mediation_js = "undefined" if mediation is None else json.dumps(mediation)
+    return page.evaluate(f"rp.signIn({json.dumps(request or {})}, {mediation_js})")
+
+
+def start(page: Page, expression: str, name: str = "outcome") -> None:
+    """Starts a promise in the page without waiting for it (its value lands in window[name])."""
+    page.evaluate(f"(window.{name}Done = undefined, window.{name} = {expression},"
+                  f" window.{name}.then((v) => window.{name}Done = v), true)")
+
+
+def chooser_open(page: Page) -> bool:
+    return page.wait_for("!!document.querySelector('passkeyd-ui')")
+
+
+def pick(page: Page, index: int) -> None:
+    """A user's pick in the extension's chooser or suggestions: arrow keys, then Enter."""
+    chooser_open(page)
+    for _ in range(index):
+        page.press("ArrowDown")
+    page.press("Enter")
+
+
+def assert_registered(outcome: dict, rp: RelyingParty, name: str, algorithm: int) -> None:
+    assert "error" not in outcome, outcome
+    page, server = outcome["page"], outcome["server"]
+    assert page["instance"] and page["responseInstance"], "instanceof the browser's own interfaces"
+    assert page["type"] == "public-key" and page["rawIdMatches"]
+    assert page["algorithm"] == algorithm
+    assert page["clientData"]["type"] == "webauthn.create" and page["clientData"]["origin"] == rp.origin
+    assert page["authenticatorDataBytes"] >= 37 + 16
+    assert server["verified"] is True and server["user"] == name, server
+    assert server["credentialId"] == page["id"]
+
+
+def assert_signed_in(outcome: dict, rp: RelyingParty, name: str) -> None:
+    assert "error" not in outcome, outcome
+    page, server = outcome["page"], outcome["server"]
+    assert page["instance"] and page["responseInstance"]
+    assert page["clientData"]["type"] == "webauthn.get" and page["clientData"]["origin"] == rp.origin
+    assert page["id"] == base64url(rp.accounts[name].credential_id)
+    assert server["verified"] is True and server["user"] == name, server
+
+
+def wait_until(condition, timeout: float = 30.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} never happened")
+        time.sleep(0.05)
+
+
+def new_name(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(3)}"

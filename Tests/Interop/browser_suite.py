@@ -1,0 +1,232 @@
+"""The real-browser flows, shared by test_browser_chromium.py and test_browser_firefox.py.
+
+Each test module defines a `kind` fixture ("chromium" or "firefox") and imports this module's
+fixtures and tests; one browser runs per module against one passkeyd. Every flow checks what the
+page received (through the public WebAuthn API only) and what the server verified (py_webauthn).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import threading
+import time
+
+import pytest
+
+from browser_flows import (
+    ALGORITHMS,
+    RelyingParty,
+    Session,
+    assert_registered,
+    assert_signed_in,
+    base64url,
+    chooser_open,
+    new_name,
+    pick,
+    register,
+    sign_in,
+    start,
+)
+from passkeyd_pin import passkeyctl, passkeyctl_binary
+
+
+def ctl(daemon, *args: str) -> subprocess.CompletedProcess:
+    done = passkeyctl(daemon.socket, *args, pin=None)
+    assert done.returncode == 0, f"passkeyctl {' '.join(args)}: {done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def session(kind, daemon):
+    s = Session(kind, daemon.socket)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def rp(daemon):
+    """A fresh site on http://localhost, and no localhost passkey left from an earlier test."""
+    listed = json.loads(ctl(daemon, "--json", "list", "--rp", "localhost").stdout)
+    if listed["relyingParties"]:
+        ctl(daemon, "delete", "--rp", "localhost", "--yes")
+    site = RelyingParty().start()
+    yield site
+    site.stop()
+
+
+@pytest.fixture
+def page(session, rp):
+    p = session.page(rp)
+    yield p
+    p.close()
+
+
+@pytest.mark.parametrize("algorithm", ["ES256", "EdDSA"])
+@pytest.mark.parametrize("resident", [True, False], ids=["resident", "non-resident"])
+def test_registration_is_verified_and_signs_in(page, rp, algorithm, resident):
+    name = new_name("reg")
+    outcome = register(page, name, alg=algorithm, resident=resident)
+    assert_registered(outcome, rp, name, ALGORITHMS[algorithm])
+    # The allow list names the credential: a non-resident one can only be found that way.
+    assert_signed_in(sign_in(page, {"allow": [name]}), rp, name)
+
+
+def test_modal_sign_in_with_the_chooser_picking_the_second_of_two_accounts(page, rp):
+    first, second = new_name("first"), new_name("second")
+    for name in (first, second):
+        assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
+    start(page, "rp.signIn({})")
+    pick(page, 1)
+    picked = page.wait_for("window.outcomeDone")
+    assert_signed_in(picked, rp, picked["server"].get("user", "?"))
+    start(page, "rp.signIn({})")
+    pick(page, 0)
+    other = page.wait_for("window.outcomeDone")
+    assert_signed_in(other, rp, other["server"].get("user", "?"))
+    assert {picked["server"]["user"], other["server"]["user"]} == {first, second}, "each entry is its own account"
+
+
+def test_modal_chooser_dismissed_is_not_allowed(page, rp):
+    for name in (new_name("a"), new_name("b")):
+        register(page, name)
+    start(page, "rp.signIn({})")
+    chooser_open(page)
+    page.press("Escape")
+    outcome = page.wait_for("window.outcomeDone")
+    assert outcome["error"]["name"] == "NotAllowedError" and outcome["error"]["isDOMException"]
+
+
+def test_conditional_sign_in_started_on_load_completes_on_the_picked_suggestion(session, rp):
+    name = new_name("cond")
+    setup = session.page(rp)
+    try:
+        assert_registered(register(setup, name), rp, name, ALGORITHMS["ES256"])
+    finally:
+        setup.close()
+    page = session.page(rp, "/conditional")
+    try:
+        page.evaluate("window.conditional.then((v) => window.conditionalDone = v), true")
+        assert page.evaluate("PublicKeyCredential.isConditionalMediationAvailable()") is True
+        page.evaluate("document.getElementById('username').focus(), true")
+        pick(page, 0)
+        assert_signed_in(page.wait_for("window.conditionalDone"), rp, name)
+    finally:
+        page.close()
+
+
+def test_conditional_request_aborted_ends_with_abort_error(session, rp):
+    setup = session.page(rp)
+    try:
+        register(setup, new_name("cond"))
+    finally:
+        setup.close()
+    page = session.page(rp, "/conditional")
+    try:
+        page.evaluate("window.conditional.then((v) => window.conditionalDone = v), true")
+        page.evaluate("controller.abort(), true")
+        outcome = page.wait_for("window.conditionalDone")
+        assert outcome["error"]["name"] == "AbortError" and outcome["error"]["isDOMException"]
+        # Focus after the abort: no suggestion comes up, and the page signs in as usual.
+        page.evaluate("document.getElementById('username').focus(), true")
+        assert page.evaluate("!document.querySelector('passkeyd-ui')")
+        assert "error" not in sign_in(page)
+    finally:
+        page.close()
+
+
+def test_immediate_mediation_without_a_credential_is_not_allowed_at_once(page, rp):
+    outcome = sign_in(page, {}, "immediate")
+    assert outcome["error"]["name"] == "NotAllowedError" and outcome["error"]["isDOMException"], outcome
+    assert outcome["milliseconds"] < 5000, "immediate mediation does not wait for a user"
+    assert rp.verified == []
+
+
+def test_excluded_credential_is_invalid_state(page, rp):
+    name = new_name("excl")
+    assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
+    again = register(page, name, exclude=True)
+    assert again["error"]["name"] == "InvalidStateError" and again["error"]["isDOMException"], again
+    assert len(rp.verified) == 1, "nothing more reached the server"
+
+
+def test_forged_rp_id_is_a_security_error(page, rp):
+    outcome = register(page, new_name("forged"), rpId="example.com")
+    assert outcome["error"]["name"] == "SecurityError" and outcome["error"]["isDOMException"], outcome
+    outcome = sign_in(page, {"rpId": "example.com"})
+    assert outcome["error"]["name"] == "SecurityError", outcome
+
+
+def test_a_page_cannot_claim_another_origin(page, rp):
+    """A request posted straight to the extension's bridge, claiming example.com: the origin is
+    still the frame's (localhost), so example.com's RP ID is refused."""
+    forged = page.evaluate("""new Promise((resolve) => {
+      addEventListener("message", (event) => {
+        const reply = typeof event.data === "string" && JSON.parse(event.data);
+        if (reply && reply.passkeyd === "to-page" && reply.id === 424242) resolve(reply);
+      });
+      postMessage(JSON.stringify({passkeyd: "to-bridge", type: "create", id: 424242,
+        origin: "https://example.com", topOrigin: "https://example.com",
+        options: {rp: {id: "example.com", name: "x"}, user: {id: "AQID", name: "u", displayName: "U"},
+          challenge: "AAAAAAAAAAAAAAAAAAAAAA", pubKeyCredParams: [{type: "public-key", alg: -7}]}}), "*");
+    })""")
+    assert forged["type"] == "error" and forged["name"] == "SecurityError", forged
+
+
+def test_a_popup_window_signs_in(session, page, rp):
+    name = new_name("popup")
+    assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
+    page.evaluate("""(window.fromPopup = new Promise((resolve) => addEventListener("message",
+        (event) => { if (event.origin === location.origin) resolve(JSON.parse(event.data)); })),
+        window.fromPopup.then((v) => window.popupDone = v), window.open("/popup", "signin", "popup"), true)""")
+    popup = session.browser.wait_for_page(rp.url("/popup"))
+    try:
+        assert_signed_in(page.wait_for("window.popupDone"), rp, name)
+    finally:
+        popup.close()
+
+
+def test_bogus_signature_fault_fails_the_servers_verification(page, rp, daemon):
+    name = new_name("fault")
+    assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
+    ctl(daemon, "fault", "set", "bogus-signature")
+    faulty = sign_in(page)
+    assert faulty["page"]["instance"], "the page got a credential, as from a real key"
+    assert faulty["server"]["verified"] is False and "signature" in faulty["server"]["error"].lower(), faulty
+    assert_signed_in(sign_in(page), rp, name)  # armed once: the next sign-in verifies
+
+
+def test_client_capabilities_and_a_signal_seen_in_watch(page, rp, daemon):
+    capabilities = page.evaluate("PublicKeyCredential.getClientCapabilities()")
+    assert capabilities["conditionalGet"] is True and capabilities["signalCurrentUserDetails"] is True, capabilities
+    assert all(isinstance(v, bool) for v in capabilities.values())
+    assert page.evaluate("PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable()") in (True, False)
+    name = new_name("signal")
+    assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
+    watcher = subprocess.Popen([passkeyctl_binary(), "--socket", daemon.socket, "--json", "watch"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={k: v for k, v in os.environ.items() if not k.startswith("PASSKEY")})
+    try:
+        assert "Watching" in watcher.stderr.readline()
+        user_id = base64url(rp.accounts[name].user_id)
+        page.evaluate(f"""PublicKeyCredential.signalCurrentUserDetails({{rpId: "localhost",
+            userId: "{user_id}", name: "renamed@example.com", displayName: "Renamed"}})""")
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout], daemon=True).start()
+        event = None
+        deadline = time.monotonic() + 30
+        while event is None and time.monotonic() < deadline:
+            try:
+                candidate = json.loads(lines.get(timeout=max(0.1, deadline - time.monotonic())))
+            except queue.Empty:
+                break
+            if candidate.get("event") == "credential.updated" and candidate.get("rpId") == "localhost":
+                event = candidate
+    finally:
+        watcher.terminate()
+        watcher.wait(10)
+    assert event is not None, "the signal reached passkeyd"
+    assert event["credentialId"] == base64url(rp.accounts[name].credential_id)
+    assert event.get("userName") == "renamed@example.com", event

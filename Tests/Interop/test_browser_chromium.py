@@ -1,0 +1,49 @@
+"""Debian's headless Chromium with the passkeyd extension and native host, against a real
+passkeyd, on pages of a py_webauthn relying party (the flows: browser_suite.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from browser_driver import chromium_path
+from browser_flows import ALGORITHMS, EXTENSION, RelyingParty, Session, assert_registered, register
+from browser_suite import *  # noqa: F401,F403  (the shared fixtures and tests)
+
+EXTENSION_ID = (Path(EXTENSION) / "EXTENSION_ID").read_text().strip()
+
+pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (make deps)")
+
+
+@pytest.fixture(scope="module")
+def kind():
+    return "chromium"
+
+
+def test_passkeyd_not_running_is_a_clear_error_and_the_fallback_is_honoured(tmp_path):
+    """The host is installed but nothing listens on its socket: the page gets NotAllowedError
+    saying so; once the options page's "fall back to the browser's own WebAuthn" is ticked, the
+    same page registers with the browser's own authenticator (Chrome's virtual one here)."""
+    session = Session("chromium", str(tmp_path / "nobody-here.sock"))
+    site = RelyingParty().start()
+    try:
+        page = session.page(site)
+        outcome = register(page, "nobody")
+        assert outcome["error"]["name"] == "NotAllowedError", outcome
+        assert "passkeyd" in outcome["error"]["message"], outcome
+        assert site.verified == []
+
+        options = session.browser.new_page(f"chrome-extension://{EXTENSION_ID}/options.html")
+        options.evaluate("document.getElementById('fallback').click(), true")
+        options.wait_for("document.getElementById('status').textContent.includes('own WebAuthn')")
+        page.send("WebAuthn.enable", {"enableUI": False})
+        page.send("WebAuthn.addVirtualAuthenticator", {"options": {
+            "protocol": "ctap2", "transport": "internal", "hasResidentKey": True, "hasUserVerification": True,
+            "isUserVerified": True, "automaticPresenceSimulation": True}})
+        assert_registered(register(page, "fallback"), site, "fallback", ALGORITHMS["ES256"])
+        # Chromium's own capabilities now: passkeyd's would say conditionalCreate false.
+        assert page.evaluate("PublicKeyCredential.getClientCapabilities()").get("conditionalCreate") is True
+    finally:
+        site.stop()
+        session.close()
