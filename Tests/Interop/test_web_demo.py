@@ -391,7 +391,10 @@ def courier_screen(page, screen: str) -> None:
 
 def create_account(page, web, name: str) -> None:
     page.navigate(web.courier("/"))
-    courier_screen(page, "welcome")
+    settle(page, "!document.getElementById('welcome').hidden || !document.getElementById('home').hidden")
+    if page.evaluate("!document.getElementById('home').hidden"):  # signed in by an earlier test
+        click(page, "sign-out")
+        courier_screen(page, "welcome")
     fill(page, username=name)
     click(page, "create")
     settle(page, f"document.getElementById('heading').textContent === {json.dumps('✓ Account created: signed in as ' + name)}")
@@ -475,6 +478,7 @@ def test_courier_offline_switch_makes_the_server_unreachable(page, web):
     courier_sign_out(page, name)
     click(page, "offline")
     status_is(page, UNREACHABLE)
+    fill(page, username=new_name("nobody"))
     for button in ("create", "sign-in"):
         click(page, button)
         status_is(page, UNREACHABLE)

@@ -21,7 +21,7 @@ struct CourierRoutes: Sendable {
         router.post("/api/session") { request, _ in
             await answering {
                 guard let token = request.cookie(Self.cookie) else { return .json(SessionState(username: nil, ended: false)) }
-                guard let username = try await courier { try await server.resume(token) } else {
+                guard let username = try await courier({ try await server.resume(token) }) else {
                     var response = Response.json(SessionState(username: nil, ended: true))
                     response.setCookie(sessionCookie(Self.cookie, "", maxAge: 0))
                     return response
@@ -83,8 +83,8 @@ struct CourierRoutes: Sendable {
     }
 
     /// The server's failures as the app's sentences (Courier.Sentence).
-    private func courier<T>(_ call: () async throws(CourierServer.Failure) -> T) async throws -> T {
-        do { return try await call() } catch {
+    private func courier<T>(_ call: () async throws -> T) async throws -> T {
+        do { return try await call() } catch let error as CourierServer.Failure {
             switch error {
             case .unreachable:
                 throw APIError(.serviceUnavailable, "unreachable", Courier.Sentence.unreachable)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PasskeyClient
 import RelyingParty
 import WebAuthn
 
@@ -45,7 +46,7 @@ struct ShopRoutes: Sendable {
                     signCount: credential.signCount))
             }
         }
-        router.post("/api/sign-in/options") { _, _ in .json(await site.server.authenticationOptions()) }
+        router.post("/api/sign-in/options") { _, _ in Response.json(await site.server.authenticationOptions()) }
         router.post("/api/sign-in") { request, _ in
             await answering {
                 var request = request

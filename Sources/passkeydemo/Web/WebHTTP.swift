@@ -6,7 +6,7 @@ extension Request {
     /// The host the browser asked for, without the port (RFC 9110 §7.2); HTTP/1's Host header
     /// arrives as the request's authority.
     var hostName: String {
-        let authority = head.authority ?? headers[.host] ?? ""
+        let authority = head.authority ?? ""
         return String(authority.split(separator: ":", maxSplits: 1).first ?? "").lowercased()
     }
 

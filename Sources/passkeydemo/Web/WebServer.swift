@@ -29,8 +29,9 @@ struct WebServer {
             responder: responder,
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "passkeydemo"),
             onServerRunning: { _ in
-                print("passkeydemo web: the shop at \(origin(Self.shopHost))/ and the courier app at \(origin(Self.courierHost))/")
-                fflush(stdout)
+                // Unbuffered: a script waiting for this line sees it at once.
+                let line = "passkeydemo web: the shop at \(origin(Self.shopHost))/ and the courier app at \(origin(Self.courierHost))/\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
             },
             logger: logger)
         try await app.runService()

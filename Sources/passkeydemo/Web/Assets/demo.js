@@ -173,8 +173,9 @@
         await stopConditional();
         try {
           return await finishSignIn(await getCredential("/api/sign-in/options", { password: true }));
-        } finally {
-          if (!conditional) startConditional();
+        } catch (error) {
+          startConditional();  // still on the page: AutoFill runs again in the field
+          throw error;
         }
       },
     },
