@@ -65,6 +65,7 @@ struct CourierRoutes: Sendable {
             }
         }
         /// The demo's offline switch: the phone's network, not the server, so it always answers.
+        router.get("/api/network") { _, _ in Response.json(Network(online: await server.reachable)) }
         router.post("/api/network") { request, _ in
             await answering {
                 var request = request

@@ -42,7 +42,7 @@ struct ShopRoutes: Sendable {
                 let name = String(decoding: credential.userHandle, as: UTF8.self)
                 return await signIn(ShopSessions.User(
                     name: name, displayName: name.capitalized, method: "registered a passkey",
-                    credentialID: Base64URL.encode(credential.id), algorithm: "\(credential.publicKey.algorithm)",
+                    credentialID: Base64URL.encode(credential.id), algorithm: Self.name(of: credential),
                     signCount: credential.signCount))
             }
         }
@@ -55,7 +55,7 @@ struct ShopRoutes: Sendable {
                 let name = String(decoding: verified.userHandle, as: UTF8.self)
                 return await signIn(ShopSessions.User(
                     name: name, displayName: name.capitalized, method: "signed in with a passkey",
-                    credentialID: Base64URL.encode(verified.credential.id), algorithm: "\(verified.credential.publicKey.algorithm)",
+                    credentialID: Base64URL.encode(verified.credential.id), algorithm: Self.name(of: verified.credential),
                     signCount: verified.credential.signCount))
             }
         }
@@ -88,6 +88,11 @@ struct ShopRoutes: Sendable {
         var response = Response.json(["user": user.name, "next": "/signed-in"])
         response.setCookie(sessionCookie(Self.cookie, token, maxAge: 3600))
         return response
+    }
+
+    /// The credential's signature algorithm as the success page names it: `es256 (COSE -7)`.
+    private static func name(of credential: RegisteredCredential) -> String {
+        "\(credential.publicKey.algorithm) (COSE \(credential.publicKey.algorithm.rawValue))"
     }
 
     /// The relying party's refusal, in words the page shows (WebAuthn L3 §7's failed step).
