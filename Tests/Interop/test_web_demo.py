@@ -95,15 +95,15 @@ class WebDemo:
                 self.process.wait(10)
 
 
-def ctl(daemon, *args: str) -> subprocess.CompletedProcess:
-    done = passkeyctl(daemon.socket, *args, pin=None)
+def ctl(daemon, *args: str, pin: str | None = None) -> subprocess.CompletedProcess:
+    done = passkeyctl(daemon.socket, *args, pin=pin)
     assert done.returncode == 0, f"passkeyctl {' '.join(args)}: {done.stderr}"
     return done
 
 
-def passkeys_of(daemon, rp: str) -> dict[str, str]:
+def passkeys_of(daemon, rp: str, pin: str | None = None) -> dict[str, str]:
     """{user name: credential id (base64url)} of `rp`'s passkeys in passkeyd."""
-    listed = json.loads(ctl(daemon, "--json", "list", "--rp", rp).stdout)
+    listed = json.loads(ctl(daemon, "--json", "list", "--rp", rp, pin=pin).stdout)
     found = {}
     for party in listed["relyingParties"]:
         for credential in party["credentials"]:
@@ -151,9 +151,13 @@ def screenshot(page, name: str) -> None:
         return
     folder = Path(SHOTS) if Path(SHOTS).is_absolute() else REPO / SHOTS
     folder.mkdir(parents=True, exist_ok=True)
-    page.send("Emulation.setDeviceMetricsOverride", {"width": 900, "height": 720, "deviceScaleFactor": 1, "mobile": False})
-    page.evaluate("document.fonts.ready.then(() => true)")
+    metrics = {"width": 900, "height": 600, "deviceScaleFactor": 1, "mobile": False}
+    page.send("Emulation.setDeviceMetricsOverride", metrics)
+    # As tall as the page, so the picture shows all of it.
+    height = page.evaluate("document.fonts.ready.then(() => document.documentElement.scrollHeight)")
+    page.send("Emulation.setDeviceMetricsOverride", {**metrics, "height": max(metrics["height"], height)})
     shot = page.send("Page.captureScreenshot", {"format": "png"})
+    page.send("Emulation.clearDeviceMetricsOverride")
     (folder / name).write_bytes(base64.b64decode(shot["data"]))
 
 
@@ -235,7 +239,7 @@ def test_the_feature_list_opens_every_scenario_and_the_courier_app(page, web):
 
 
 def test_registration_ends_verified_and_a_second_passkey_is_excluded(page, web, daemon):
-    name = new_name("alice")
+    name = "alice"  # the only test that registers this name, on this module's fresh passkeyd
     page.navigate(web.shop("/scenario/registration"))
     fill(page, username=name)
     screenshot(page, "web-scenario-registration.png")
@@ -516,3 +520,27 @@ def test_courier_session_survives_a_restart_of_the_server(session, daemon, tmp_p
     finally:
         page.close()
         demo.stop()
+
+
+def test_courier_failed_biometric_check_with_a_pin_set_ends_cancelled_with_a_retry(daemon_factory, web):
+    """`passkeyd --uv deny` with a PIN: the built-in check fails, and the PIN that would follow
+    has no way to the browser (the extension's protocol v1 carries no PIN entry), so the request
+    is refused: the app says it was cancelled and offers the retry; nothing is created."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "deny")
+    env = {"PASSKEYD_SOCKET": daemon.socket, "PASSKEYCTL_NEW_PIN": "4711", "PATH": os.environ["PATH"]}
+    done = subprocess.run([os.environ.get("PASSKEYCTL_BIN", str(REPO / ".build" / "debug" / "passkeyctl")), "pin", "set"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    denied = Session("chromium", daemon.socket)
+    try:
+        page = denied.browser.new_page()
+        name = new_name("ivy")
+        page.navigate(web.courier("/"))
+        courier_screen(page, "welcome")
+        fill(page, username=name)
+        click(page, "create")
+        status_is(page, CANCELLED)
+        assert page.evaluate("!document.getElementById('retry').hidden")
+        assert passkeys_of(daemon, "courier.localhost", pin="4711") == {}
+    finally:
+        denied.close()
