@@ -25,6 +25,8 @@ release: deps
 	$(SWIFT) build -c release
 	$(MAKE) --no-print-directory man CONFIG=release
 	$(MAKE) --no-print-directory -C integrations/c
+	$(MAKE) --no-print-directory -C integrations/ssh
+	$(MAKE) --no-print-directory -C integrations/preload
 
 ## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.
 test: deps architecture
@@ -73,10 +75,10 @@ fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz integrations/c/build
+	rm -rf .build .build-fuzz integrations/c/build integrations/ssh/build integrations/preload/build
 
 ## `make install` (docs/integrations.md): the executables, shell completions, man pages,
-## systemd user units and the libfido2 adapter under PREFIX (DESTDIR for packagers).
+## systemd user units, the libfido2 adapter, the OpenSSH provider and the preload library under PREFIX (DESTDIR for packagers).
 ## CONFIG=debug installs the debug build instead (what `make test`'s install test uses).
 PREFIX ?= $(HOME)/.local
 DESTDIR ?=
@@ -124,6 +126,8 @@ install:
 	install -d $(DESTDIR)$(EXTENSION_DIR)
 	install -m 644 integrations/browser/extension/* $(DESTDIR)$(EXTENSION_DIR)/
 	$(MAKE) --no-print-directory -C integrations/c install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/ssh install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/preload install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	@echo "installed under $(DESTDIR)$(PREFIX); with systemd: systemctl --user daemon-reload && systemctl --user enable --now passkeyd.socket"
 
 uninstall:
@@ -135,6 +139,8 @@ uninstall:
 	for u in $(UNITS); do rm -f $(DESTDIR)$(USER_UNITS)/$$u; done
 	rm -rf $(DESTDIR)$(EXTENSION_DIR)
 	$(MAKE) --no-print-directory -C integrations/c uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/ssh uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) --no-print-directory -C integrations/preload uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 ## Man pages for the executables, from their own --help (swift-argument-parser's generate-manual
 ## plugin, which builds every product first); remade only when an executable changed.

@@ -10,6 +10,8 @@ SWIFT="${SWIFT:-swift}"
 
 "$SWIFT" build -c release --product passkeyd >&2
 "$SWIFT" build -c release --product passkeybench >&2
+# The browser extension figure goes through `passkeyctl browser host` (scripts/browser-extension-bench.py).
+"$SWIFT" build -c release --product passkeyctl >&2
 bin="$("$SWIFT" build -c release --show-bin-path)"
 
 # The libfido2 client (scripts/libfido2-bench.c) against the shipped socket adapter; without

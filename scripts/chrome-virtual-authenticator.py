@@ -28,7 +28,7 @@ from pathlib import Path
 
 # The minimal stdlib WebSocket client the real-browser tests use too.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "Tests" / "Interop"))
-from browser_driver import WebSocket  # noqa: E402
+from browser_driver import WebSocket, devtools_port  # noqa: E402
 
 PAGE = b"<!doctype html><title>passkeybench</title><p>virtual authenticator bench</p>"
 
@@ -77,20 +77,6 @@ def serve_page() -> tuple[http.server.HTTPServer, int]:
     server = http.server.HTTPServer(("127.0.0.1", 0), Page)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, server.server_address[1]
-
-
-def devtools_port(profile: str, browser: subprocess.Popen) -> int:
-    marker = os.path.join(profile, "DevToolsActivePort")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if browser.poll() is not None:
-            raise RuntimeError(f"chromium exited with {browser.returncode}")
-        try:
-            with open(marker) as f:
-                return int(f.readline())
-        except (FileNotFoundError, ValueError):
-            time.sleep(0.05)
-    raise TimeoutError("chromium did not open its DevTools port")
 
 
 class Page:

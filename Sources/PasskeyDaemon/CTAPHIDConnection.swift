@@ -389,6 +389,7 @@ actor CTAPHIDConnection {
         // the handler's type runs on the caller's executor.
         let report: @Sendable (KeepaliveStatus) -> Void = { [weak self] status in
             self?.report(status, transaction: transactionID)
+            device.channels.setAwaitingUser(status == .userPresenceNeeded, by: caller)
         }
         // Sign-ins, registrations and getInfo run on the connection's event loop; anything else
         // (which may compute for long: a reset, a bio enrollment) on the pool, so the loop keeps

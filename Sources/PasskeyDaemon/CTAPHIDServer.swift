@@ -19,9 +19,10 @@ public final class CTAPHIDServer: Sendable {
     public struct Timing: Sendable {
         public var messageTimeout: Duration
         public var keepaliveInterval: Duration
-        /// How long a transaction that finds the device busy waits for it before it is answered
-        /// ERR_CHANNEL_BUSY (`ChannelTable`): longer than any command computes, shorter than a
-        /// keepalive interval, since a waiting transaction gets no keepalives.
+        /// How long a transaction that finds the device waiting for its user (UPNEEDED) waits
+        /// before it is answered ERR_CHANNEL_BUSY (`ChannelTable`); one that finds it computing
+        /// waits until it is free. Shorter than a keepalive interval, since a waiting
+        /// transaction gets no keepalives.
         public var busyPatience: Duration
 
         public init(messageTimeout: Duration = .milliseconds(500), keepaliveInterval: Duration = .milliseconds(75),

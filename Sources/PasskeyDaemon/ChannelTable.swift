@@ -6,12 +6,14 @@ import Synchronization
 /// Which connection holds each channel of the one device, who holds its one CTAP transaction
 /// (CTAP 2.1 §11.2.9), and who waits for it.
 ///
-/// A transaction that finds the device busy waits its turn, first come first served, for a
-/// moment (`waitForTransaction`); past that it is answered ERR_CHANNEL_BUSY, which the host
+/// A transaction that finds the device busy waits its turn, first come first served
+/// (`waitForTransaction`), for as long as the device computes; once its patience has passed
+/// while the device waits for its user, it is answered ERR_CHANNEL_BUSY, which the host
 /// retries (§11.2.9.1.6). So a hardware key behaves: while it computes, its firmware reads no
 /// report and the host's next one waits in the USB stack; only a key waiting for its user
 /// reads reports meanwhile, and refuses them busy. Refusing at once would cost every host a
-/// retry for a device free again within microseconds (python-fido2 waits 100 ms before it).
+/// retry for a device free again within microseconds (python-fido2 waits 100 ms before it),
+/// and a fixed patience alone would refuse hosts whenever a loaded machine computes slowly.
 ///
 /// A `Mutex`, not actor state: every sign-in checks its channel and takes the transaction
 /// when its message arrives, and gives the transaction back before its answer. As a visit
@@ -32,6 +34,8 @@ final class ChannelTable: Sendable {
         var queue: [Waiter] = []
         /// Numbers each waiter, so an expired patience withdraws its own waiter and no other.
         var tickets: UInt64 = 0
+        /// The running transaction waits for its user (it reported UPNEEDED), not for the CPU.
+        var awaitingUser = false
 
         func owns(_ connection: ConnectionID, channel: UInt32) -> Bool {
             owners[channel] == connection
@@ -118,9 +122,18 @@ final class ChannelTable: Sendable {
         }
     }
 
+    /// The running transaction says whether it now waits for its user (KEEPALIVE UPNEEDED) or
+    /// computes (PROCESSING); only the former lets a waiting transaction's patience run out.
+    func setAwaitingUser(_ awaiting: Bool, by caller: CTAPCaller) {
+        state.withLock { state in
+            if state.transaction == caller { state.awaitingUser = awaiting }
+        }
+    }
+
     /// Waits for the device behind every transaction that came before: true once the
-    /// transaction is the caller's, false when `patience` passed first (the caller answers
-    /// ERR_CHANNEL_BUSY). Called on `loop`, which keeps the time.
+    /// transaction is the caller's, false when `patience` passed while the device waited for
+    /// its user (the caller answers ERR_CHANNEL_BUSY); a device that computes is waited for.
+    /// Called on `loop`, which keeps the time.
     func waitForTransaction(_ caller: CTAPCaller, on loop: any EventLoop, patience: TimeAmount) async -> Bool {
         let ticket = state.withLock { state in
             state.tickets += 1
@@ -128,7 +141,17 @@ final class ChannelTable: Sendable {
         }
         // Armed first, on the caller's own loop: it cannot fire before the caller is queued.
         assert(loop.inEventLoop)
-        let expiry = loop.scheduleTask(in: patience) { self.withdraw(ticket)?.resume(returning: false) }
+        let expiry = Expiry()
+        @Sendable func arm() {
+            expiry.task = loop.scheduleTask(in: patience) {
+                if self.state.withLock({ $0.awaitingUser }) {
+                    self.withdraw(ticket)?.resume(returning: false)
+                } else {
+                    arm()
+                }
+            }
+        }
+        arm()
         let begun = await withCheckedContinuation { continuation in
             let now = state.withLock { state in
                 guard state.transaction != nil else {
@@ -140,8 +163,14 @@ final class ChannelTable: Sendable {
             }
             if now { continuation.resume(returning: true) }
         }
-        expiry.cancel()
+        assert(loop.inEventLoop)
+        expiry.task?.cancel()
         return begun
+    }
+
+    /// The waiter's current timer: re-armed, and cancelled, only on its loop.
+    private final class Expiry: @unchecked Sendable {
+        var task: Scheduled<Void>?
     }
 
     /// The waiter with `ticket`, taken out of the queue, unless it was handed the device already.
@@ -169,6 +198,7 @@ final class ChannelTable: Sendable {
         let next = state.withLock { state -> Waiter? in
             guard state.transaction == caller else { return nil }
             state.transaction = nil
+            state.awaitingUser = false
             guard !state.queue.isEmpty else { return nil }
             let next = state.queue.removeFirst()
             state.transaction = next.caller

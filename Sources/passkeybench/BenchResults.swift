@@ -41,6 +41,8 @@ struct BenchResults {
     var webAuthn: Pair?
     /// Chrome's virtual authenticator in a localhost page, driven over CDP: nil when skipped.
     var chrome: ChromeVirtualAuthenticator.Outcome?
+    /// passkeyd in a localhost page through the extension and `passkeyctl browser host`, and the host alone: nil when skipped.
+    var browserExtension: BrowserExtension.Outcome?
     /// The same daemon through libfido2's blocking C client, one connection.
     var libfido2: Libfido2Client.Outcome?
     var lookups: [Lookup] = []
@@ -77,9 +79,15 @@ struct BenchResults {
         row("WebAuthn get (discoverable) via PasskeyClient", 1, webAuthn?.getAssertion)
         row("Chrome virtual authenticator get, in page", 1, chrome?.figures?.get)
         row("Chrome virtual authenticator create, in page", 1, chrome?.figures?.create)
+        row("passkeyd get via the extension, in page", 1, browserExtension?.figures?.get)
+        row("passkeyd create (rk) via the extension, in page", 1, browserExtension?.figures?.create)
+        row("passkeyd get via passkeyctl browser host alone (stdio)", 1, browserExtension?.figures?.hostGet)
+        row("passkeyd create (rk) via passkeyctl browser host alone (stdio)", 1, browserExtension?.figures?.hostCreate)
         sections.append(BenchTable.render(header: header, rows: rows))
         if let skipped = libfido2?.skipped { sections.append("libfido2: skipped (\(skipped)).") }
         if let skipped = chrome?.skipped { sections.append("Chrome's virtual authenticator: skipped (\(skipped)).") }
+        if let skipped = browserExtension?.skipped { sections.append("passkeyd through the browser extension: skipped (\(skipped)).") }
+        if let figures = browserExtension?.figures { sections.append(hops(figures)) }
         if let browser = chrome?.figures?.browser {
             sections.append("Chrome's virtual authenticator: \(browser), headless, CTAP2 with resident keys, presence and UV "
                             + "simulated, navigator.credentials timed inside a page on http://localhost.")
@@ -124,6 +132,25 @@ struct BenchResults {
         return sections.joined(separator: "\n\n")
     }
 
+    /// Where a page's sign-in and registration spend their time (p50s of this run): PasskeyClient
+    /// in process, then the host's stdio and JSON, then the browser's hops.
+    private func hops(_ figures: BrowserExtension.Figures) -> String {
+        func step(_ label: String, _ page: Measurement, _ host: Measurement, _ client: Measurement?) -> String {
+            let clientPart = client.map { "PasskeyClient alone \(BenchTable.milliseconds($0.p50)) ms; " } ?? ""
+            let hostCost = client.map { " (+\(BenchTable.milliseconds(host.p50 - $0.p50)) ms: a process, its stdio framing and JSON)" } ?? ""
+            return "  \(label): \(clientPart)the host over stdio \(BenchTable.milliseconds(host.p50)) ms\(hostCost); "
+                + "in the page \(BenchTable.milliseconds(page.p50)) ms (+\(BenchTable.milliseconds(page.p50 - host.p50)) ms: "
+                + "page script → content script → service worker → native port, and back)."
+        }
+        return """
+            passkeyd through the browser extension: \(figures.browser), headless, the passkeyd extension and \
+            `passkeyctl browser host` on a passkeyd of its own (--presence auto --uv auto), navigator.credentials timed \
+            inside a page on http://localhost with the same calls as Chrome's figure. Where the time goes (p50):
+            \(step("get", figures.get, figures.hostGet, webAuthn?.getAssertion))
+            \(step("create", figures.create, figures.hostCreate, webAuthn?.makeCredential))
+            """
+    }
+
     private func ratios(clients: Int) -> [[String]] {
         var rows: [[String]] = []
         /// `target`: the issue's goal for this ratio (issue 11), met or not.
@@ -144,6 +171,12 @@ struct BenchResults {
         add("socket makeCredential rk/s (1 client) ÷ append+fdatasync/s (around it)", socketOne?.makeCredential.operationsPerSecond, append, target: 0.6)
         add("socket makeCredential rk/s (\(clients) clients) ÷ append+fdatasync/s (around it)",
             socketMany?.makeCredential.operationsPerSecond, (appendSyncAroundMany ?? appendSync)?.operationsPerSecond, target: 1.5)
+        add("passkeyd get/s via the extension ÷ Chrome virtual authenticator get/s, same chromium",
+            browserExtension?.figures?.get.operationsPerSecond, chrome?.figures?.get.operationsPerSecond, target: 0.5)
+        add("passkeyd create/s via the extension ÷ Chrome virtual authenticator create/s, same chromium",
+            browserExtension?.figures?.create.operationsPerSecond, chrome?.figures?.create.operationsPerSecond)
+        add("passkeyd get/s via the extension ÷ via the host alone",
+            browserExtension?.figures?.get.operationsPerSecond, browserExtension?.figures?.hostGet.operationsPerSecond)
         add("libfido2 getAssertion/s ÷ raw P-256 signatures/s", libfido2?.figures?.getAssertion.operationsPerSecond, raw)
         add("libfido2 getAssertion/s ÷ Chrome virtual authenticator get/s",
             libfido2?.figures?.getAssertion.operationsPerSecond, chrome?.figures?.get.operationsPerSecond)

@@ -25,6 +25,8 @@ struct PasskeyBench: AsyncParsableCommand {
     var populations: String = "10,100000,1000000"
     @Option(help: "The passkeyd executable (default: the one next to passkeybench).")
     var passkeyd: String?
+    @Option(help: "The passkeyctl executable, for the browser extension's native host (default: the one next to passkeybench).")
+    var passkeyctl: String?
     @Option(name: .customLong("libfido2-bench"), help: "scripts/libfido2-bench.c built (scripts/bench.sh does it): a libfido2 client figure.")
     var libfido2Bench: String?
     @Option(name: .customLong("cache-dir"), help: "Where seeded keystores are kept between runs.")
@@ -45,6 +47,13 @@ struct PasskeyBench: AsyncParsableCommand {
         if let passkeyd { return passkeyd }
         let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         return own.deletingLastPathComponent().appendingPathComponent("passkeyd").path
+    }
+
+    /// passkeyctl, whose `browser host` the extension figures go through.
+    var passkeyctlExecutable: String {
+        if let passkeyctl { return passkeyctl }
+        let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return own.deletingLastPathComponent().appendingPathComponent("passkeyctl").path
     }
 
     func run() async throws {
@@ -73,6 +82,8 @@ struct PasskeyBench: AsyncParsableCommand {
         }
         note("Chrome's virtual authenticator ...")
         results.chrome = ChromeVirtualAuthenticator.measure(limits: limits, work: work)
+        note("passkeyd through the browser extension, in the same chromium ...")
+        results.browserExtension = BrowserExtension.measure(limits: limits, passkeyd: daemonExecutable, passkeyctl: passkeyctlExecutable, work: work)
         note("durable-write baseline again ...")
         results.overwriteSyncAtEnd = try await measureDurableWrite(.init(path: work + "/sync-overwrite-end", placement: .overwrite))
         print(results.report(clients: clients))

@@ -19,15 +19,17 @@ struct Passkeyctl: AsyncParsableCommand {
             InfoCommand.self, ListCommand.self, DeleteCommand.self, RenameCommand.self, PINCommand.self,
             ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self, DoctorCommand.self,
             WebAuthnCommand.self, FaultCommands.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, CredentialCommands.self,
-            AttestationCACommand.self, MetadataCommand.self, BioCommands.self, BrowserCommands.self,
+            AttestationCACommand.self, MetadataCommand.self, BioCommands.self, ExecCommand.self, BrowserCommands.self,
         ])
 
     @OptionGroup var global: GlobalOptions
 
     /// Parses, runs, and turns every failure into its sentence and exit status.
     static func main() async {
-        let json = CommandLine.arguments.dropFirst().contains("--json")
-        CommandLog.bootstrap(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+        // Words after `--` are another program's (`exec`), not passkeyctl's flags.
+        let own = Array(CommandLine.arguments.dropFirst().prefix(while: { $0 != "--" }))
+        let json = own.contains("--json")
+        CommandLog.bootstrap(arguments: own, environment: ProcessInfo.processInfo.environment)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

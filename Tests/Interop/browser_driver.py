@@ -172,6 +172,18 @@ class Connection:
         self.ws.close()
 
 
+def poll(condition, timeout: float, what: str):
+    """`condition()`'s first truthy value, tried every 50 ms; TimeoutError naming `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        time.sleep(0.05)
+
+
 class BrowserError(RuntimeError):
     pass
 
@@ -203,19 +215,31 @@ class Page:
 
     def wait_for(self, expression: str, timeout: float = STEP_TIMEOUT):
         """Polls `expression` until it is truthy and returns it."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = self.evaluate(expression)
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the page never satisfied {expression}")
-            time.sleep(0.05)
+        return poll(lambda: self.evaluate(expression), timeout, f"the page never satisfied {expression}")
 
     @staticmethod
     def wrap(expression: str) -> str:
         # JSON.stringify inside the page: one plain string crosses either protocol.
         return (f"(async () => JSON.stringify(await ({expression}) ?? null))()")
+
+
+class Browser:
+    """What both browsers share: a new tab at a URL, and the browser's own output for errors."""
+
+    log: "tempfile._TemporaryFileWrapper"
+
+    def _open_tab(self) -> Page:
+        raise NotImplementedError
+
+    def new_page(self, url: str = "about:blank") -> Page:
+        page = self._open_tab()
+        if url != "about:blank":
+            page.navigate(url)
+        return page
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-4000:]
 
 
 def _kill(process: subprocess.Popen | None) -> None:
@@ -237,6 +261,21 @@ def _kill(process: subprocess.Popen | None) -> None:
 
 def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def devtools_port(profile: str, browser: subprocess.Popen) -> int:
+    """The port chromium's --remote-debugging-port=0 picked (its DevToolsActivePort file)."""
+    marker = os.path.join(profile, "DevToolsActivePort")
+    deadline = time.monotonic() + STEP_TIMEOUT
+    while time.monotonic() < deadline:
+        if browser.poll() is not None:
+            raise RuntimeError(f"chromium exited with {browser.returncode}")
+        try:
+            with open(marker) as f:
+                return int(f.readline())
+        except (FileNotFoundError, ValueError):
+            time.sleep(0.05)
+    raise TimeoutError("chromium did not open its DevTools port")
 
 
 class ChromiumPage(Page):
@@ -274,7 +313,7 @@ class ChromiumPage(Page):
         self.browser.conn.call("Target.closeTarget", {"targetId": self.target_id})
 
 
-class Chromium:
+class Chromium(Browser):
     """Debian's chromium, headless, with the unpacked extension and a profile of its own."""
 
     name = "chromium"
@@ -297,7 +336,10 @@ class Chromium:
         self.process = subprocess.Popen([path, *flags, "about:blank"], stdout=self.log, stderr=self.log,
                                         env={**os.environ, **(env or {})}, start_new_session=True)
         try:
-            port = self._devtools_port()
+            try:
+                port = devtools_port(self.profile, self.process)
+            except RuntimeError as error:
+                raise RuntimeError(f"{error}: {self.output()}") from None
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=30) as reply:
                 version = json.load(reply)
             self.version = version.get("Browser", "chromium")
@@ -307,49 +349,21 @@ class Chromium:
             self.close()
             raise
 
-    def _devtools_port(self) -> int:
-        marker = os.path.join(self.profile, "DevToolsActivePort")
-        deadline = time.monotonic() + STEP_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"chromium exited with {self.process.returncode}: {self.output()}")
-            try:
-                with open(marker) as f:
-                    return int(f.readline())
-            except (FileNotFoundError, ValueError):
-                time.sleep(0.05)
-        raise TimeoutError("chromium did not open its DevTools port")
-
-    def output(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-4000:]
-
-    def new_page(self, url: str = "about:blank") -> ChromiumPage:
-        target = self.conn.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        page = ChromiumPage(self, target)
-        if url != "about:blank":
-            page.navigate(url)
-        return page
+    def _open_tab(self) -> ChromiumPage:
+        return ChromiumPage(self, self.conn.call("Target.createTarget", {"url": "about:blank"})["targetId"])
 
     def wait_for_page(self, url_prefix: str, timeout: float = STEP_TIMEOUT) -> ChromiumPage:
         """A page the browser opened itself (window.open), once its URL starts with `url_prefix`."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for target in self.conn.call("Target.getTargets")["targetInfos"]:
-                if target["type"] == "page" and target["url"].startswith(url_prefix):
-                    return ChromiumPage(self, target["targetId"])
-            time.sleep(0.05)
-        raise TimeoutError(f"no page at {url_prefix}")
+        target = poll(lambda: next((t for t in self.conn.call("Target.getTargets")["targetInfos"]
+                                    if t["type"] == "page" and t["url"].startswith(url_prefix)), None),
+                      timeout, f"no page at {url_prefix}")
+        return ChromiumPage(self, target["targetId"])
 
     def extension_ready(self, timeout: float = STEP_TIMEOUT) -> None:
         """Waits for the extension's service worker (the background) to be running."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            targets = self.conn.call("Target.getTargets")["targetInfos"]
-            if any(t["type"] == "service_worker" and t["url"].startswith("chrome-extension://") for t in targets):
-                return
-            time.sleep(0.05)
-        raise TimeoutError(f"the extension's service worker never started: {self.output()}")
+        poll(lambda: any(t["type"] == "service_worker" and t["url"].startswith("chrome-extension://")
+                         for t in self.conn.call("Target.getTargets")["targetInfos"]),
+             timeout, "the extension's service worker never started")
 
     def close(self) -> None:
         if getattr(self, "conn", None):
@@ -414,7 +428,7 @@ class FirefoxPage(Page):
         self.browser.conn.call("browsingContext.close", {"context": self.context})
 
 
-class Firefox:
+class Firefox(Browser):
     """Debian's firefox-esr, headless, over WebDriver BiDi, with the extension installed through
     `webExtension.install` (a temporary add-on: unsigned, its gecko id from the manifest).
     Native-messaging host manifests are looked up under `home`'s ~/.mozilla/native-messaging-hosts."""
@@ -466,25 +480,15 @@ class Firefox:
                 return found.group(1)
         raise TimeoutError(f"firefox did not open WebDriver BiDi: {self.output()}")
 
-    def output(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-4000:]
-
-    def new_page(self, url: str = "about:blank") -> FirefoxPage:
-        context = self.conn.call("browsingContext.create", {"type": "tab"})["context"]
-        page = FirefoxPage(self, context)
-        if url != "about:blank":
-            page.navigate(url)
-        return page
+    def _open_tab(self) -> FirefoxPage:
+        return FirefoxPage(self, self.conn.call("browsingContext.create", {"type": "tab"})["context"])
 
     def wait_for_page(self, url_prefix: str, timeout: float = STEP_TIMEOUT) -> FirefoxPage:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for context in self.conn.call("browsingContext.getTree", {"maxDepth": 0})["contexts"]:
-                if context["url"].startswith(url_prefix):
-                    return FirefoxPage(self, context["context"])
-            time.sleep(0.05)
-        raise TimeoutError(f"no page at {url_prefix}")
+        """A top-level page the browser opened itself (window.open), once its URL starts with `url_prefix`."""
+        context = poll(lambda: next((c for c in self.conn.call("browsingContext.getTree", {"maxDepth": 0})["contexts"]
+                                     if c["url"].startswith(url_prefix)), None),
+                       timeout, f"no page at {url_prefix}")
+        return FirefoxPage(self, context["context"])
 
     def extension_ready(self, timeout: float = STEP_TIMEOUT) -> None:
         return None  # webExtension.install returns once the add-on has started

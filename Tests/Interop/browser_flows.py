@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +52,7 @@ window.rp = {
   async register(request) {
     const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", request));
     if (request.rpId) options.rp.id = request.rpId;
+    if (request.credProps) options.extensions = {credProps: true};
     let credential;
     try { credential = await navigator.credentials.create({publicKey: options}); } catch (e) { return failure(e); }
     const page = {
@@ -114,6 +114,20 @@ rp.signIn({}).then((outcome) => window.opener.postMessage(JSON.stringify(outcome
 """
 
 
+# A registration in a frame another site embeds: the frame tells its parent the outcome.
+FRAMED = """
+rp.register({name: new URLSearchParams(location.search).get("name")})
+  .then((outcome) => parent.postMessage(JSON.stringify(outcome), "*"));
+"""
+
+
+# A frame that answers "echo": once its answer is back, every message posted to it before has
+# been dispatched to all of its listeners (the extension's bridge included).
+ECHO = """
+addEventListener("message", (event) => { if (event.data === "echo") event.source.postMessage("echoed", "*"); });
+"""
+
+
 @dataclass
 class Account:
     user_id: bytes
@@ -130,7 +144,7 @@ class RelyingParty:
     rp_id: str = "localhost"
     accounts: dict[str, Account] = field(default_factory=dict)          # name → account
     credentials: dict[bytes, Account] = field(default_factory=dict)    # credential id → account
-    challenges: dict[str, bytes] = field(default_factory=dict)         # what → challenge
+    challenges: dict[str, str] = field(default_factory=dict)           # outstanding challenge → its ceremony
     verified: list[dict] = field(default_factory=list)
 
     def start(self) -> "RelyingParty":
@@ -138,7 +152,8 @@ class RelyingParty:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
-                page = {"/": "", "/conditional": CONDITIONAL_ON_LOAD, "/popup": POPUP}.get(self.path.split("?")[0])
+                page = {"/": "", "/conditional": CONDITIONAL_ON_LOAD, "/popup": POPUP, "/framed": FRAMED,
+                        "/echo": ECHO}.get(self.path.split("?")[0])
                 if page is None:
                     return self._send(404, b"not found", "text/plain")
                 self._send(200, PAGE.format(script=PAGE_SCRIPT, extra=page).encode(), "text/html")
@@ -187,13 +202,13 @@ class RelyingParty:
                     resident_key=ResidentKeyRequirement.REQUIRED if body.get("resident", True)
                     else ResidentKeyRequirement.DISCOURAGED,
                     user_verification=UserVerificationRequirement.PREFERRED))
-            self.challenges["register:" + name] = options.challenge
+            self.challenges[base64url(options.challenge)] = "register:" + name
             return json.loads(webauthn.options_to_json(options))
         if path == "/register/verify":
             credential, name = body["credential"], body["name"]
             try:
                 result = webauthn.verify_registration_response(
-                    credential=credential, expected_challenge=self.challenges.pop("register:" + name),
+                    credential=credential, expected_challenge=self._challenge(credential, "register:" + name),
                     expected_origin=self.origin, expected_rp_id=self.rp_id)
             except Exception as error:
                 return self._record({"verified": False, "error": str(error)})
@@ -207,7 +222,7 @@ class RelyingParty:
             allow = [PublicKeyCredentialDescriptor(id=self.accounts[n].credential_id) for n in body.get("allow", [])]
             options = webauthn.generate_authentication_options(
                 rp_id=self.rp_id, allow_credentials=allow, user_verification=UserVerificationRequirement.PREFERRED)
-            self.challenges["login"] = options.challenge
+            self.challenges[base64url(options.challenge)] = "login"
             return json.loads(webauthn.options_to_json(options))
         if path == "/login/verify":
             credential = body["credential"]
@@ -216,7 +231,7 @@ class RelyingParty:
                 return self._record({"verified": False, "error": "unknown credential"})
             try:
                 result = webauthn.verify_authentication_response(
-                    credential=credential, expected_challenge=self.challenges.pop("login"),
+                    credential=credential, expected_challenge=self._challenge(credential, "login"),
                     expected_rp_id=self.rp_id, expected_origin=self.origin,
                     credential_public_key=account.public_key, credential_current_sign_count=account.sign_count)
             except Exception as error:
@@ -224,6 +239,16 @@ class RelyingParty:
             account.sign_count = result.new_sign_count
             return self._record({"verified": True, "user": account.name, "signCount": result.new_sign_count})
         raise KeyError(path)
+
+    def _challenge(self, credential: dict, ceremony: str) -> bytes:
+        """The challenge this site issued for `ceremony` that the response answers (used up);
+        one the site never issued, or issued for another ceremony, fails verification."""
+        client_data = json.loads(unbase64url(credential["response"]["clientDataJSON"]))
+        answered = client_data.get("challenge", "")
+        if self.challenges.get(answered) == ceremony:
+            del self.challenges[answered]
+            return unbase64url(answered)
+        return b"not issued by this site"
 
     def _record(self, outcome: dict) -> dict:
         self.verified.append(outcome)
@@ -326,17 +351,6 @@ def assert_signed_in(outcome: dict, rp: RelyingParty, name: str) -> None:
     assert page["clientData"]["type"] == "webauthn.get" and page["clientData"]["origin"] == rp.origin
     assert page["id"] == base64url(rp.accounts[name].credential_id)
     assert server["verified"] is True and server["user"] == name, server
-
-
-def wait_until(condition, timeout: float = 30.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} never happened")
-        time.sleep(0.05)
 
 
 def new_name(prefix: str) -> str:

@@ -68,8 +68,9 @@ def page(session, rp):
 @pytest.mark.parametrize("resident", [True, False], ids=["resident", "non-resident"])
 def test_registration_is_verified_and_signs_in(page, rp, algorithm, resident):
     name = new_name("reg")
-    outcome = register(page, name, alg=algorithm, resident=resident)
+    outcome = register(page, name, alg=algorithm, resident=resident, credProps=True)
     assert_registered(outcome, rp, name, ALGORITHMS[algorithm])
+    assert outcome["page"]["extensions"] == {"credProps": {"rk": resident}}, "credProps says what was stored"
     # The allow list names the credential: a non-resident one can only be found that way.
     assert_signed_in(sign_in(page, {"allow": [name]}), rp, name)
 
@@ -86,7 +87,8 @@ def test_modal_sign_in_with_the_chooser_picking_the_second_of_two_accounts(page,
     pick(page, 0)
     other = page.wait_for("window.outcomeDone")
     assert_signed_in(other, rp, other["server"].get("user", "?"))
-    assert {picked["server"]["user"], other["server"]["user"]} == {first, second}, "each entry is its own account"
+    # CTAP 2.1 §6.2.2 (getAssertion step 12) lists the most recent credential first.
+    assert (picked["server"]["user"], other["server"]["user"]) == (first, second), "the entries in the authenticator's order"
 
 
 def test_modal_chooser_dismissed_is_not_allowed(page, rp):
@@ -144,6 +146,28 @@ def test_immediate_mediation_without_a_credential_is_not_allowed_at_once(page, r
     assert rp.verified == []
 
 
+def test_malformed_options_are_the_errors_browsers_give(page, rp):
+    """WebIDL and §5.1.11/§5.1.12: a missing required member is a TypeError, bad base64url in
+    the JSON form an EncodingError, an unknown mediation a TypeError; nothing reaches passkeyd."""
+    errors = page.evaluate("""(async () => {
+      const name = (promise) => promise.then(() => "resolved", (e) => e.name);
+      const parse = (f) => { try { f(); return "returned"; } catch (e) { return e.name; } };
+      return {
+        noChallenge: await name(navigator.credentials.create({publicKey: {rp: {name: "x"},
+          user: {id: new Uint8Array(1), name: "u", displayName: "U"}, pubKeyCredParams: []}})),
+        noUser: await name(navigator.credentials.create({publicKey: {rp: {name: "x"},
+          challenge: new Uint8Array(16), pubKeyCredParams: []}})),
+        badMediation: await name(navigator.credentials.get({mediation: "sometimes",
+          publicKey: {challenge: new Uint8Array(16)}})),
+        badBase64url: parse(() => PublicKeyCredential.parseRequestOptionsFromJSON({challenge: "not base64url!"})),
+        badSignal: await name(PublicKeyCredential.signalUnknownCredential({rpId: "localhost"})),
+      };
+    })()""")
+    assert errors == {"noChallenge": "TypeError", "noUser": "TypeError", "badMediation": "TypeError",
+                      "badBase64url": "EncodingError", "badSignal": "TypeError"}, errors
+    assert rp.verified == []
+
+
 def test_excluded_credential_is_invalid_state(page, rp):
     name = new_name("excl")
     assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
@@ -175,6 +199,33 @@ def test_a_page_cannot_claim_another_origin(page, rp):
     assert forged["type"] == "error" and forged["name"] == "SecurityError", forged
 
 
+def test_a_page_cannot_send_requests_through_another_sites_frame(page, rp, daemon):
+    """The page posts a well-formed request into a frame of another origin it embeds: that
+    frame's bridge takes messages from its own window only, so nothing is created for the
+    frame's origin; the page's own registration, sent after, is the only credential."""
+    other = RelyingParty().start()
+    try:
+        page.evaluate(f"""new Promise((resolve) => {{
+            const frame = document.createElement("iframe");
+            frame.onload = () => resolve(true); frame.src = {json.dumps(other.url("/echo"))};
+            document.body.append(frame); }})""")
+        page.evaluate("""new Promise((resolve) => {
+            addEventListener("message", (event) => { if (event.data === "echoed") resolve(true); });
+            frames[0].postMessage(JSON.stringify({passkeyd: "to-bridge", type: "create", id: 1,
+              options: {rp: {id: "localhost", name: "x"}, user: {id: "Zm9yZ2Vk", name: "forged", displayName: "F"},
+                challenge: "AAAAAAAAAAAAAAAAAAAAAA", pubKeyCredParams: [{type: "public-key", alg: -7}],
+                authenticatorSelection: {residentKey: "required"}}}), "*");
+            frames[0].postMessage("echo", "*");
+        })""")
+        name = new_name("own")
+        assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
+        listed = json.loads(ctl(daemon, "--json", "list", "--rp", "localhost").stdout)["relyingParties"]
+        users = [c.get("userName") or c.get("user", {}).get("name") for group in listed for c in group["credentials"]]
+        assert users == [name], listed
+    finally:
+        other.stop()
+
+
 def test_a_popup_window_signs_in(session, page, rp):
     name = new_name("popup")
     assert_registered(register(page, name), rp, name, ALGORITHMS["ES256"])
@@ -186,6 +237,16 @@ def test_a_popup_window_signs_in(session, page, rp):
         assert_signed_in(page.wait_for("window.popupDone"), rp, name)
     finally:
         popup.close()
+
+
+def test_a_same_origin_frame_registers_and_signs_in(page, rp):
+    """Every frame gets the extension (all_frames): the frame's own navigator.credentials."""
+    page.evaluate("""new Promise((resolve) => { const frame = document.createElement("iframe");
+        frame.onload = () => resolve(true); frame.src = "/"; document.body.append(frame); })""")
+    name = new_name("frame")
+    outcome = page.evaluate(f"frames[0].rp.register({json.dumps({'name': name})})")
+    assert_registered(outcome, rp, name, ALGORITHMS["ES256"])
+    assert_signed_in(page.evaluate("frames[0].rp.signIn({})"), rp, name)
 
 
 def test_bogus_signature_fault_fails_the_servers_verification(page, rp, daemon):
@@ -211,6 +272,7 @@ def test_client_capabilities_and_a_signal_seen_in_watch(page, rp, daemon):
     try:
         assert "Watching" in watcher.stderr.readline()
         user_id = base64url(rp.accounts[name].user_id)
+        credential_id = base64url(rp.accounts[name].credential_id)
         page.evaluate(f"""PublicKeyCredential.signalCurrentUserDetails({{rpId: "localhost",
             userId: "{user_id}", name: "renamed@example.com", displayName: "Renamed"}})""")
         lines: queue.Queue = queue.Queue()
@@ -222,11 +284,10 @@ def test_client_capabilities_and_a_signal_seen_in_watch(page, rp, daemon):
                 candidate = json.loads(lines.get(timeout=max(0.1, deadline - time.monotonic())))
             except queue.Empty:
                 break
-            if candidate.get("event") == "credential.updated" and candidate.get("rpId") == "localhost":
+            if candidate.get("event") == "credential.updated" and candidate.get("credentialId") == credential_id:
                 event = candidate
     finally:
         watcher.terminate()
         watcher.wait(10)
     assert event is not None, "the signal reached passkeyd"
-    assert event["credentialId"] == base64url(rp.accounts[name].credential_id)
     assert event.get("userName") == "renamed@example.com", event

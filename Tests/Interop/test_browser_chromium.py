@@ -3,12 +3,13 @@ passkeyd, on pages of a py_webauthn relying party (the flows: browser_suite.py).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from browser_driver import chromium_path
-from browser_flows import ALGORITHMS, EXTENSION, RelyingParty, Session, assert_registered, register
+from browser_flows import ALGORITHMS, EXTENSION, RelyingParty, Session, assert_registered, new_name, register
 from browser_suite import *  # noqa: F401,F403  (the shared fixtures and tests)
 
 EXTENSION_ID = (Path(EXTENSION) / "EXTENSION_ID").read_text().strip()
@@ -37,13 +38,39 @@ def test_passkeyd_not_running_is_a_clear_error_and_the_fallback_is_honoured(tmp_
         options = session.browser.new_page(f"chrome-extension://{EXTENSION_ID}/options.html")
         options.evaluate("document.getElementById('fallback').click(), true")
         options.wait_for("document.getElementById('status').textContent.includes('own WebAuthn')")
+        options.close()
+        page.send("Page.bringToFront")  # the browser's own WebAuthn answers only the focused page
         page.send("WebAuthn.enable", {"enableUI": False})
         page.send("WebAuthn.addVirtualAuthenticator", {"options": {
             "protocol": "ctap2", "transport": "internal", "hasResidentKey": True, "hasUserVerification": True,
             "isUserVerified": True, "automaticPresenceSimulation": True}})
         assert_registered(register(page, "fallback"), site, "fallback", ALGORITHMS["ES256"])
-        # Chromium's own capabilities now: passkeyd's would say conditionalCreate false.
-        assert page.evaluate("PublicKeyCredential.getClientCapabilities()").get("conditionalCreate") is True
     finally:
         site.stop()
         session.close()
+
+
+@pytest.mark.parametrize("allowed", [True, False], ids=["allowed", "not-allowed"])
+def test_a_cross_origin_frame_registers_only_where_the_permissions_policy_allows(session, page, rp, allowed):
+    """Another origin's frame (another port of localhost) in the page: with
+    allow="publickey-credentials-create" it registers with its own origin in the client data
+    (verified by its own server); without, NotAllowedError (WebAuthn L3 §5.1.3 step 2)."""
+    other = RelyingParty().start()
+    try:
+        name = new_name("framed")
+        allow = "publickey-credentials-create" if allowed else ""
+        outcome = page.evaluate(f"""new Promise((resolve) => {{
+            addEventListener("message", (event) => {{ if (event.origin === {json.dumps(other.origin)}) resolve(JSON.parse(event.data)); }});
+            const frame = document.createElement("iframe");
+            frame.allow = {json.dumps(allow)};
+            frame.src = {json.dumps(other.url("/framed?name=" + name))};
+            document.body.append(frame);
+        }})""")
+        if allowed:
+            assert_registered(outcome, other, name, ALGORITHMS["ES256"])
+            assert outcome["page"]["clientData"]["crossOrigin"] is True, outcome["page"]["clientData"]
+        else:
+            assert outcome["error"]["name"] == "NotAllowedError", outcome
+            assert other.verified == []
+    finally:
+        other.stop()

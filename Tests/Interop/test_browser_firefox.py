@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from browser_driver import chromium_path, firefox_path
-from browser_flows import ALGORITHMS, RelyingParty, Session, assert_registered, assert_signed_in, new_name, register, sign_in
+from browser_flows import ALGORITHMS, Session, assert_registered, assert_signed_in, new_name, register, sign_in
 from browser_suite import *  # noqa: F401,F403  (the shared fixtures and tests)
 from passkeyd_pin import passkeyctl_binary
 

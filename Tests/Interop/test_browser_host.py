@@ -52,6 +52,15 @@ def host(daemon):
     h.close()
 
 
+@pytest.fixture
+def alone(daemon_factory):
+    """A port on a daemon of its own, for tests that count the accounts an RP has."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    h = NativeHost(daemon.socket)
+    yield h
+    h.close()
+
+
 def stored(daemon) -> list:
     """The daemon's discoverable credentials, as `passkeyctl list --json` reports them."""
     done = subprocess.run([PASSKEYCTL, "--socket", daemon.socket, "list", "--json"], capture_output=True, timeout=60)
@@ -130,52 +139,44 @@ def test_the_client_data_names_the_browsers_origin_and_a_cross_origin_frame(host
     assert same_data["crossOrigin"] is False and "topOrigin" not in same_data
 
 
-def test_the_account_chooser_picks_the_second_of_two_accounts(daemon_factory):
-    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
-    host = NativeHost(daemon.socket)
-    try:
-        alice, bob = register(host, "alice"), register(host, "bob")
-        options, as_json = request_options()
-        rid = host.request("get", options=as_json, mediation="required")
-        chooser = host.next()
-        assert chooser["type"] == "choose" and chooser["request"] == rid and chooser["rpId"] == RP_ID, chooser
-        labels = [entry["label"] for entry in chooser["entries"]]
-        assert sorted(labels) == ["alice", "bob"], chooser
-        pick = labels.index("bob")
-        assert b64(chooser["entries"][pick]["credentialId"]) == bob.credential_id
-        assert chooser["entries"][pick]["displayName"] == "Bob"
-        host.send({"type": "choice", "target": chooser["id"], "index": pick})
-        verify_assertion(host.reply(rid), options, bob, "bob")
+def test_the_account_chooser_picks_the_second_of_two_accounts(alone):
+    host = alone
+    alice, bob = register(host, "alice"), register(host, "bob")
+    options, as_json = request_options()
+    rid = host.request("get", options=as_json, mediation="required")
+    chooser = host.next()
+    assert chooser["type"] == "choose" and chooser["request"] == rid and chooser["rpId"] == RP_ID, chooser
+    labels = [entry["label"] for entry in chooser["entries"]]
+    assert sorted(labels) == ["alice", "bob"], chooser
+    pick = labels.index("bob")
+    assert b64(chooser["entries"][pick]["credentialId"]) == bob.credential_id
+    assert chooser["entries"][pick]["displayName"] == "Bob"
+    host.send({"type": "choice", "target": chooser["id"], "index": pick})
+    verify_assertion(host.reply(rid), options, bob, "bob")
 
-        # Dismissing the chooser is the page's NotAllowedError.
-        options, as_json = request_options()
-        rid = host.request("get", options=as_json, mediation="optional")
-        chooser = host.next()
-        assert chooser["type"] == "choose"
-        host.send({"type": "choice", "target": chooser["id"], "index": None})
-        dismissed = host.reply(rid)
-        assert dismissed["type"] == "error" and dismissed["name"] == "NotAllowedError", dismissed
-        assert alice.credential_id != bob.credential_id
-    finally:
-        host.close()
+    # Dismissing the chooser is the page's NotAllowedError.
+    options, as_json = request_options()
+    rid = host.request("get", options=as_json, mediation="optional")
+    chooser = host.next()
+    assert chooser["type"] == "choose"
+    host.send({"type": "choice", "target": chooser["id"], "index": None})
+    dismissed = host.reply(rid)
+    assert dismissed["type"] == "error" and dismissed["name"] == "NotAllowedError", dismissed
+    assert alice.credential_id != bob.credential_id
 
 
-def test_conditional_mediation_suggests_and_completes_on_a_pick(daemon_factory):
-    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
-    host = NativeHost(daemon.socket)
-    try:
-        carol = register(host, "carol")
-        options, as_json = request_options()
-        rid = host.request("get", options=as_json, mediation="conditional")
-        suggestion = host.next()
-        assert suggestion["type"] == "suggest" and suggestion["request"] == rid, suggestion
-        assert [e["label"] for e in suggestion["entries"]] == ["carol"]
-        # While the suggestion waits for the person, another request is answered (one task each).
-        assert host.call("capabilities")["capabilities"]["conditionalGet"] is True
-        host.send({"type": "choice", "target": suggestion["id"], "index": 0})
-        verify_assertion(host.reply(rid), options, carol, "carol")
-    finally:
-        host.close()
+def test_conditional_mediation_suggests_and_completes_on_a_pick(alone):
+    host = alone
+    carol = register(host, "carol")
+    options, as_json = request_options()
+    rid = host.request("get", options=as_json, mediation="conditional")
+    suggestion = host.next()
+    assert suggestion["type"] == "suggest" and suggestion["request"] == rid, suggestion
+    assert [e["label"] for e in suggestion["entries"]] == ["carol"]
+    # While the suggestion waits for the person, another request is answered (one task each).
+    assert host.call("capabilities")["capabilities"]["conditionalGet"] is True
+    host.send({"type": "choice", "target": suggestion["id"], "index": 0})
+    verify_assertion(host.reply(rid), options, carol, "carol")
 
 
 def test_a_conditional_request_ends_with_abort_error_when_aborted(host, daemon):
@@ -296,22 +297,18 @@ def options_b64(data: bytes) -> str:
 # -- concurrency and the port's life ---------------------------------------------------------
 
 
-def test_requests_on_one_port_are_answered_concurrently(daemon_factory):
-    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
-    host = NativeHost(daemon.socket)
-    try:
-        holly = register(host, "holly")
-        pending = host.request("get", options=request_options()[1], mediation="conditional")
-        assert host.next()["type"] == "suggest"
-        # Registrations and sign-ins in other tabs complete while the conditional request waits.
-        ivan = register(host, "ivan")
-        options, as_json = request_options(allow=[ivan])
-        verify_assertion(host.call("get", options=as_json), options, ivan, "ivan")
-        host.send({"type": "abort", "target": pending})
-        assert host.reply(pending)["name"] == "AbortError"
-        assert holly.credential_id != ivan.credential_id
-    finally:
-        host.close()
+def test_requests_on_one_port_are_answered_concurrently(alone):
+    host = alone
+    holly = register(host, "holly")
+    pending = host.request("get", options=request_options()[1], mediation="conditional")
+    assert host.next()["type"] == "suggest"
+    # Registrations and sign-ins in other tabs complete while the conditional request waits.
+    ivan = register(host, "ivan")
+    options, as_json = request_options(allow=[ivan])
+    verify_assertion(host.call("get", options=as_json), options, ivan, "ivan")
+    host.send({"type": "abort", "target": pending})
+    assert host.reply(pending)["name"] == "AbortError"
+    assert holly.credential_id != ivan.credential_id
 
 
 def test_closing_the_port_ends_the_host_and_its_pending_requests(daemon):
@@ -370,27 +367,27 @@ BAD_MESSAGES = [
     (b"{not json", None, "not a JSON object"),
     (b"[1, 2]", None, "not a JSON object"),
     (b"", None, "not a JSON object"),
-    (json.dumps({"id": "b:1"}).encode(), "b:1", "no string `type`"),
+    (json.dumps({"id": "b:1"}).encode(), "b:1", "no member 'type' that is a string"),
     (json.dumps({"type": "teleport", "id": "b:2"}).encode(), "b:2", 'Unknown message type "teleport"'),
-    (json.dumps({"type": "create", "id": "b:3", "topOrigin": ORIGIN, "options": {}}).encode(), "b:3", "`origin` is missing"),
+    (json.dumps({"type": "create", "id": "b:3", "topOrigin": ORIGIN, "options": {}}).encode(), "b:3", "The create message's member 'origin' is missing."),
     (json.dumps({"type": "get", "id": "b:4", "origin": 5, "topOrigin": ORIGIN, "options": {}}).encode(), "b:4",
-     "`origin` must be a string"),
+     "The get message's member 'origin' must be a string."),
     (json.dumps({"type": "get", "id": "b:5", "origin": ORIGIN, "topOrigin": ORIGIN,
-                 "options": {"challenge": "%%%"}}).encode(), "b:5", "`options.challenge` is not valid"),
+                 "options": {"challenge": "%%%"}}).encode(), "b:5", "PublicKeyCredentialRequestOptionsJSON: member 'challenge' is not base64url."),
     (json.dumps({"type": "create", "id": "b:6", "origin": ORIGIN, "topOrigin": ORIGIN,
                  "options": {"challenge": "AAAA", "rp": {"name": "x"}, "pubKeyCredParams": []}}).encode(), "b:6",
-     "`options.user` is missing"),
+     "PublicKeyCredentialCreationOptionsJSON: member 'user' is missing."),
     (json.dumps({"type": "get", "id": "b:7", "origin": ORIGIN, "topOrigin": ORIGIN, "mediation": "sometimes",
-                 "options": {"challenge": "AAAA"}}).encode(), "b:7", '`mediation` must be one of'),
+                 "options": {"challenge": "AAAA"}}).encode(), "b:7", "The get message's member 'mediation' must be one of"),
     (json.dumps({"type": "signal", "id": "b:8", "origin": ORIGIN, "topOrigin": ORIGIN, "kind": "forgetMe",
-                 "options": {}}).encode(), "b:8", "`kind` must be"),
+                 "options": {}}).encode(), "b:8", "The signal message's member 'kind' must be"),
     (json.dumps({"type": "signal", "id": "b:9", "origin": ORIGIN, "topOrigin": ORIGIN, "kind": "unknownCredential",
-                 "options": {"rpId": RP_ID}}).encode(), "b:9", "`options.credentialId` is missing"),
-    (json.dumps({"type": "choice", "target": "chooser-1", "index": "second"}).encode(), None, "`index` must be an integer"),
-    (json.dumps({"type": "choice", "target": "chooser-1"}).encode(), None, "`index` is missing"),
-    (json.dumps({"type": "abort"}).encode(), None, "`target` is missing"),
-    (json.dumps({"type": "ping", "id": 7}).encode(), None, "`id` must be a string"),
-    (json.dumps({"type": "capabilities", "id": "b:10", "origin": ORIGIN}).encode(), "b:10", "`topOrigin` is missing"),
+                 "options": {"rpId": RP_ID}}).encode(), "b:9", "UnknownCredentialOptions: member 'credentialId' is missing."),
+    (json.dumps({"type": "choice", "target": "chooser-1", "index": "second"}).encode(), None, "The choice message's member 'index' must be a number."),
+    (json.dumps({"type": "choice", "target": "chooser-1"}).encode(), None, "The choice message's member 'index' is missing."),
+    (json.dumps({"type": "abort"}).encode(), None, "The abort message's member 'target' is missing."),
+    (json.dumps({"type": "ping", "id": 7}).encode(), None, "The ping message's member 'id' must be a string."),
+    (json.dumps({"type": "capabilities", "id": "b:10", "origin": ORIGIN}).encode(), "b:10", "The capabilities message's member 'topOrigin' is missing."),
 ]
 
 
@@ -408,26 +405,22 @@ def test_malformed_messages_get_a_type_error_and_the_port_goes_on(host, daemon):
     assert len(stored(daemon)) == len(before) + 1
 
 
-def test_a_duplicate_pending_id_and_an_out_of_range_choice_are_refused(daemon_factory):
-    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
-    host = NativeHost(daemon.socket)
-    try:
-        judy = register(host, "judy")
-        options, as_json = request_options()
-        host.send({"type": "get", "id": "same", "origin": ORIGIN, "topOrigin": ORIGIN, "options": as_json, "mediation": "conditional"})
-        suggestion = host.next()
-        assert suggestion["type"] == "suggest"
-        host.send({"type": "get", "id": "same", "origin": ORIGIN, "topOrigin": ORIGIN, "options": as_json})
-        duplicate = host.next()
-        assert duplicate["type"] == "error" and duplicate["id"] == "same" and "still pending" in duplicate["message"], duplicate
-        host.send({"type": "choice", "target": suggestion["id"], "index": 3})
-        refused = host.next()
-        assert refused["type"] == "error" and refused["name"] == "TypeError" and "out of range" in refused["message"], refused
-        # The suggestion is still open: a good pick completes the request.
-        host.send({"type": "choice", "target": suggestion["id"], "index": 0})
-        verify_assertion(host.reply("same"), options, judy, "judy")
-    finally:
-        host.close()
+def test_a_duplicate_pending_id_and_an_out_of_range_choice_are_refused(alone):
+    host = alone
+    judy = register(host, "judy")
+    options, as_json = request_options()
+    host.send({"type": "get", "id": "same", "origin": ORIGIN, "topOrigin": ORIGIN, "options": as_json, "mediation": "conditional"})
+    suggestion = host.next()
+    assert suggestion["type"] == "suggest"
+    host.send({"type": "get", "id": "same", "origin": ORIGIN, "topOrigin": ORIGIN, "options": as_json})
+    duplicate = host.next()
+    assert duplicate["type"] == "error" and duplicate["id"] == "same" and "still pending" in duplicate["message"], duplicate
+    host.send({"type": "choice", "target": suggestion["id"], "index": 3})
+    refused = host.next()
+    assert refused["type"] == "error" and refused["name"] == "TypeError" and "out of range" in refused["message"], refused
+    # The suggestion is still open: a good pick completes the request.
+    host.send({"type": "choice", "target": suggestion["id"], "index": 0})
+    verify_assertion(host.reply("same"), options, judy, "judy")
 
 
 def test_a_length_over_the_cap_is_an_error_then_the_port_closes(daemon):

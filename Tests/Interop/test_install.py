@@ -98,13 +98,6 @@ def test_man_pages_are_installed(prefix):
     assert "doctor" in page, "the subcommands are documented"
 
 
-def test_man_pages_render_without_warnings(prefix):
-    for e in EXECUTABLES:
-        done = subprocess.run(["man", "--warnings", "-l", str(prefix / "share" / "man" / "man1" / f"{e}.1")],
-                              capture_output=True, text=True, timeout=60, env={**os.environ, "MANWIDTH": "80"})
-        assert done.returncode == 0 and done.stderr == "", f"{e}.1: {done.stderr}"
-
-
 def test_the_browser_extension_is_installed_whole(prefix):
     """The unpacked WebExtension a browser loads: every file of the source folder, manifest first."""
     source = REPO / "integrations" / "browser" / "extension"
@@ -112,6 +105,13 @@ def test_the_browser_extension_is_installed_whole(prefix):
     assert sorted(p.name for p in installed.iterdir()) == sorted(p.name for p in source.iterdir())
     manifest = json.loads((installed / "manifest.json").read_text())
     assert manifest["manifest_version"] == 3 and manifest["browser_specific_settings"]["gecko"]["id"] == "passkeyd@passkeyd.dev"
+
+
+def test_man_pages_render_without_warnings(prefix):
+    for e in EXECUTABLES:
+        done = subprocess.run(["man", "--warnings", "-l", str(prefix / "share" / "man" / "man1" / f"{e}.1")],
+                              capture_output=True, text=True, timeout=60, env={**os.environ, "MANWIDTH": "80"})
+        assert done.returncode == 0 and done.stderr == "", f"{e}.1: {done.stderr}"
 
 
 def test_systemd_user_units_name_the_installed_daemon(prefix):
@@ -163,6 +163,7 @@ def test_destdir_stages_for_a_packager(tmp_path):
     stage = tmp_path / "stage"
     make("install", f"DESTDIR={stage}", "PREFIX=/usr/local")
     assert (stage / "usr/local/bin/passkeyd").is_file()
+    assert (stage / "usr/local/lib/libpasskeyd-sk.so").is_file()  # the OpenSSH provider (integrations/ssh)
     assert "ExecStart=/usr/local/bin/passkeyd\n" in (stage / "usr/local/share/systemd/user/passkeyd.service").read_text()
     assert "prefix=/usr/local\n" in (stage / "usr/local/lib/pkgconfig/passkeyd-libfido2.pc").read_text()
 
@@ -174,3 +175,11 @@ def test_under_sudo_install_only_copies_what_the_user_built(tmp_path):
     assert "install: using the debug products someone built" in done.stdout
     assert "swift build" not in done.stdout and "deps:" not in done.stdout
     assert (p / "bin" / "passkeyctl").is_file() and (p / "share" / "man" / "man1" / "passkeyctl.1").is_file()
+
+
+def test_passkeyctl_exec_finds_the_installed_preload_library(prefix, user):
+    """`passkeyctl exec` looks next to its install (<bindir>/../lib/passkeyd/) first."""
+    done = subprocess.run([str(prefix / "bin" / "passkeyctl"), "exec", "--", "sh", "-c", 'echo "$LD_PRELOAD"'],
+                          env=user, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{prefix}/lib/passkeyd/libpasskeyd-preload.so\n"

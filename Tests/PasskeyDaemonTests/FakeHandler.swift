@@ -8,7 +8,8 @@ import Synchronization
 /// A `CTAP2MessageHandler` for the server tests:
 /// 0x04 answers `[0x00, 0xA0]` (an empty getInfo map), 0x01 asks `presence` (saying
 /// so through `progress`, as the authenticator does) and maps the outcome to a status
-/// byte, anything else echoes the message after a success byte.
+/// byte, 0x0C computes for `message[1]` × 10 ms (a slow key on a loaded machine, never
+/// waiting for its user) and then echoes, anything else echoes the message after a success byte.
 actor FakeHandler: CTAP2MessageHandler {
     let presence: any UserPresence
     private(set) var powerCycles = 0
@@ -48,6 +49,9 @@ actor FakeHandler: CTAP2MessageHandler {
             case .timedOut: return [CTAPStatus.userActionTimeout.rawValue]
             case .cancelled: return [CTAPStatus.keepaliveCancel.rawValue]
             }
+        case 0x0C:
+            try? await Task.sleep(for: .milliseconds(10 * Int(message.dropFirst().first ?? 0)))
+            return [0x00] + message
         default:
             return [0x00] + message
         }

@@ -57,6 +57,26 @@ import Testing
         }
     }
 
+    /// A device that computes (no UPNEEDED) is waited for however long it takes, as a host's
+    /// report waits in the USB stack of a hardware key that computes: with the default 25 ms
+    /// patience, a command computing 250 ms keeps every waiting transaction out of ERR_CHANNEL_BUSY.
+    @Test(.timeLimit(.minutes(1))) func aDeviceThatComputesIsWaitedForPastThePatience() async throws {
+        try await withDaemon { daemon in
+            try await HIDTestClient.with(path: daemon.path) { first in
+                let channelA = try await first.initialize()
+                try await HIDTestClient.with(path: daemon.path) { second in
+                    let channelB = try await second.initialize()
+                    try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x0C, 25]))
+                    while !daemon.server.device.channels.isBusy { try await Task.sleep(for: .milliseconds(1)) }
+                    let waited = try await second.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                    #expect(waited.payload == [0x00, 0xA0], "served in turn, not told busy")
+                    #expect(try await first.readReply(channel: channelA).payload == [0x00, 0x0C, 25])
+                    #expect(await daemon.handler.callers.map(\.channel) == [channelA, channelB])
+                }
+            }
+        }
+    }
+
     /// A waiting transaction whose peer leaves never runs, and the device goes to the one after it.
     @Test(.timeLimit(.minutes(1))) func aWaitingTransactionWhosePeerLeftNeverRuns() async throws {
         try await whileATouchIsAwaited { daemon, first, channelA in

@@ -31,7 +31,7 @@ enum BrowserRequest: Sendable {
         }
     }
 
-    /// Parses one message; a malformed one throws the sentence that names what is wrong,
+    /// Parses one message; a malformed one throws the sentence that names the member at fault,
     /// with the message's id when that much could be read.
     init(json bytes: [UInt8]) throws(BrowserProtocolError) {
         let data = Data(bytes)
@@ -40,23 +40,31 @@ enum BrowserRequest: Sendable {
             throw BrowserProtocolError(id: nil, message: "The message is not a JSON object.")
         }
         guard let type = header.type else {
-            throw BrowserProtocolError(id: header.id, message: "The message has no string `type`.")
+            throw BrowserProtocolError(id: header.id, message: "The message has no member 'type' that is a string.")
         }
-        func decode<T: Decodable>(_: T.Type) throws(BrowserProtocolError) -> T {
-            do { return try JSONDecoder().decode(T.self, from: data) } catch {
-                throw BrowserProtocolError(id: header.id, message: "In a `\(type)` message, " + Self.describe(error))
+        /// Decodes the message as `T`. A member of `options` is named as the page's author knows
+        /// it, within its WebAuthn dictionary; a member of the message, within the message.
+        func decode<T: Decodable>(_: T.Type, options dictionary: String? = nil) throws(BrowserProtocolError) -> T {
+            do { return try OptionsJSONError.decode(T.self, from: data) } catch {
+                let member = error.member
+                if let dictionary, member.hasPrefix("options.") {
+                    let inner = OptionsJSONError(dictionary: dictionary, member: String(member.dropFirst("options.".count)), problem: error.problem)
+                    throw BrowserProtocolError(id: header.id, message: inner.description)
+                }
+                throw BrowserProtocolError(
+                    id: header.id, message: member.isEmpty ? "The \(type) message \(error.problem)." : "The \(type) message's member '\(member)' \(error.problem).")
             }
         }
         switch type {
         case "create":
-            let message = try decode(Options<PublicKeyCredentialCreationOptionsJSON>.self)
+            let message = try decode(Options<PublicKeyCredentialCreationOptionsJSON>.self, options: "PublicKeyCredentialCreationOptionsJSON")
             self = .create(message.caller, message.options)
         case "get":
-            let message = try decode(Options<PublicKeyCredentialRequestOptionsJSON>.self)
+            let message = try decode(Options<PublicKeyCredentialRequestOptionsJSON>.self, options: "PublicKeyCredentialRequestOptionsJSON")
             let mediation = try decode(MediationMember.self).mediation ?? "optional"
             guard let parsed = BrowserMediation(rawValue: mediation) else {
                 throw BrowserProtocolError(
-                    id: header.id, message: "`mediation` must be one of \(BrowserMediation.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \"\(mediation)\".")
+                    id: header.id, message: "The get message's member 'mediation' must be one of \(BrowserMediation.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \"\(mediation)\".")
             }
             self = .get(message.caller, message.options, parsed)
         case "capabilities":
@@ -66,14 +74,14 @@ enum BrowserRequest: Sendable {
             let kind = try decode(SignalKind.self).kind
             switch kind {
             case "unknownCredential":
-                self = .signal(caller, .unknownCredential(try decode(Options<UnknownCredentialOptions>.self).options))
+                self = .signal(caller, .unknownCredential(try decode(Options<UnknownCredentialOptions>.self, options: "UnknownCredentialOptions").options))
             case "allAcceptedCredentials":
-                self = .signal(caller, .allAcceptedCredentials(try decode(Options<AllAcceptedCredentialsOptions>.self).options))
+                self = .signal(caller, .allAcceptedCredentials(try decode(Options<AllAcceptedCredentialsOptions>.self, options: "AllAcceptedCredentialsOptions").options))
             case "currentUserDetails":
-                self = .signal(caller, .currentUserDetails(try decode(Options<CurrentUserDetailsOptions>.self).options))
+                self = .signal(caller, .currentUserDetails(try decode(Options<CurrentUserDetailsOptions>.self, options: "CurrentUserDetailsOptions").options))
             default:
                 throw BrowserProtocolError(
-                    id: header.id, message: "`kind` must be \"unknownCredential\", \"allAcceptedCredentials\" or \"currentUserDetails\", not \"\(kind)\".")
+                    id: header.id, message: "The signal message's member 'kind' must be \"unknownCredential\", \"allAcceptedCredentials\" or \"currentUserDetails\", not \"\(kind)\".")
             }
         case "ping":
             self = .ping(id: try decode(Identified.self).id)
@@ -82,7 +90,7 @@ enum BrowserRequest: Sendable {
         case "choice":
             let message = try decode(Choice.self)
             guard message.index.map({ $0 >= 0 }) ?? true else {
-                throw BrowserProtocolError(id: header.id, message: "`index` must be 0 or more, or null.")
+                throw BrowserProtocolError(id: header.id, message: "The choice message's member 'index' must be 0 or more, or null.")
             }
             self = .choice(target: message.target, index: message.index)
         default:
@@ -129,50 +137,6 @@ enum BrowserRequest: Sendable {
                 throw DecodingError.keyNotFound(CodingKeys.index, .init(codingPath: [], debugDescription: "missing"))
             }
             index = try c.decodeNil(forKey: .index) ? nil : c.decode(Int.self, forKey: .index)
-        }
-    }
-
-    /// A decoding failure as a sentence naming the member: "`options.user.id` is missing."
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "the message could not be read." }
-        func path(_ keys: [any CodingKey]) -> String {
-            var text = ""
-            for key in keys {
-                if let index = key.intValue, key.stringValue.hasPrefix("Index") {
-                    text += "[\(index)]"
-                } else {
-                    text += (text.isEmpty ? "" : ".") + key.stringValue
-                }
-            }
-            return "`\(text)`"
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(path(context.codingPath + [key])) is missing."
-        case .valueNotFound(_, let context):
-            return "\(path(context.codingPath)) must not be null."
-        case .typeMismatch(let type, let context):
-            return "\(path(context.codingPath)) must be \(Self.name(of: type))."
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty
-                ? "the message is not valid JSON."
-                : "\(path(context.codingPath)) is not valid: \(context.debugDescription)."
-        @unknown default:
-            return "the message could not be read."
-        }
-    }
-
-    private static func name(of type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Bool.Type: return "a boolean"
-        case is Int.Type, is UInt32.Type, is Int32.Type, is Int64.Type, is UInt64.Type, is UInt8.Type: return "an integer"
-        case is Double.Type, is Float.Type: return "a number"
-        default:
-            let text = String(describing: type)
-            if text.hasPrefix("Array") { return "a list" }
-            if text.hasPrefix("Dictionary") { return "an object" }
-            return "of another JSON type (\(text))"
         }
     }
 }

@@ -30,7 +30,7 @@ actor Choosers {
     func answer(_ id: String, index: Int?) -> Refusal? {
         guard let chooser = open[id] else { return nil }
         if let index, index >= chooser.count {
-            return Refusal(message: "`index` \(index) is out of range: chooser \(id) has \(chooser.count) entries.")
+            return Refusal(message: "The choice message's index \(index) is out of range: chooser \(id) has \(chooser.count) entries.")
         }
         open[id] = nil
         chooser.answer.resume(returning: index)

@@ -51,6 +51,11 @@
   });
 
   function fromBackground(message) {
+    // A prompt for a request this page already gave up (aborted) is never shown.
+    if ((message.type === "choose" || message.type === "suggest") && !waiting.has(message.id)) {
+      choose(message.prompt, null);
+      return;
+    }
     switch (message.type) {
       case "result":
       case "error":

@@ -210,9 +210,18 @@
 
   const MEDIATIONS = ["silent", "optional", "conditional", "required", "immediate"];
 
+  // WebAuthn L3 §5.1.3 step 2 / §5.1.4.1 step 2: a frame the permissions policy does not allow
+  // (a cross-origin iframe without allow="publickey-credentials-…") gets NotAllowedError.
+  // Where the browser exposes no policy (Firefox), the host still sees origin ≠ top origin.
+  const policy = document.featurePolicy || document.permissionsPolicy;
+  const allowedHere = (feature) => !policy || typeof policy.allowsFeature !== "function" || policy.allowsFeature(feature);
+  const refusedByPolicy = (feature) => Promise.reject(new DOMException(
+    `The '${feature}' feature is not enabled in this document (permissions policy).`, "NotAllowedError"));
+
   const create = function create(options) {
     if (options == null || options.publicKey === undefined) return nativeCreate.apply(this, arguments);
     const container = this, args = arguments;
+    if (!allowedHere("publickey-credentials-create")) return refusedByPolicy("publickey-credentials-create");
     let json;
     try { json = creationOptionsJSON(options.publicKey); } catch (error) { return Promise.reject(error); }
     return call("create", { options: json }, options.signal, () => nativeCreate.apply(container, args))
@@ -226,6 +235,7 @@
     if (!MEDIATIONS.includes(mediation)) {
       return Promise.reject(new TypeError(`'${mediation}' is not a valid CredentialMediationRequirement.`));
     }
+    if (!allowedHere("publickey-credentials-get")) return refusedByPolicy("publickey-credentials-get");
     let json;
     try { json = requestOptionsJSON(options.publicKey); } catch (error) { return Promise.reject(error); }
     return call("get", { options: json, mediation }, options.signal, () => nativeGet.apply(container, args))
