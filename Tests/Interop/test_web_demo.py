@@ -308,18 +308,22 @@ def conditional_pending(page) -> None:
     settle(page, "document.body.dataset.conditional === 'pending'")
 
 
-def test_autofill_signs_in_through_the_conditional_request(page, web, daemon):
-    name = new_name("fill")
-    register(page, web, daemon, name)
-    sign_out(page)
-    page.navigate(web.shop("/scenario/autofill"))
-    assert page.evaluate("document.getElementById('username').autocomplete") == "username webauthn"
+def sign_in_with_a_suggestion(page, daemon) -> None:
+    """On an AutoFill page: focus the field, pick the first suggestion (Enter), end signed in."""
     conditional_pending(page)
     page.evaluate("document.getElementById('username').focus(), true")
-    # The suggestions come up under the focused field; Enter picks the first (the page cannot read them).
+    # The suggestions come up under the focused field (the page cannot read them: a closed shadow root).
     pick(page, 0)
     settle(page, "location.pathname === '/signed-in'")
     assert_success_page(page, daemon, text(page, "user-username"), "signed in with a passkey")
+
+
+def test_autofill_signs_in_through_the_conditional_request(page, web, daemon):
+    register(page, web, daemon, new_name("fill"))
+    sign_out(page)
+    page.navigate(web.shop("/scenario/autofill"))
+    assert page.evaluate("document.getElementById('username').autocomplete") == "username webauthn"
+    sign_in_with_a_suggestion(page, daemon)
 
 
 def test_leaving_an_autofill_page_aborts_its_request(page, web, daemon):
@@ -333,11 +337,7 @@ def test_leaving_an_autofill_page_aborts_its_request(page, web, daemon):
     assert page.evaluate("sessionStorage.getItem('passkeydemo.conditional')") == "AbortError"
     # Nothing was left waiting: the next AutoFill page offers its suggestions and signs in.
     page.navigate(web.shop("/scenario/autofill-hybrid"))
-    conditional_pending(page)
-    page.evaluate("document.getElementById('username').focus(), true")
-    pick(page, 0)
-    settle(page, "location.pathname === '/signed-in'")
-    assert_success_page(page, daemon, text(page, "user-username"), "signed in with a passkey")
+    sign_in_with_a_suggestion(page, daemon)
 
 
 def test_immediate_asks_for_the_password_when_no_passkey_is_here(page, web, daemon):

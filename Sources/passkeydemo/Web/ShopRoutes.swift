@@ -39,11 +39,7 @@ struct ShopRoutes: Sendable {
                 var request = request
                 let body = try await request.json(Registration.self)
                 let credential = try await verifying { try await site.finishRegistration(body.credential) }
-                let name = String(decoding: credential.userHandle, as: UTF8.self)
-                return await signIn(ShopSessions.User(
-                    name: name, displayName: name.capitalized, method: "registered a passkey",
-                    credentialID: Base64URL.encode(credential.id), algorithm: Self.name(of: credential),
-                    signCount: credential.signCount))
+                return await signIn(ShopSessions.User(credential, method: "registered a passkey"))
             }
         }
         router.post("/api/sign-in/options") { _, _ in Response.json(await site.server.authenticationOptions()) }
@@ -52,11 +48,7 @@ struct ShopRoutes: Sendable {
                 var request = request
                 let body = try await request.json(Assertion.self)
                 let verified = try await verifying { try await site.verified(body.credential) }
-                let name = String(decoding: verified.userHandle, as: UTF8.self)
-                return await signIn(ShopSessions.User(
-                    name: name, displayName: name.capitalized, method: "signed in with a passkey",
-                    credentialID: Base64URL.encode(verified.credential.id), algorithm: Self.name(of: verified.credential),
-                    signCount: verified.credential.signCount))
+                return await signIn(ShopSessions.User(verified.credential, method: "signed in with a passkey"))
             }
         }
         router.post("/api/password") { request, _ in
@@ -68,9 +60,7 @@ struct ShopRoutes: Sendable {
                 } catch {
                     throw APIError(.unauthorized, "wrong-password", "That username and password do not match an account.")
                 }
-                return await signIn(ShopSessions.User(
-                    name: body.username, displayName: "Carol", method: "signed in with a saved password",
-                    credentialID: nil, algorithm: nil, signCount: nil))
+                return await signIn(ShopSessions.User(password: body.username, displayName: "Carol"))
             }
         }
         router.post("/api/sign-out") { request, _ in
@@ -88,11 +78,6 @@ struct ShopRoutes: Sendable {
         var response = Response.json(["user": user.name, "next": "/signed-in"])
         response.setCookie(sessionCookie(Self.cookie, token, maxAge: 3600))
         return response
-    }
-
-    /// The credential's signature algorithm as the success page names it: `es256 (COSE -7)`.
-    private static func name(of credential: RegisteredCredential) -> String {
-        "\(credential.publicKey.algorithm) (COSE \(credential.publicKey.algorithm.rawValue))"
     }
 
     /// The relying party's refusal, in words the page shows (WebAuthn L3 §7's failed step).
@@ -133,6 +118,27 @@ actor ShopSessions {
         let credentialID: String?
         let algorithm: String?
         let signCount: UInt32?
+
+        /// Who a passkey the server just verified belongs to (user handle = the name's bytes);
+        /// the algorithm as the success page names it: `es256 (COSE -7)`.
+        init(_ credential: RegisteredCredential, method: String) {
+            name = String(decoding: credential.userHandle, as: UTF8.self)
+            displayName = name.capitalized
+            self.method = method
+            credentialID = Base64URL.encode(credential.id)
+            algorithm = "\(credential.publicKey.algorithm) (COSE \(credential.publicKey.algorithm.rawValue))"
+            signCount = credential.signCount
+        }
+
+        /// Someone the server's password check let in.
+        init(password username: String, displayName: String) {
+            name = username
+            self.displayName = displayName
+            method = "signed in with a saved password"
+            credentialID = nil
+            algorithm = nil
+            signCount = nil
+        }
     }
 
     private var users: [String: User] = [:]
