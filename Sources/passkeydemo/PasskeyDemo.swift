@@ -51,6 +51,7 @@ struct PasskeyDemo: AsyncParsableCommand {
     func validate() throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535, not \(port).") }
         guard !web || scenarios.isEmpty else { throw ValidationError("--web serves every scenario; --scenario is for the terminal.") }
+        guard !web || !inProcess else { throw ValidationError("--web leaves the authenticator to the browser; --in-process is for the terminal.") }
     }
 
     /// The feature list for a person, the narrated scenarios for scripts and `make test`.

@@ -11,6 +11,7 @@ screenshots docs/images holds (`make screenshots`).
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import os
 import queue
@@ -221,6 +222,29 @@ def test_the_server_answers_its_two_hosts_only(web):
         while chunk := raw.recv(4096):
             reply += chunk
     assert reply.startswith(b"HTTP/1.1 421"), reply[:100]
+
+
+def api(web, host: str, path: str, body: bytes, kind: str = "application/json") -> tuple[int, dict]:
+    connection = http.client.HTTPConnection("127.0.0.1", web.port, timeout=30)
+    try:
+        connection.request("POST", path, body=body, headers={"Host": f"{host}:{web.port}", "Content-Type": kind})
+        reply = connection.getresponse()
+        return reply.status, json.loads(reply.read() or b"{}")
+    finally:
+        connection.close()
+
+
+def test_bad_requests_get_a_precise_answer_and_the_server_keeps_serving(web):
+    assert api(web, "localhost", "/api/register/options", b'{"username":"x"}', "text/plain") == \
+        (415, {"error": "bad-media-type", "message": "Send the request body as application/json."})
+    assert api(web, "localhost", "/api/sign-in", b'{"credential": 5}') == \
+        (400, {"error": "bad-request", "message": "The request body is not the JSON this endpoint takes."})
+    assert api(web, "courier.localhost", "/api/account/options", b'{"username": "  "}') == \
+        (400, {"error": "bad-username", "message": "Type a username of 1 to 64 characters."})
+    assert api(web, "localhost", "/api/password", json.dumps({"username": CAROL[0], "password": "nope"}).encode()) == \
+        (401, {"error": "wrong-password", "message": WRONG_PASSWORD})
+    status, options = api(web, "localhost", "/api/sign-in/options", b"{}")
+    assert status == 200 and options["rpId"] == "localhost" and len(options["challenge"]) >= 43
 
 
 def test_the_feature_list_opens_every_scenario_and_the_courier_app(page, web):

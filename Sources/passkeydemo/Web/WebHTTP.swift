@@ -10,8 +10,13 @@ extension Request {
         return String(authority.split(separator: ":", maxSplits: 1).first ?? "").lowercased()
     }
 
-    /// The JSON body as `T`; a body that is not one gets 400 with what is wrong.
+    /// The JSON body as `T`; a body that is not one gets 400 with what is wrong. Only
+    /// `application/json` is read: another site's page cannot send that type here without a
+    /// CORS preflight (Fetch §3.2.3), which this server never grants.
     mutating func json<T: Decodable>(_: T.Type) async throws -> T {
+        guard headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
+            throw APIError(.unsupportedMediaType, "bad-media-type", "Send the request body as application/json.")
+        }
         let buffer = try await collectBody(upTo: 1 << 20)
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
