@@ -12,7 +12,7 @@ FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_SMOKE_MAX_TIME ?= 60
 FUZZ_SMOKE_SEED ?= 1
 
-.PHONY: deps build release test test-unit unit interop architecture run bench fuzz clean install uninstall man
+.PHONY: deps build release test test-unit unit interop architecture run bench fuzz clean install uninstall man screenshots
 
 deps:
 	@scripts/deps.sh
@@ -52,6 +52,15 @@ unit: test-unit
 
 interop: deps
 	$(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all
+
+## The web demo's pictures in docs/images (docs/passkeydemo.md, README), taken by its test in
+## headless Chromium with the extension against a real passkeyd.
+screenshots: deps
+	$(SWIFT) build --product passkeyd
+	$(SWIFT) build --product passkeyctl
+	$(SWIFT) build --product passkeydemo
+	cd Tests/Interop && PASSKEYDEMO_SCREENSHOTS=$(CURDIR)/docs/images timeout -k 10 600 $(PY) -m pytest -p no:cacheprovider -q \
+		test_web_demo.py -k "feature_list or registration_ends or courier_welcome"
 
 ## Starts the daemon in the foreground on its defaults (Ctrl-C stops it).
 run: deps

@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         // DEFLATE for the platform's large blobs (CTAP 2.1 §6.10.3); docs/client.md says why.
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        // `passkeydemo --web`'s HTTP server (docs/passkeydemo.md says why).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
     ],
     targets: [
         // Strict, canonical CTAP2 CBOR. No dependencies.
@@ -78,8 +80,8 @@ let package = Package(
         // on a terminal, the seed apps' feature list and the courier app's account flows.
         .executableTarget(name: "passkeydemo", dependencies: [
             "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
-            "CBOR", crypto[0],
-        ]),
+            "CBOR", crypto[0], .product(name: "Hummingbird", package: "hummingbird"),
+        ], resources: [.embedInCode("Web/Assets/demo.js"), .embedInCode("Web/Assets/demo.css")]),
         // `make bench`: throughput and latency over the socket against in-process baselines.
         .executableTarget(name: "passkeybench", dependencies: [
             "PasskeyClient", "Keystore", "Authenticator", "CTAP", "WebAuthn", argumentParser, logging, crypto[0],

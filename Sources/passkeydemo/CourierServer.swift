@@ -10,6 +10,7 @@ import WebAuthn
 /// survives the app's restart and is checked here, never trusted from the device. With
 /// `reachable` false every call fails as a server that cannot be reached.
 actor CourierServer {
+    /// The terminal app's RP ID and origin; the web demo's are `courier.localhost` and its http origin.
     static let rpID = "courier.passkeyd.test"
     static let origin = "https://\(rpID)"
 
@@ -53,16 +54,21 @@ actor CourierServer {
         }
     }
 
-    let relyingParty = RelyingParty(id: rpID, name: "Courier", origins: [origin])
+    let relyingParty: RelyingParty
     let databasePath: String
-    let reachable: Bool
+    /// False while the device is offline: every call fails as unreachable.
+    private(set) var reachable: Bool
     private var database: Database
 
-    init(databasePath: String, reachable: Bool) {
+    init(databasePath: String, reachable: Bool, rpID: String = rpID, origin: String = origin) {
+        relyingParty = RelyingParty(id: rpID, name: "Courier", origins: [origin])
         self.databasePath = databasePath
         self.reachable = reachable
         database = (try? JSONDecoder().decode(Database.self, from: Data(contentsOf: URL(fileURLWithPath: databasePath)))) ?? Database()
     }
+
+    /// The web demo's offline switch: the network goes away, or comes back.
+    func setReachable(_ value: Bool) { reachable = value }
 
     private func reach() throws(Failure) {
         guard reachable else { throw .unreachable }

@@ -22,6 +22,9 @@ struct PasskeyDemo: AsyncParsableCommand {
 
             On a terminal with no --scenario: the interactive feature list (arrow keys or a number), with the courier \
             app's account flows; its session and server state live in --state-dir.
+
+            With --web: the same apps as web pages on 127.0.0.1 (the shop at http://localhost:PORT, the courier app at \
+            http://courier.localhost:PORT), signed in through the browser's WebAuthn (passkeyd's extension).
             """)
 
     @Option(help: "The daemon's socket (default: $PASSKEYD_SOCKET, $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, /tmp/passkeyd-$UID/ctaphid.sock).")
@@ -39,6 +42,18 @@ struct PasskeyDemo: AsyncParsableCommand {
     @Flag(help: "The courier app's server cannot be reached (as when offline).")
     var offline = false
 
+    @Flag(help: "Serve the seed apps as web pages on 127.0.0.1 instead (the browser is the platform).")
+    var web = false
+
+    @Option(help: "The web pages' port on 127.0.0.1 (with --web).")
+    var port: Int = 8380
+
+    func validate() throws {
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535, not \(port).") }
+        guard !web || scenarios.isEmpty else { throw ValidationError("--web serves every scenario; --scenario is for the terminal.") }
+        guard !web || !inProcess else { throw ValidationError("--web leaves the authenticator to the browser; --in-process is for the terminal.") }
+    }
+
     /// The feature list for a person, the narrated scenarios for scripts and `make test`.
     private var interactive: Bool {
         scenarios.isEmpty && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
@@ -50,6 +65,11 @@ struct PasskeyDemo: AsyncParsableCommand {
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning
             return handler
+        }
+        if web {
+            // The browser talks to the authenticator; this process is only the sites' server.
+            try await WebServer(port: port, stateDirectory: try stateFolder(), offline: offline).run()
+            return
         }
         let transport: any CTAPTransport
         let socketPath = socket ?? PasskeydSocket.defaultPath()
@@ -80,11 +100,17 @@ struct PasskeyDemo: AsyncParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 
-    private func runInteractive(_ demo: Demo, answeringPresenceOn socketPath: String?) async throws {
+    /// The courier's state folder (mode 700), made if missing.
+    private func stateFolder() throws -> String {
         let environment = ProcessInfo.processInfo.environment
         let state = stateDirectory ?? ((environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state") + "/passkeydemo")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return state
+    }
+
+    private func runInteractive(_ demo: Demo, answeringPresenceOn socketPath: String?) async throws {
+        let state = try stateFolder()
         let keyboard = Keyboard.start()
         defer { keyboard.restore() }
         let console = Console(keyboard: keyboard)
