@@ -65,9 +65,9 @@ def main(path: str) -> None:
     sent = []
     send_cbor = ctap2.send_cbor
 
-    def recording(cmd, data=None, **kwargs):
+    def recording(cmd, data=None, *args, **kwargs):
         sent.append((int(cmd), data.get(2) if int(cmd) == 0x06 and isinstance(data, dict) else None))
-        return send_cbor(cmd, data, **kwargs)
+        return send_cbor(cmd, data, *args, **kwargs)
 
     ctap2.send_cbor = recording
     client_pin = ClientPin(ctap2)
