@@ -13,6 +13,7 @@ import pytest
 from fido2 import cbor
 from fido2.ctap import CtapError
 from fido2.ctap2 import Ctap2
+from fido2.ctap2.bio import FPBioEnrollment
 from fido2.ctap2.pin import ClientPin, PinProtocolV1
 from fido2.hid import CAPABILITY
 
@@ -251,3 +252,29 @@ def test_enterprise_attestation_before_it_is_enabled(profile, ctap2):
     # 2.0 has no enterprise attestation; 2.1 §6.1.2 step 9: not enabled (ep false) is INVALID_PARAMETER too.
     got = status_of(lambda: ctap2.make_credential(cdh(), RP, user(), ES256, enterprise_attestation=2))
     assert got == ERR.INVALID_PARAMETER
+
+
+def test_bio_enrollment_with_the_generations_token(profile, ctap2):
+    """Row 12 for bio enrollment: the review draft enrolls a finger through 0x40 with
+    getPinToken's token (0x09 is not there); 2.1 through 0x09 with the be permission. Last in
+    the file: the PIN is set (test_with_a_pin), and an enrolled finger is built-in UV from now on."""
+    info = ctap2.get_info()
+    if not expected(profile, "commands"):
+        assert not FPBioEnrollment.is_supported(info)
+        return
+    client_pin = ClientPin(ctap2, PinProtocolV1())
+    permissions = ClientPin.PERMISSION.BIO_ENROLL if expected(profile, "2.1 options") else None
+    bio = FPBioEnrollment(ctap2, client_pin.protocol, client_pin.get_pin_token(PIN, permissions))
+    context = bio.enroll()
+    template = None
+    while template is None:
+        template = context.capture()
+    assert template in bio.enumerate_enrollments()
+    # Row 14 (2.2 §6.4 uvCountSinceLastPinEntry): each built-in UV counts, a correct PIN clears it.
+    if expected(profile, "members of 2.2"):
+        before = ctap2.get_info().uv_count_since_pin
+        ctap2.make_credential(cdh(), RP, user(), ES256, options={"rk": True, "uv": True})
+        ctap2.get_assertion(RP["id"], cdh(), options={"uv": True})
+        assert ctap2.get_info().uv_count_since_pin == before + 2
+        client_pin.get_pin_token(PIN, ClientPin.PERMISSION.GET_ASSERTION, RP["id"])
+        assert ctap2.get_info().uv_count_since_pin == 0
