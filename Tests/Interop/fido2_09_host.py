@@ -5,7 +5,9 @@ test_fido2_09_host.py as `python fido2_09_host.py SOCKET`; prints one JSON objec
 python-fido2 0.9 picks what it sends from getInfo, as the tools of that era do: credential
 management as 0x0A when `credMgmt` is offered, else the prototype 0x41 on a `FIDO_2_1_PRE`
 key with `credentialMgmtPreview`; a token with permissions (0x09) when `pinUvAuthToken` is
-offered, else getPinToken (0x05). This file only opens the socket and records what went out.
+offered, else getPinToken (0x05). This file only opens the socket, with the shipped adapter
+(integrations/python, on PYTHONPATH: it serves python-fido2 0.9 as it does 2.x), and records
+what went out.
 """
 
 from __future__ import annotations
@@ -13,42 +15,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import sys
 
+import fido2
 from fido2.ctap import CtapError
 from fido2.ctap2 import Ctap2, ClientPin, CredentialManagement
-from fido2.hid import CtapHidDevice
-from fido2.hid.base import CtapHidConnection, HidDescriptor
 
-REPORT_SIZE = 64
+import passkeyd_fido2
+
 PIN = "2468"
 RP_IDS = ("pre.example.org", "older.example.org")
 ES256 = [{"type": "public-key", "alg": -7}]
-
-
-class SocketConnection(CtapHidConnection):
-    """passkeyd's socket as 64-byte HID reports (docs/integrations.md)."""
-
-    def __init__(self, path: str):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(30)
-        self.sock.connect(path)
-
-    def write_packet(self, data):
-        self.sock.sendall(bytes(data))
-
-    def read_packet(self):
-        buf = b""
-        while len(buf) < REPORT_SIZE:
-            chunk = self.sock.recv(REPORT_SIZE - len(buf))
-            if not chunk:
-                raise ConnectionError("passkeyd closed the connection")
-            buf += chunk
-        return buf
-
-    def close(self):
-        self.sock.close()
 
 
 def status(call) -> int:
@@ -60,8 +37,7 @@ def status(call) -> int:
 
 
 def main(path: str) -> None:
-    descriptor = HidDescriptor(path, 0, 0, REPORT_SIZE, REPORT_SIZE, "passkeyd", None)
-    ctap2 = Ctap2(CtapHidDevice(descriptor, SocketConnection(path)))
+    ctap2 = Ctap2(passkeyd_fido2.open_device(path))
     sent = []
     send_cbor = ctap2.send_cbor
 
@@ -72,7 +48,7 @@ def main(path: str) -> None:
     ctap2.send_cbor = recording
     client_pin = ClientPin(ctap2)
     client_pin.set_pin(PIN)
-    report = {"versions": ctap2.info.versions, "pin_protocol": client_pin.protocol.VERSION}
+    report = {"fido2": fido2.__version__, "versions": ctap2.info.versions, "pin_protocol": client_pin.protocol.VERSION}
 
     # Two discoverable credentials for each of two RPs, each made with a token for it.
     made = []

@@ -7,11 +7,12 @@ default profile the same host takes 2.1's path (0x0A, a token with permissions) 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import pytest
 
-from passkeyd_hid import HERE
+from passkeyd_hid import HERE, REPO
 
 OLD_PYTHON = HERE / ".venv-fido2-09" / "bin" / "python"
 HOST = HERE / "fido2_09_host.py"
@@ -23,7 +24,8 @@ GET_PIN_TOKEN, GET_TOKEN_WITH_PERMISSIONS = 0x05, 0x09
 
 def run_host(socket_path: str) -> dict:
     assert OLD_PYTHON.exists(), "run `make deps`: it creates Tests/Interop/.venv-fido2-09"
-    proc = subprocess.run([str(OLD_PYTHON), str(HOST), socket_path], capture_output=True, text=True, timeout=180)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "integrations" / "python")}
+    proc = subprocess.run([str(OLD_PYTHON), str(HOST), socket_path], capture_output=True, text=True, timeout=180, env=env)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -33,6 +35,7 @@ def test_a_2_1_pre_era_host_manages_resident_credentials(daemon_factory, profile
     d = daemon_factory("--profile", profile, "--presence", "auto")
     report = run_host(d.socket)
     preview = profile == "fido2.1-pre"
+    assert report["fido2"].startswith("0.9.")
 
     assert ("FIDO_2_1_PRE" in report["versions"]) == preview
     assert report["pin_protocol"] == (1 if preview else 2)
