@@ -1,4 +1,5 @@
 import CTAP
+import Crypto
 
 extension Authenticator {
     /// authenticatorGetInfo (CTAP 2.1 §6.4): only what this device really does.
@@ -81,6 +82,25 @@ extension Authenticator {
         var config = Self.configSubcommands
         if isEnterpriseAttestationCapable(state) { config.insert(.enableEnterpriseAttestation) }
         info.authenticatorConfigCommands = config.map { Int($0.rawValue) }.sorted()
+        if let token = state.persistentToken {
+            info.encCredStoreState = try PersistentTokenEncryption.encrypt(try await credentialStoreState(), token: token.key, for: .encCredStoreState)
+        }
+    }
+
+    /// The credential store's state for encCredStoreState (CTAP 2.2 §6.4): 16 bytes of SHA-256 over
+    /// every discoverable credential's ID and user entity, in ID order, so a registration, a
+    /// deletion or a user update changes it and a platform's cached enumeration can be checked.
+    /// Read only when the persistent token's holder can decrypt it.
+    private func credentialStoreState() async throws(CTAPStatus) -> [UInt8] {
+        let all: [CredentialSource]
+        do { all = try await store.allCredentials() } catch { throw storeFailure(error) }
+        var hash = SHA256()
+        for source in all.sorted(by: { $0.id.lexicographicallyPrecedes($1.id) }) {
+            for part in [source.id, source.user.cbor.encoded] {
+                hash.update(data: withUnsafeBytes(of: UInt32(part.count).bigEndian, Array.init) + part)
+            }
+        }
+        return Array(hash.finalize().prefix(16))  // one AES block
     }
 
     /// getInfo `transports` (CTAP 2.1 §6.4): the socket stands in for USB HID.

@@ -11,7 +11,7 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         case remainingDiscoverableCredentials = 0x14
         case attestationFormats = 0x16, uvCountSinceLastPinEntry, longTouchForReset
         case encIdentifier = 0x19, transportsForReset, pinComplexityPolicy
-        case maxPINLength = 0x1D
+        case maxPINLength = 0x1D, encCredStoreState
         case authenticatorConfigCommands = 0x1F
     }
 
@@ -53,6 +53,9 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
     public var pinComplexityPolicy: Bool?
     /// CTAP 2.2 §6.4: the longest PIN accepted, in Unicode code points.
     public var maxPINLength: Int?
+    /// CTAP 2.2 §6.4: a value that changes with the discoverable credentials, encrypted to the
+    /// persistent pinUvAuthToken (`PersistentTokenEncryption`), while one exists.
+    public var encCredStoreState: [UInt8]?
     /// CTAP 2.2 §6.4: the authenticatorConfig subcommands offered.
     public var authenticatorConfigCommands: [Int]?
 
@@ -65,8 +68,9 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         preferredPlatformUvAttempts: Int? = nil, uvModality: Int? = nil, remainingDiscoverableCredentials: Int? = nil,
         encIdentifier: [UInt8]? = nil, attestationFormats: [String]? = nil, uvCountSinceLastPinEntry: Int? = nil,
         longTouchForReset: Bool? = nil, transportsForReset: [String]? = nil, pinComplexityPolicy: Bool? = nil,
-        maxPINLength: Int? = nil, authenticatorConfigCommands: [Int]? = nil
+        maxPINLength: Int? = nil, encCredStoreState: [UInt8]? = nil, authenticatorConfigCommands: [Int]? = nil
     ) {
+        self.encCredStoreState = encCredStoreState
         self.encIdentifier = encIdentifier
         self.attestationFormats = attestationFormats
         self.uvCountSinceLastPinEntry = uvCountSinceLastPinEntry

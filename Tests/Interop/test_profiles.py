@@ -248,6 +248,29 @@ def test_with_a_pin(profile, ctap2):
     assert got == expected(profile, "updateUserInformation")
 
 
+def test_credential_store_state(profile, ctap2):
+    """2.2 §6.4 encCredStoreState, for the persistent token's holder: it changes with the
+    discoverable credentials, and reads the same when they are the same again. Runs after
+    test_with_a_pin, which set the PIN."""
+    if not expected(profile, "members of 2.2"):
+        assert ctap2.get_info().enc_cred_store_state is None
+        return
+    client_pin = ClientPin(ctap2, PinProtocolV1())
+    persistent = client_pin.get_pin_token(PIN, ClientPin.PERMISSION.PERSISTENT_CREDENTIAL_MGMT)
+    before = ctap2.get_info().get_cred_store_state(persistent)
+    assert before is not None and len(before) == 16
+    token = client_pin.get_pin_token(PIN, ClientPin.PERMISSION.MAKE_CREDENTIAL, RP["id"])
+    data = cdh()
+    made = ctap2.make_credential(data, RP, user(), ES256, options={"rk": True},
+                                 pin_uv_param=client_pin.protocol.authenticate(token, data), pin_uv_protocol=1)
+    after = ctap2.get_info().get_cred_store_state(persistent)
+    assert after != before
+    token = client_pin.get_pin_token(PIN, ClientPin.PERMISSION.CREDENTIAL_MGMT)
+    descriptor = {"type": "public-key", "id": made.auth_data.credential_data.credential_id}
+    assert status_of(lambda: credential_management(ctap2, profile, client_pin.protocol, token, 0x06, {2: descriptor})) == 0
+    assert ctap2.get_info().get_cred_store_state(persistent) == before
+
+
 def test_enterprise_attestation_before_it_is_enabled(profile, ctap2):
     # 2.0 has no enterprise attestation; 2.1 §6.1.2 step 9: not enabled (ep false) is INVALID_PARAMETER too.
     got = status_of(lambda: ctap2.make_credential(cdh(), RP, user(), ES256, enterprise_attestation=2))

@@ -18,7 +18,7 @@ public struct CTAPRules: Sendable, Hashable {
         case ctap21
         /// 2.2 §6.4: 2.1's, plus attestationFormats (0x16), uvCountSinceLastPinEntry (0x17),
         /// longTouchForReset (0x18), transportsForReset (0x1A), pinComplexityPolicy (0x1B),
-        /// maxPINLength (0x1D) and authenticatorConfigCommands (0x1F).
+        /// maxPINLength (0x1D), encCredStoreState (0x1E) and authenticatorConfigCommands (0x1F).
         case ctap22
 
         /// 2.1's members and options are there (2.1 and later).
