@@ -20,9 +20,6 @@ public struct CTAPRules: Sendable, Hashable {
         /// longTouchForReset (0x18), transportsForReset (0x1A), pinComplexityPolicy (0x1B),
         /// maxPINLength (0x1D), encCredStoreState (0x1E) and authenticatorConfigCommands (0x1F).
         case ctap22
-
-        /// 2.1's members and options are there (2.1 and later).
-        public var hasCTAP21Members: Bool { self == .ctap21 || self == .ctap22 }
     }
 
     /// What a makeCredential without pinAuth (and without built-in UV) meets on a device with a PIN.
