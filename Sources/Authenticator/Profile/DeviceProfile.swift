@@ -2,7 +2,7 @@ import CTAP
 
 /// Which kind of security key the authenticator stands in for: what it advertises (protocols,
 /// getInfo versions, options and members, PIN/UV auth protocols, extensions) and which rule
-/// set its commands follow where CTAP 2.0 and 2.1 differ (docs/profiles.md). Commands consult
+/// set its commands follow where the CTAP generations differ (docs/profiles.md). Commands consult
 /// `rules`; nothing compares a profile's name.
 public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     /// How `--profile` names it.
