@@ -43,6 +43,19 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# A CTAP 2.1-PRE-era host in a venv of its own (test_fido2_09_host.py): python-fido2 0.9, which
+# manages credentials on a FIDO_2_1_PRE key with the prototype command 0x41 and getPinToken.
+old_venv=Tests/Interop/.venv-fido2-09
+old_stamp="$old_venv/.deps-stamp"
+old_want="fido2==0.9.3"
+if [ ! -f "$old_stamp" ] || [ "$(cat "$old_stamp")" != "$old_want" ]; then
+  echo "deps: creating $old_venv with $old_want"
+  rm -rf "$old_venv"
+  python3 -m venv "$old_venv"
+  "$old_venv/bin/python" -m pip install -q --disable-pip-version-check $old_want
+  echo "$old_want" > "$old_stamp"
+fi
+
 # The shipped python-fido2 adapter (integrations/python), editable so the interop suites
 # always use the tree's copy; its pytest plugin gives them the passkeyd_device fixture.
 # setuptools and wheel build it without fetching anything (test_integration_python.py builds the wheel).

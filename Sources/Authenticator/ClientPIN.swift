@@ -35,8 +35,6 @@ extension Authenticator {
     var refusedPermissions: PinUvAuthTokenPermissions {
         !hasFingerprintReader || configuration.rules.withheldCommands.contains(.bioEnrollment) ? [.be] : []
     }
-    /// What a legacy getPinToken token may do: CTAP 2.0's makeCredential and getAssertion (§6.5.5.7.1).
-    static let legacyPermissions: PinUvAuthTokenPermissions = [.mc, .ga]
 
     /// A pinUvAuthProtocol this device supports; another is `CTAP1_ERR_INVALID_PARAMETER` (§6.5.5.1).
     func pinUvAuthProtocol(_ number: Int?, missing: CTAPStatus = .missingParameter,
@@ -122,13 +120,13 @@ extension Authenticator {
         logger.notice("PIN changed")
     }
 
-    /// getPinToken (§6.5.5.7.1): the CTAP 2.0 token, with the mc and ga permissions
-    /// and no permissions RP ID (bound by its first use).
+    /// getPinToken (§6.5.5.7.1): the CTAP 2.0 token, with the mc and ga permissions (and what
+    /// else the profile's rules give it) and no permissions RP ID (bound by its first use).
     private func getPinToken(_ request: ClientPINRequest) async throws(CTAPStatus) -> ClientPINResponse {
         let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Step 3: the legacy subcommand takes neither permissions nor an RP ID.
         if request.permissions != nil || request.rpId != nil { throw .invalidParameter }
-        return try await tokenUsingPIN(request, version: version, permissions: Self.legacyPermissions, rpID: nil, isLegacy: true)
+        return try await tokenUsingPIN(request, version: version, permissions: configuration.rules.legacyTokenPermissions, rpID: nil, isLegacy: true)
     }
 
     /// getPinUvAuthTokenUsingPinWithPermissions (§6.5.5.7.2).
@@ -243,6 +241,7 @@ extension Authenticator {
         }
         // Step 9: a correct PIN restores the retries.
         pinUV.consecutiveMismatches = 0
+        pinUV.uvCountSinceLastPinEntry = 0
         try await updateDeviceState { $0.pinRetries = DeviceState.maxPINRetries }
     }
 

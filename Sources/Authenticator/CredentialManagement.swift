@@ -6,6 +6,8 @@ extension Authenticator {
     /// progress; on return, the one its next GetNext continues, if any.
     func credentialManagement(_ request: CredentialManagementRequest, preview: Bool = false,
                               continuing enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse? {
+        // A subcommand this version lacks is unknown to it (updateUserInformation in the review draft).
+        if configuration.rules.withheldCredentialManagementSubcommands.contains(request.subCommand) { throw .invalidSubcommand }
         // An enumeration continues only through GetNext; every other subcommand begins
         // something (and is authenticated), which ends it.
         var token: PinUvAuthTokenState?

@@ -10,6 +10,10 @@ struct PINUVState: Sendable {
     var consecutiveMismatches = 0
     /// The pinUvAuthToken in use, if any.
     var token: PinUvAuthTokenState?
+    /// Built-in user verifications, successful or not, since the PIN was last entered correctly
+    /// (CTAP 2.2 §6.4 uvCountSinceLastPinEntry). Counted since power-up: our reading, for
+    /// counting durably would cost a keystore write per fingerprint sign-in.
+    var uvCountSinceLastPinEntry = 0
 
     static let mismatchesBeforePowerCycle = 3
 

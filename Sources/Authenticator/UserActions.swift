@@ -44,6 +44,7 @@ extension Authenticator {
         await Self.progress(.userPresenceNeeded)
         let outcome = await verifier.verifyUser(request)
         await Self.progress(.processing)
+        if outcome == .verified || outcome == .failed { pinUV.uvCountSinceLastPinEntry += 1 }
         switch outcome {
         case .verified:
             if retries != DeviceState.maxUVRetries {

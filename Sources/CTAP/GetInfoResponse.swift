@@ -9,7 +9,10 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         case forcePINChange = 0x0C, minPINLength, firmwareVersion, maxCredBlobLength, maxRPIDsForSetMinPINLength
         case preferredPlatformUvAttempts = 0x11, uvModality
         case remainingDiscoverableCredentials = 0x14
-        case encIdentifier = 0x19
+        case attestationFormats = 0x16, uvCountSinceLastPinEntry, longTouchForReset
+        case encIdentifier = 0x19, transportsForReset, pinComplexityPolicy
+        case maxPINLength = 0x1D, encCredStoreState
+        case authenticatorConfigCommands = 0x1F
     }
 
     public var versions: [String]
@@ -38,6 +41,23 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
     /// The device identifier encrypted to the persistent pinUvAuthToken (CTAP 2.2 §6.4,
     /// `PersistentTokenEncryption`), while one exists.
     public var encIdentifier: [UInt8]?
+    /// CTAP 2.2 §6.4: the attestation statement formats makeCredential can return, the default first.
+    public var attestationFormats: [String]?
+    /// CTAP 2.2 §6.4: built-in user verifications (successful or not) since the PIN was last entered.
+    public var uvCountSinceLastPinEntry: Int?
+    /// CTAP 2.2 §6.4: whether authenticatorReset needs a long touch.
+    public var longTouchForReset: Bool?
+    /// CTAP 2.2 §6.4: the transports over which authenticatorReset is accepted.
+    public var transportsForReset: [String]?
+    /// CTAP 2.2 §6.4: whether a PIN complexity policy beyond minPINLength is in force.
+    public var pinComplexityPolicy: Bool?
+    /// CTAP 2.2 §6.4: the longest PIN accepted, in Unicode code points.
+    public var maxPINLength: Int?
+    /// CTAP 2.2 §6.4: a value that changes with the discoverable credentials, encrypted to the
+    /// persistent pinUvAuthToken (`PersistentTokenEncryption`), while one exists.
+    public var encCredStoreState: [UInt8]?
+    /// CTAP 2.2 §6.4: the authenticatorConfig subcommands offered.
+    public var authenticatorConfigCommands: [Int]?
 
     public init(
         versions: [String], extensions: [String] = [], aaguid: [UInt8], options: [String: Bool] = [:],
@@ -46,9 +66,19 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         maxSerializedLargeBlobArray: Int? = nil, forcePINChange: Bool? = nil, minPINLength: Int? = nil, firmwareVersion: Int? = nil,
         maxCredBlobLength: Int? = nil, maxRPIDsForSetMinPINLength: Int? = nil,
         preferredPlatformUvAttempts: Int? = nil, uvModality: Int? = nil, remainingDiscoverableCredentials: Int? = nil,
-        encIdentifier: [UInt8]? = nil
+        encIdentifier: [UInt8]? = nil, attestationFormats: [String]? = nil, uvCountSinceLastPinEntry: Int? = nil,
+        longTouchForReset: Bool? = nil, transportsForReset: [String]? = nil, pinComplexityPolicy: Bool? = nil,
+        maxPINLength: Int? = nil, encCredStoreState: [UInt8]? = nil, authenticatorConfigCommands: [Int]? = nil
     ) {
+        self.encCredStoreState = encCredStoreState
         self.encIdentifier = encIdentifier
+        self.attestationFormats = attestationFormats
+        self.uvCountSinceLastPinEntry = uvCountSinceLastPinEntry
+        self.longTouchForReset = longTouchForReset
+        self.transportsForReset = transportsForReset
+        self.pinComplexityPolicy = pinComplexityPolicy
+        self.maxPINLength = maxPINLength
+        self.authenticatorConfigCommands = authenticatorConfigCommands
         self.versions = versions
         self.extensions = extensions
         self.aaguid = aaguid

@@ -64,7 +64,8 @@ struct Connection: Sendable {
             return try await self.token(clientPIN) { () async throws(CTAP2Error) in
                 try await clientPIN.tokenUsingPIN(pin, permissions: permissions, rpID: nil)
             }
-        } else if info.options["uv"] == true {
+        } else if info.options["uv"] == true, info.options["pinUvAuthToken"] == true {
+            // CTAP 2.1 §6.5.5.7.3 needs pinUvAuthToken: a 2.0 or 2.1-PRE key has no UV token subcommand.
             return try await run { () async throws(CTAP2Error) in try await clientPIN.tokenUsingUV(permissions: permissions, rpID: nil) }
         }
         throw .refused("\(purpose) needs a PIN and this authenticator has none. Set one with `passkeyctl pin set`.")

@@ -30,7 +30,7 @@ struct Passkeyd: AsyncParsableCommand {
     var presence: String?
     @Option(help: "Built-in user verification: auto, prompt, deny or off.")
     var uv: String?
-    @Option(help: "The kind of key to be: u2f, fido2.0 or fido2.1 (default fido2.1; docs/profiles.md).")
+    @Option(help: "The kind of key to be: u2f, fido2.0, fido2.1-pre, fido2.1 or fido2.2 (default fido2.1; docs/profiles.md).")
     var profile: String?
     @Flag(help: "Built-in UV is a simulated fingerprint reader: configured once a finger is enrolled (passkeyctl bio enroll); --uv says how a finger reads.")
     var bio = false

@@ -8,6 +8,9 @@ and nothing enrolled: built-in UV exists but is not configured until
 test_bioenroll.py enrolls a finger (every sample and match read well, `--uv auto`),
 and with `--attestation x5c`, so enterprise attestation can be enabled (test_config.py).
 
+`run_device_suite.py [PROFILE]` runs it against `passkeyd --profile PROFILE` (default fido2.1;
+`make test` runs fido2.1 and fido2.2, the generations python-fido2 2.2's suite is written for).
+
 Tests the daemon cannot pass yet are deselected by device_suite_deselect.txt,
 one node id per line with the feature it waits for after a `#`; that list only
 shrinks. Exit status is pytest's.
@@ -64,10 +67,10 @@ def deselected() -> list[tuple[str, str]]:
     return entries
 
 
-def main() -> int:
+def main(profile: str) -> int:
     root = fetch_sdist()
     entries = deselected()
-    daemon = Daemon("--presence", "auto", "--uv", "auto", "--bio", "--attestation", "x5c").start()
+    daemon = Daemon("--profile", profile, "--presence", "auto", "--uv", "auto", "--bio", "--attestation", "x5c").start()
     env = dict(os.environ)
     env["PASSKEYD_DEVSUITE_SOCKET"] = daemon.socket
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
@@ -96,11 +99,11 @@ def main() -> int:
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
     counts = {word: int(m.group(1)) if (m := re.search(rf"(\d+) {word}", summary)) else 0
               for word in ("passed", "failed", "skipped", "deselected")}
-    print(f"device suite note: {counts['passed']} passed / {counts['failed']} failed / {counts['skipped']} skipped / "
+    print(f"device suite note ({profile}): {counts['passed']} passed / {counts['failed']} failed / {counts['skipped']} skipped / "
           f"{counts['deselected']} deselected ({len(entries)} entries) "
           f"(python-fido2 {installed_version('fido2')} tests/device)")
     return proc.returncode
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "fido2.1"))

@@ -18,16 +18,22 @@ def run(socket_path: str, *flags: str) -> subprocess.CompletedProcess:
     return subprocess.run([PROGRAM, socket_path, *flags], capture_output=True, text=True, timeout=120)
 
 
-def test_libfido2_with_built_in_uv(daemon_factory):
-    d = daemon_factory("--uv", "auto")  # built-in UV configured
+# Every CTAP2 generation (docs/profiles.md): libfido2 registers and signs on each alike.
+CTAP2_PROFILES = ["fido2.0", "fido2.1-pre", "fido2.1", "fido2.2"]
+
+
+@pytest.mark.parametrize("profile", CTAP2_PROFILES)
+def test_libfido2_with_built_in_uv(daemon_factory, profile):
+    d = daemon_factory("--profile", profile, "--uv", "auto")  # built-in UV configured
     result = run(d.socket, "--uv")
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}\n--- passkeyd log ---\n{d.log()}"
     assert result.stdout.count("verify_self passed") == 2
     assert result.stdout.count("fido_assert_verify passed") == 2
 
 
-def test_libfido2_without_uv(daemon_factory):
-    d = daemon_factory("--uv", "off")
+@pytest.mark.parametrize("profile", CTAP2_PROFILES)
+def test_libfido2_without_uv(daemon_factory, profile):
+    d = daemon_factory("--profile", profile, "--uv", "off")
     result = run(d.socket)
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}\n--- passkeyd log ---\n{d.log()}"
     assert result.stdout.count("verify_self passed") == 2

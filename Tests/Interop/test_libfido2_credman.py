@@ -154,3 +154,21 @@ def test_libfido2_pin_change_and_wrong_pin(daemon):
     assert listing == {"existing": 0, "remaining": listing["remaining"], "relyingParties": []}
     assert listing["remaining"] > 0
 
+
+
+def test_libfido2_manages_a_review_draft_key(daemon_factory):
+    """`--profile fido2.1-pre` (docs/profiles.md): libfido2 takes `credentialMgmtPreview` for
+    credential management, so it lists and deletes through the prototype 0x41 with
+    getPinToken's token; the prototype has no updateUserInformation (2.1 §6.13), so
+    fido_credman_set_dev_rk meets CTAP2_ERR_INVALID_SUBCOMMAND (0x3E)."""
+    d = daemon_factory("--profile", "fido2.1-pre", "--presence", "auto", "--uv", "off")
+    ok(run(d.socket, "setpin"), d)
+    made = [ok(run(d.socket, "register", "pre.example.org", user, user.title(), "es256"), d) for user in ("ann", "bob")]
+    listing = ok(run(d.socket, "list"), d)
+    assert listing["existing"] == 2
+    [rp] = listing["relyingParties"]
+    assert {c["credentialId"] for c in rp["credentials"]} == {m["credentialId"] for m in made}
+    ok(run(d.socket, "delete", made[0]["credentialId"]), d)
+    assert [c["credentialId"] for c in ok(run(d.socket, "list"), d)["relyingParties"][0]["credentials"]] == [made[1]["credentialId"]]
+    err = error_of(run(d.socket, "rename", made[1]["credentialId"], made[1]["userId"], "bob@pre", "Bob Renamed"))
+    assert err["code"] == 0x3E, err

@@ -303,3 +303,27 @@ def test_two_clients_at_once(daemon_factory):
     assert not any(t.is_alive() for t in threads), "a client hung"
     assert not errors, errors
     assert sorted(verified) == ["left"] * 3 + ["right"] * 3
+
+
+@pytest.mark.parametrize("profile", ["fido2.0", "fido2.1-pre", "fido2.1", "fido2.2"])
+def test_py_webauthn_verifies_every_generation(daemon_factory, profile):
+    """python-fido2's client registers and signs in on each CTAP2 generation (docs/profiles.md),
+    and py_webauthn verifies both ceremonies."""
+    d = daemon_factory("--profile", profile, "--presence", "auto", "--uv", "auto")
+    dev = d.device()
+    try:
+        rp_id, origin, server = rp_for(f"gen{profile.replace('.', '').replace('-', '')}")
+        client = make_client(dev, origin)
+        challenge, result, auth_data = register(client, server, user("grace"), alg=ES256)
+        verified = webauthn.verify_registration_response(
+            credential=json.dumps(dict(result)), expected_challenge=challenge, expected_rp_id=rp_id,
+            expected_origin=origin, require_user_verification=True)
+        request, state = server.authenticate_begin()
+        assertion = client.get_assertion(request.public_key).get_response(0)
+        webauthn.verify_authentication_response(
+            credential=json.dumps(dict(assertion)), expected_challenge=request.public_key.challenge,
+            expected_rp_id=rp_id, expected_origin=origin, credential_public_key=verified.credential_public_key,
+            credential_current_sign_count=verified.sign_count, require_user_verification=True)
+        assert assertion.raw_id == verified.credential_id
+    finally:
+        dev.close()

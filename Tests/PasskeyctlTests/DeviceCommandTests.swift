@@ -44,12 +44,22 @@ import Testing
             #expect(info.status == 0)
             #expect(try info.json["profile"] as? String == "fido2.0")
             #expect(try info.json["versions"] as? [String] == ["U2F_V2", "FIDO_2_0"])
+            #expect(try info.json["generation"] as? String == "CTAP 2.0")
             #expect(try await daemon.ctl(["status"]).stdout.contains("as a fido2.0 key"))
         }
         try await withDaemon(["--profile", "u2f"]) { daemon in
             let info = try await daemon.ctl(["info"])
             #expect(info.status == 0)
             #expect(info.stdout.contains("u2f (CTAP1/U2F only"))
+            #expect(info.stdout.contains("generation  CTAP1/U2F"))
+        }
+        // The two generations getInfo names besides: the review draft's FIDO_2_1_PRE and FIDO_2_2.
+        for (profile, generation) in [("fido2.1-pre", "CTAP 2.1-PRE (review draft)"), ("fido2.2", "CTAP 2.2")] {
+            try await withDaemon(["--profile", profile]) { daemon in
+                let info = try await daemon.ctl(["info"])
+                #expect(info.status == 0)
+                #expect(info.stdout.contains(generation), "\(profile): \(info.stdout)")
+            }
         }
     }
 

@@ -2,7 +2,7 @@ import CTAP
 
 /// Which kind of security key the authenticator stands in for: what it advertises (protocols,
 /// getInfo versions, options and members, PIN/UV auth protocols, extensions) and which rule
-/// set its commands follow where CTAP 2.0 and 2.1 differ (docs/profiles.md). Commands consult
+/// set its commands follow where the CTAP generations differ (docs/profiles.md). Commands consult
 /// `rules`; nothing compares a profile's name.
 public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     /// How `--profile` names it.
@@ -21,13 +21,23 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
         name: "u2f", protocols: .ctap1, versions: ["U2F_V2"], extensions: [], rules: .ctap20)
     /// A CTAP 2.0 key (Proposed Standard, 2019-01-30) that also speaks U2F.
     public static let fido20 = DeviceProfile(
-        name: "fido2.0", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0"], extensions: ["hmac-secret"], rules: .ctap20)
+        name: "fido2.0", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0"], extensions: [HMACSecret.identifier], rules: .ctap20)
+    /// A key of the CTAP 2.1 review draft (`FIDO_2_1_PRE`, as YubiKey 5 firmware 5.2–5.4 reports):
+    /// the prototype commands and the two extensions such keys offer.
+    public static let fido21Preview = DeviceProfile(
+        name: "fido2.1-pre", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1_PRE"],
+        extensions: [CredProtect.identifier, HMACSecret.identifier], rules: .ctap21Preview)
     /// A CTAP 2.1 key that also speaks U2F: the default.
     public static let fido21 = DeviceProfile(
         name: "fido2.1", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1"],
         extensions: Set(ExtensionRegistry.standard.identifiers), rules: .ctap21)
+    /// A CTAP 2.2 key that also speaks U2F.
+    public static let fido22 = DeviceProfile(
+        name: "fido2.2", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0", "FIDO_2_1", "FIDO_2_2"],
+        extensions: Set(ExtensionRegistry.standard.identifiers), rules: .ctap22)
 
-    public static let all: [DeviceProfile] = [.u2f, .fido20, .fido21]
+    /// Oldest generation first.
+    public static let all: [DeviceProfile] = [.u2f, .fido20, .fido21Preview, .fido21, .fido22]
 
     /// The profile `--profile` / `PASSKEYD_PROFILE` names, if any.
     public init?(named name: String) {

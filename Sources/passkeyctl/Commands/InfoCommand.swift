@@ -20,9 +20,10 @@ struct InfoCommand: AsyncParsableCommand {
         let profile = (try? DaemonStatus(bytes: reply))?.profile
         if profile == DaemonStatus.u2fOnlyProfile {
             if global.json {
-                Output.json(.object([("profile", .string(DaemonStatus.u2fOnlyProfile)), ("versions", .array([.string("U2F_V2")]))]))
+                Output.json(.object([("profile", .string(DaemonStatus.u2fOnlyProfile)), ("generation", .string(Self.generation(["U2F_V2"]))),
+                                     ("versions", .array([.string("U2F_V2")]))]))
             } else {
-                print("profile   \(DaemonStatus.u2fOnlyProfile) (CTAP1/U2F only: no CTAP2 getInfo)\nversions  U2F_V2")
+                print("profile     \(DaemonStatus.u2fOnlyProfile) (CTAP1/U2F only: no CTAP2 getInfo)\ngeneration  \(Self.generation(["U2F_V2"]))\nversions    U2F_V2")
             }
             return
         }
@@ -39,6 +40,7 @@ struct InfoCommand: AsyncParsableCommand {
         if global.json {
             Output.json(.object([
                 ("profile", .optional(profile)),
+                ("generation", .string(Self.generation(info.versions))),
                 ("versions", .array(info.versions.map(JSON.string))),
                 ("aaguid", .string(Names.aaguid(info.aaguid))),
                 ("firmwareVersion", .optional(info.firmwareVersion)),
@@ -62,6 +64,7 @@ struct InfoCommand: AsyncParsableCommand {
         let remaining = (metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials).map { "room for \($0) more" } ?? "room unknown"
         let rows: [[String]] = [
             ["profile", profile ?? "unknown"],
+            ["generation", Self.generation(info.versions)],
             ["versions", info.versions.joined(separator: ", ")],
             ["AAGUID", Names.aaguid(info.aaguid)],
             ["firmware", info.firmwareVersion.map(String.init) ?? "unknown"],
@@ -75,5 +78,13 @@ struct InfoCommand: AsyncParsableCommand {
             ["credentials", stored + remaining + (metadata == nil && info.options["clientPin"] == true ? " (give the PIN to count stored ones)" : "")],
         ] + pin.rows(minLength: info.minPINLength)
         print(Output.table(["", ""], rows).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
+    }
+
+    /// The newest generation getInfo `versions` names (CTAP 2.2 §6.4), as hosts tell keys apart;
+    /// `FIDO_2_1_PRE` is a key of the CTAP 2.1 review draft (CTAP 2.1 §6.12, §6.13).
+    static func generation(_ versions: [String]) -> String {
+        let newestFirst = [("FIDO_2_2", "CTAP 2.2"), ("FIDO_2_1", "CTAP 2.1"), ("FIDO_2_1_PRE", "CTAP 2.1-PRE (review draft)"),
+                           ("FIDO_2_0", "CTAP 2.0"), ("U2F_V2", "CTAP1/U2F")]
+        return newestFirst.first { versions.contains($0.0) }?.1 ?? "unknown (\(versions.joined(separator: ", ")))"
     }
 }
