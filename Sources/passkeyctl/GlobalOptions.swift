@@ -14,7 +14,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("pin-file"), help: "Read the PIN from this file (trailing newline ignored); else $PASSKEYCTL_PIN, else a prompt.")
     var pinFile: String?
 
-    @Flag(name: [.short, .long], help: "Log what the library does (info) on standard error; PASSKEYD_LOG_LEVEL sets any level.")
+    /// No `-v`: base64url credential IDs may begin with `-`, and `delete` takes any word it does
+    /// not know as one; a short flag would be read out of such an ID ("-Xv…").
+    @Flag(name: .long, help: "Log what the library does (info) on standard error; PASSKEYD_LOG_LEVEL sets any level.")
     var verbose = false
 
     /// The socket after the environment has filled the gap.

@@ -56,9 +56,9 @@ def test_a_ceremony_is_quiet_unless_asked(daemon):
     quiet = webauthn(daemon.socket, "create", options)
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stderr == "", "a CLI writes nothing on stderr when all went well"
-    verbose = webauthn(daemon.socket, "create", options, "-v")
+    verbose = webauthn(daemon.socket, "create", options, "--verbose")
     assert verbose.returncode == 0 and "passkey created" in verbose.stderr
-    silenced = webauthn(daemon.socket, "create", options, "-v", env={"PASSKEYD_LOG_LEVEL": "error"})
+    silenced = webauthn(daemon.socket, "create", options, "--verbose", env={"PASSKEYD_LOG_LEVEL": "error"})
     assert silenced.returncode == 0
     by_level = webauthn(daemon.socket, "create", options, env={"PASSKEYD_LOG_LEVEL": "info"})
     assert "passkey created" in by_level.stderr, "the documented level variable works for passkeyctl too"
