@@ -16,7 +16,8 @@ struct Passkeyd: AsyncParsableCommand {
         discussion: """
             Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
             PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
-            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio), PASSKEYD_BUSY_POLL. A flag wins over the environment.
+            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio), PASSKEYD_BUSY_POLL,
+            PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT (1 for --allow-private-key-export). A flag wins over the environment.
             """,
         version: DaemonInfo.currentVersion)
 
@@ -44,6 +45,8 @@ struct Passkeyd: AsyncParsableCommand {
     var attestation: String?
     @Option(name: .customLong("busy-poll"), help: "Microseconds a connection's event loop keeps polling after each answer before it sleeps, so the next request is read without a wake-up; 0 turns it off (default 200; docs/benchmarks.md).")
     var busyPoll: String?
+    @Flag(name: .customLong("allow-private-key-export"), help: "Let `passkeyctl export --include-private-keys` take private keys out (with the PIN once one is set); off by default (docs/keystore.md).")
+    var allowPrivateKeyExport = false
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
@@ -138,6 +141,7 @@ struct Passkeyd: AsyncParsableCommand {
             "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
             "counter": "\(settings.counter.rawValue)", "backupEligible": "\(settings.backup.eligible)", "backupState": "\(settings.backup.backedUp)",
             "attestation": "\(settings.attestation.rawValue)", "bio": "\(settings.fingerprintSensor != nil)",
+            "privateKeyExport": "\(settings.allowsPrivateKeyExport)",
         ])
 
         let signal = await termination.wait()
@@ -166,6 +170,7 @@ struct Passkeyd: AsyncParsableCommand {
         var attestation: AttestationMode
         var fingerprintSensor: FingerprintSensor?
         var busyPoll: Duration
+        var allowsPrivateKeyExport: Bool
 
         /// What kind of device the authenticator presents itself as.
         var configuration: Authenticator.Configuration {
@@ -174,6 +179,7 @@ struct Passkeyd: AsyncParsableCommand {
             configuration.signatureCounter = counter
             configuration.attestation = attestation
             configuration.fingerprintSensor = fingerprintSensor
+            configuration.allowsPrivateKeyExport = allowsPrivateKeyExport
             return configuration
         }
 
@@ -251,7 +257,8 @@ struct Passkeyd: AsyncParsableCommand {
             presence: presenceMode, verification: verification, profile: deviceProfile,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode,
             attestation: attestationMode, fingerprintSensor: fingerprintReader ? FingerprintSensor() : nil,
-            busyPoll: .microseconds(busyPollMicroseconds))
+            busyPoll: .microseconds(busyPollMicroseconds),
+            allowsPrivateKeyExport: allowPrivateKeyExport || environment["PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT"] == "1")
     }
 
     /// An option's value: the flag, else the environment variable, else the default; read by
