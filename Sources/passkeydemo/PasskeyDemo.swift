@@ -88,11 +88,14 @@ struct PasskeyDemo: AsyncParsableCommand {
         let keyboard = Keyboard.start()
         defer { keyboard.restore() }
         let console = Console(keyboard: keyboard)
-        // The touch, approved with Enter: PRESENCE on a second connection, as `passkeyctl approve` sends it.
+        // The touch, approved with Enter: PRESENCE on a second connection, as `passkeyctl approve`
+        // sends it, naming the prompt STATUS shows, so it never approves another request.
         let answer: @Sendable (Bool) async -> Void = { approve in
             guard let socketPath else { return }
             let line = UnixSocketTransport(path: socketPath)
-            _ = try? await line.vendor(.presence, payload: [approve ? 1 : 0])
+            if let status = try? DaemonStatus(bytes: try await line.vendor(.status)), let id = status.promptID {
+                _ = try? await line.vendor(.presence, payload: VendorCommand.presencePayload(approve: approve, promptID: id))
+            }
             await line.close()
         }
         let transport = demo.transport

@@ -1,0 +1,221 @@
+"""Hardening round 3 (issue 33) against the real passkeyd and passkeyctl.
+
+1: private keys leave only when the daemon's owner opted in, and once a PIN is set only for a
+   token the PIN bought (built-in UV under --uv auto is no boundary against the user's processes).
+2: `passkeyctl export -o` never writes into a file someone else made or linked.
+7: every prompt answer is logged with the prompt, its RP and who answered.
+11: PASSKEYCTL_PIN is gone from passkeyctl's environment once read; --pin-file is refused when
+   others can read a regular file, and a pipe still works.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import subprocess
+import threading
+import time
+
+import pytest
+from fido2 import cbor
+from fido2.ctap import CtapError
+from fido2.ctap2 import Ctap2
+from fido2.ctap2.pin import ClientPin, PinProtocolV2
+
+from passkeyd_pin import PIN, passkeyctl, passkeyctl_binary
+from test_test_controls import Account
+
+EXPORT = 0xB0  # passkeydExport (docs/vendor-commands.md)
+
+
+def export_with_keys(dev, token_from: str) -> list:
+    """The export vendor command with includePrivateKeys, authenticated by a `cm` token obtained
+    with the PIN or with built-in UV, as any process of the user can send it."""
+    ctap = Ctap2(dev)
+    protocol = PinProtocolV2()
+    client_pin = ClientPin(ctap, protocol)
+    if token_from == "pin":
+        token = client_pin.get_pin_token(PIN, ClientPin.PERMISSION.CREDENTIAL_MGMT)
+    else:
+        token = client_pin.get_uv_token(ClientPin.PERMISSION.CREDENTIAL_MGMT)
+    parameters = {2: True}
+    param = protocol.authenticate(token, bytes([EXPORT]) + cbor.encode(parameters))
+    return ctap.send_cbor(EXPORT, {1: parameters, 2: protocol.VERSION, 3: param})[1]
+
+
+def with_account(daemon, name: str) -> Account:
+    dev = daemon.device()
+    try:
+        return Account(dev, name)
+    finally:
+        dev.close()
+
+
+def test_private_keys_stay_in_unless_the_daemon_allows_export(daemon_factory):
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    account = with_account(daemon, "closed")
+    refused = passkeyctl(daemon.socket, "export", "--include-private-keys", pin=None)
+    assert refused.returncode != 0 and refused.stdout == ""
+    assert "--allow-private-key-export" in refused.stderr and "PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT=1" in refused.stderr
+    dev = daemon.device()
+    try:
+        with pytest.raises(CtapError) as refusal:
+            export_with_keys(dev, "uv")
+        assert refusal.value.code == CtapError.ERR.OPERATION_DENIED
+    finally:
+        dev.close()
+    public = json.loads(passkeyctl(daemon.socket, "export", pin=None).stdout)
+    assert [c["rpId"] for c in public] == [account.rp_id] and "privateKey" not in public[0], "the public part still leaves"
+    assert "--allow-private-key-export" in daemon.log(), "the daemon's log says how to allow it"
+
+
+def test_once_a_pin_is_set_only_a_pin_token_releases_private_keys(daemon_factory):
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto", "--allow-private-key-export")
+    with_account(daemon, "pinned")
+    dev = daemon.device()
+    try:
+        ClientPin(Ctap2(dev)).set_pin(PIN)
+        with pytest.raises(CtapError) as refusal:
+            export_with_keys(dev, "uv")
+        assert refusal.value.code == CtapError.ERR.UNAUTHORIZED_PERMISSION
+        records = export_with_keys(dev, "pin")
+        assert len(records) == 1 and records[0][6], "the PIN's token gets the private key"
+    finally:
+        dev.close()
+    assert passkeyctl(daemon.socket, "export", "--include-private-keys", pin=PIN).returncode == 0
+
+
+@pytest.fixture
+def exporting(daemon_factory):
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto", "--allow-private-key-export")
+    with_account(daemon, "filed")
+    return daemon
+
+
+def export_to(daemon, path) -> subprocess.CompletedProcess:
+    return passkeyctl(daemon.socket, "export", "--include-private-keys", "--output", str(path), pin=None)
+
+
+def test_export_refuses_a_file_another_user_made(exporting, tmp_path):
+    planted = tmp_path / "keys.json"
+    planted.write_text("")
+    nobody = pwd.getpwnam("nobody")
+    os.chown(planted, nobody.pw_uid, nobody.pw_gid)
+    os.chmod(planted, 0o666)
+    result = export_to(exporting, planted)
+    assert result.returncode != 0 and "belongs to another user" in result.stderr, result.stderr
+    assert planted.read_text() == "", "not one byte went into the planted file"
+    assert os.stat(planted).st_uid == nobody.pw_uid
+
+
+def test_export_refuses_a_file_with_another_link(exporting, tmp_path):
+    target = tmp_path / "keys.json"
+    target.write_text("")
+    os.chmod(target, 0o600)
+    os.link(target, tmp_path / "elsewhere")
+    result = export_to(exporting, target)
+    assert result.returncode != 0 and "other names" in result.stderr, result.stderr
+    assert (tmp_path / "elsewhere").read_text() == ""
+
+
+def test_export_creates_a_private_file_and_replaces_only_its_own(exporting, tmp_path):
+    target = tmp_path / "keys.json"
+    old = os.umask(0)  # even with no umask at all the file is born private
+    try:
+        assert export_to(exporting, target).returncode == 0
+    finally:
+        os.umask(old)
+    assert os.stat(target).st_mode & 0o777 == 0o600
+    assert json.loads(target.read_text())[0]["privateKey"]
+    assert export_to(exporting, target).returncode == 0, "the user's own earlier export is replaced"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keys.json"], "no temporary file left behind"
+
+
+def test_pin_file_readable_by_others_is_refused_and_a_pipe_is_read(daemon_factory, tmp_path):
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    dev = daemon.device()
+    try:
+        ClientPin(Ctap2(dev)).set_pin(PIN)
+    finally:
+        dev.close()
+    exposed = tmp_path / "pin"
+    exposed.write_text(PIN + "\n")
+    os.chmod(exposed, 0o644)
+    result = passkeyctl(daemon.socket, "--pin-file", str(exposed), "list", pin=None)
+    assert result.returncode != 0 and "accessible by other users" in result.stderr and "chmod 600" in result.stderr
+    os.chmod(exposed, 0o600)
+    assert passkeyctl(daemon.socket, "--pin-file", str(exposed), "list", pin=None).returncode == 0
+    read, write = os.pipe()
+    os.write(write, (PIN + "\n").encode())
+    os.close(write)
+    try:
+        piped = subprocess.run([passkeyctl_binary(), "--socket", daemon.socket, "--pin-file", f"/dev/fd/{read}", "list"],
+                               capture_output=True, text=True, timeout=60, pass_fds=(read,), stdin=subprocess.DEVNULL,
+                               env={k: v for k, v in os.environ.items() if not k.startswith(("PASSKEYCTL_", "PASSKEYD_"))})
+    finally:
+        os.close(read)
+    assert piped.returncode == 0, piped.stderr
+
+
+def test_passkeyctl_pin_leaves_the_environment_once_read(daemon_factory):
+    """While `bio enroll` waits for a sample (after it used the PIN), its /proc/PID/environ holds
+    no PASSKEYCTL_PIN: the bytes a child or another reader of the block would see are wiped."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "prompt", "--bio")
+    dev = daemon.device()
+    try:
+        ClientPin(Ctap2(dev)).set_pin("73918264")
+    finally:
+        dev.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSKEYCTL_", "PASSKEYD_"))}
+    env["PASSKEYCTL_PIN"] = "73918264"
+    enroll = subprocess.Popen([passkeyctl_binary(), "--socket", daemon.socket, "bio", "enroll"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while json.loads(passkeyctl(daemon.socket, "status", "--json", pin=None).stdout).get("promptId") is None:
+            assert enroll.poll() is None and time.monotonic() < deadline, "bio enroll never asked for a sample"
+            time.sleep(0.05)
+        with open(f"/proc/{enroll.pid}/environ", "rb") as f:
+            block = f.read()
+        assert b"PASSKEYCTL_PIN" not in block and b"73918264" not in block
+    finally:
+        enroll.kill()
+        enroll.wait()
+
+
+def wait_for_prompt(daemon, deadline: float) -> int:
+    while (prompt := json.loads(passkeyctl(daemon.socket, "status", "--json", pin=None).stdout).get("promptId")) is None:
+        assert time.monotonic() < deadline, "no prompt appeared"
+        time.sleep(0.05)
+    return prompt
+
+
+@pytest.mark.parametrize("answer,logged", [("approve", "prompt approved"), ("deny", "prompt denied")])
+def test_every_prompt_answer_is_logged_with_prompt_rp_and_requester(daemon_factory, answer, logged):
+    """Any process of the user can answer a prompt (docs/vendor-commands.md); the log says which did."""
+    daemon = daemon_factory("--presence", "prompt", "--uv", "off")
+    dev = daemon.device()
+    outcome: list = []
+
+    def register():
+        try:
+            Ctap2(dev).make_credential(os.urandom(32), {"id": "logged.example", "name": "Logged"},
+                                       {"id": os.urandom(16), "name": "u"}, [{"type": "public-key", "alg": -7}])
+            outcome.append("made")
+        except CtapError as e:
+            outcome.append(e.code)
+
+    thread = threading.Thread(target=register)
+    thread.start()
+    try:
+        prompt = wait_for_prompt(daemon, time.monotonic() + 60)
+        assert passkeyctl(daemon.socket, answer, pin=None).returncode == 0
+    finally:
+        thread.join(timeout=60)
+        dev.close()
+    assert outcome == (["made"] if answer == "approve" else [CtapError.ERR.OPERATION_DENIED])
+    line = next((l for l in daemon.log().splitlines() if logged in l), None)
+    assert line is not None, daemon.log()
+    for field in (f"prompt={prompt}", "rp=logged.example", "kind=presence", "named=true", "(passkeyctl)"):
+        assert field in line, line
