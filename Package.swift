@@ -54,6 +54,8 @@ let package = Package(
         .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
         // Linux's native AIO syscalls, which Glibc does not wrap: the record log's early block write.
         .systemLibrary(name: "CLinuxAIO"),
+        // prctl(2), variadic and so not callable from Swift: passkeyd makes itself non-dumpable.
+        .systemLibrary(name: "CLinuxProcess"),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
             "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
@@ -72,6 +74,7 @@ let package = Package(
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR", "Secp256k1", "MLDSA"] + crypto),
         .executableTarget(name: "passkeyd", dependencies: [
             "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
+            .target(name: "CLinuxProcess", condition: .when(platforms: [.linux])),
         ]),
         .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "WebAuthn", argumentParser]),
         // The six classic passkey sign-in scenarios, end to end against a verifying relying party;

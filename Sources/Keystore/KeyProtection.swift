@@ -15,6 +15,12 @@ public struct ScryptParameters: Sendable, Equatable {
     /// interactive-login cost RFC 7914 §2 and its authors suggest. Paid once per daemon start.
     public static let `default` = ScryptParameters(logN: 15, r: 8, p: 1)
 
+    /// Whether deriving with these parameters takes less memory or work than with `other`,
+    /// so a store made with them is re-wrapped at `other`'s cost when it opens.
+    func costsLess(than other: ScryptParameters) -> Bool {
+        (1 << logN) * r * p < (1 << other.logN) * other.r * other.p
+    }
+
     public init(logN: Int, r: Int, p: Int) {
         self.logN = logN
         self.r = r

@@ -63,10 +63,11 @@ struct Passkeyd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before any secret is in memory: nothing of it may reach a core file (issue 33, F4).
+        try CoreDumps.disable()
         // Out of the environment before anything can copy it (hardening F7).
         let environmentPassphrase = Detach.inheritedPassphrase() ?? EnvironmentPassphrase.take()
         var settings = try settings()
-        settings.passphraseValue = environmentPassphrase
         let activation: SocketActivation.Inherited?
         do { activation = try SocketActivation.take() } catch {
             throw ValidationFailure(message: "passkeyd: \(error.description)")
@@ -88,10 +89,12 @@ struct Passkeyd: AsyncParsableCommand {
                 throw ValidationFailure(message: "passkeyd: \(error.description)")
             }
         }
-        try await serve(settings)
+        try await serve(settings, environmentPassphrase: environmentPassphrase)
     }
 
-    private func serve(_ settings: Settings) async throws {
+    /// `environmentPassphrase` is used to open the keystore and then held by nothing: neither
+    /// `Settings` nor the device keeps the passphrase for the daemon's life (issue 33, F4).
+    private func serve(_ settings: Settings, environmentPassphrase: consuming String?) async throws {
         let termination = TerminationSignal.install()
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in
@@ -111,14 +114,13 @@ struct Passkeyd: AsyncParsableCommand {
         let broker = PromptBroker(controls: controls)
         let presence = DaemonUserPresence(mode: settings.presence, broker: broker)
         let verifier = DaemonUserVerifier(mode: settings.verification, broker: broker)
-        let passphrase: String?
-        do { passphrase = try settings.passphrase() } catch { throw fail(error.description) }
         let device: DeviceFactory.Device
         do {
             device = try await DeviceFactory.make(
-                dataDirectory: settings.dataDirectory, passphrase: passphrase, presence: presence, verifier: verifier,
-                configuration: settings.configuration, controls: controls, logger: logger)
-        } catch { throw fail(error.description) }
+                dataDirectory: settings.dataDirectory, passphrase: try settings.passphrase(given: environmentPassphrase),
+                presence: presence, verifier: verifier, configuration: settings.configuration, controls: controls, logger: logger)
+        } catch { throw fail("\(error)") }
+        environmentPassphrase = nil
 
         let server: CTAPHIDServer
         do {
@@ -156,8 +158,6 @@ struct Passkeyd: AsyncParsableCommand {
         var socket: String
         var dataDirectory: String
         var passphraseFile: String?
-        /// `PASSKEYD_PASSPHRASE`, filled in by `run()` once it has taken it out of the environment.
-        var passphraseValue: String?
         var presence: PresenceMode
         var verification: VerificationMode
         var profile: DeviceProfile
@@ -183,13 +183,14 @@ struct Passkeyd: AsyncParsableCommand {
             return configuration
         }
 
-        func passphrase() throws(ValidationFailure) -> String? {
+        /// The passphrase file's, else `PASSKEYD_PASSPHRASE` as `run()` took it out of the environment.
+        func passphrase(given environmentPassphrase: String?) throws(ValidationFailure) -> String? {
             if let passphraseFile {
                 let contents = try Self.readPrivateFile(passphraseFile)
                 // Only the final newline an editor adds; the passphrase's own bytes are kept.
                 return contents.hasSuffix("\n") ? String(contents.dropLast()) : contents
             }
-            return passphraseValue
+            return environmentPassphrase
         }
 
         /// A secret file's text, refused (as ssh refuses a private key) when others can read or write it.
@@ -253,7 +254,6 @@ struct Passkeyd: AsyncParsableCommand {
             socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
             dataDirectory: dataDir ?? PasskeydDataFolder.choose(environment: environment).path,
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
-            passphraseValue: nil,
             presence: presenceMode, verification: verification, profile: deviceProfile,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode,
             attestation: attestationMode, fingerprintSensor: fingerprintReader ? FingerprintSensor() : nil,

@@ -4,6 +4,8 @@
    token the PIN bought (built-in UV under --uv auto is no boundary against the user's processes).
 2: `passkeyctl export -o` never writes into a file someone else made or linked.
 7: every prompt answer is logged with the prompt, its RP and who answered.
+5: every installation shows the one U2F batch attestation certificate.
+4: the daemon is not dumpable and writes no core file.
 11: PASSKEYCTL_PIN is gone from passkeyctl's environment once read; --pin-file is refused when
    others can read a regular file, and a pipe still works.
 """
@@ -23,6 +25,7 @@ from fido2.ctap import CtapError
 from fido2.ctap2 import Ctap2
 from fido2.ctap2.pin import ClientPin, PinProtocolV2
 
+from passkeyd_hid import daemon_binary
 from passkeyd_pin import PIN, passkeyctl, passkeyctl_binary
 from test_test_controls import Account
 
@@ -219,3 +222,57 @@ def test_every_prompt_answer_is_logged_with_prompt_rp_and_requester(daemon_facto
     assert line is not None, daemon.log()
     for field in (f"prompt={prompt}", "rp=logged.example", "kind=presence", "named=true", "(passkeyctl)"):
         assert field in line, line
+
+
+def test_the_daemon_is_not_dumpable_and_writes_no_core(tmp_path):
+    """F4: another process of the user cannot read the daemon's memory through /proc or ptrace,
+    and a crash leaves no core file. Run as `nobody`, so that a dumpable process's /proc files
+    would be nobody's: a non-dumpable one's belong to root."""
+    import shutil
+    import tempfile
+
+    nobody = pwd.getpwnam("nobody")
+    home = tempfile.mkdtemp(prefix="passkeyd-nobody-")
+    os.chown(home, nobody.pw_uid, nobody.pw_gid)
+    socket_path = os.path.join(home, "ctaphid.sock")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSKEYD_", "XDG_"))}
+    env["HOME"] = home
+    proc = subprocess.Popen([daemon_binary(), "--socket", socket_path, "--data-dir", os.path.join(home, "data"),
+                             "--presence", "auto", "--uv", "auto"], user=nobody.pw_uid, group=nobody.pw_gid,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(socket_path):
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "the daemon never bound its socket"
+            time.sleep(0.05)
+        assert os.stat(f"/proc/{proc.pid}/status").st_uid == 0, "PR_SET_DUMPABLE 0: /proc/PID is root's"
+        with open(f"/proc/{proc.pid}/limits") as f:
+            core = next(line for line in f if line.startswith("Max core file size"))
+        assert core.split()[4:6] == ["0", "0"], core
+        proc.send_signal(15)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_two_installations_show_the_same_u2f_attestation_certificate(daemon_factory):
+    """F5: the fido-u2f certificate is the model's batch certificate, not the installation's,
+    so two keystores (two users, or one user's two machines) cannot be told apart by it."""
+    from fido2.ctap1 import Ctap1
+
+    certificates = []
+    for _ in range(2):
+        daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+        dev = daemon.device()
+        try:
+            client_param, app_param = os.urandom(32), os.urandom(32)
+            registration = Ctap1(dev).register(client_param, app_param)
+            registration.verify(app_param, client_param)  # signed by the certificate's key
+            certificates.append(registration.certificate)
+        finally:
+            dev.close()
+    assert certificates[0] == certificates[1]
