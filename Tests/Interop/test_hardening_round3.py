@@ -5,6 +5,7 @@
 2: `passkeyctl export -o` never writes into a file someone else made or linked.
 7: every prompt answer is logged with the prompt, its RP and who answered.
 5: every installation shows the one U2F batch attestation certificate.
+9: sign-ins go on when the disk fills (the keystore's reserve).
 4: the daemon is not dumpable and writes no core file.
 11: PASSKEYCTL_PIN is gone from passkeyctl's environment once read; --pin-file is refused when
    others can read a regular file, and a pipe still works.
@@ -25,7 +26,7 @@ from fido2.ctap import CtapError
 from fido2.ctap2 import Ctap2
 from fido2.ctap2.pin import ClientPin, PinProtocolV2
 
-from passkeyd_hid import daemon_binary
+from passkeyd_hid import Daemon, daemon_binary
 from passkeyd_pin import PIN, passkeyctl, passkeyctl_binary
 from test_test_controls import Account
 
@@ -276,3 +277,55 @@ def test_two_installations_show_the_same_u2f_attestation_certificate(daemon_fact
         finally:
             dev.close()
     assert certificates[0] == certificates[1]
+
+
+def test_sign_ins_go_on_when_the_disk_fills(tmp_path):
+    """F9: on a full 16 MiB tmpfs a sign-in whose counter needs a new mark still signs, with a
+    counter above every earlier one, because the keystore gives up its reserve; registrations
+    are refused as before, and after a restart every counter is above what was signed."""
+    from test_keystore_faults import RP, fill, mounted, register
+    from test_keystore_refusal import fresh
+
+    def sign_in(dev, credential_id: bytes) -> int:
+        assertion = Ctap2(dev).get_assertion(RP["id"], os.urandom(32), [{"type": "public-key", "id": credential_id}])
+        return assertion.auth_data.counter
+
+    with mounted(str(tmp_path / "fs"), "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs") as fs:
+        data_dir = os.path.join(fs, "data")
+        daemon = Daemon("--presence", "auto", "--uv", "off", data_dir=data_dir, workdir=fresh(tmp_path, "d")).start()
+        signed: dict[bytes, int] = {}
+        try:
+            dev = daemon.device()
+            try:
+                # Stored and flushed, but never signed with: each one's first sign-in needs a mark.
+                ids = [register(dev, f"reserve-{n}") for n in range(3)]
+                assert os.path.getsize(os.path.join(data_dir, "keystore.reserve")) == 1 << 20
+                fill(os.path.join(fs, "ballast"))
+                for credential_id in ids:
+                    signed[credential_id] = sign_in(dev, credential_id)
+                    assert sign_in(dev, credential_id) > signed[credential_id]
+                    signed[credential_id] = sign_in(dev, credential_id)
+                assert "reserve was given up" in daemon.log()
+                assert not os.path.exists(os.path.join(data_dir, "keystore.reserve"))
+                # Registrations never spend the reserve: the record log's room takes a batch,
+                # SQLite's next one finds the disk full.
+                with pytest.raises(CtapError) as refused:
+                    for n in range(1100):
+                        register(dev, f"late-{n}")
+                assert refused.value.code == CtapError.ERR.KEY_STORE_FULL
+            finally:
+                dev.close()
+        finally:
+            assert daemon.stop() == 0
+        os.unlink(os.path.join(fs, "ballast"))
+        again = Daemon("--presence", "auto", "--uv", "off", data_dir=data_dir, workdir=fresh(tmp_path, "e")).start()
+        try:
+            dev = again.device()
+            try:
+                for credential_id, last in signed.items():
+                    assert sign_in(dev, credential_id) > last, "no count is taken back by the restart"
+            finally:
+                dev.close()
+            assert os.path.getsize(os.path.join(data_dir, "keystore.reserve")) == 1 << 20, "held again once there is room"
+        finally:
+            assert again.stop() == 0
