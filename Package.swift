@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
         // Linux's native AIO syscalls, which Glibc does not wrap: the record log's early block write.
         .systemLibrary(name: "CLinuxAIO"),
-        // prctl(2), variadic and so not callable from Swift: passkeyd makes itself non-dumpable.
+        // prctl(2) and setrlimit(2) behind one C call: passkeyd turns its core dumps off.
         .systemLibrary(name: "CLinuxProcess"),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
