@@ -75,10 +75,12 @@ public actor Keystore: CredentialStore {
         self.wal = wal
         logFile = log.file
         self.log = try Self.replay(log, into: queue, sealer: sealer, wal: wal, path: path)
-        reserve = DiskReserve(directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        var reserve = DiskReserve(directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         if !reserve.hold() {
-            Self.logger.warning("no room for the keystore's disk reserve; a full disk will stop sign-ins that need a new counter mark", metadata: ["path": "\(reserve.path)"])
+            Self.logger.warning("no room for the keystore's disk reserve; a full disk will stop sign-ins that need a new counter mark",
+                                metadata: ["path": "\(reserve.path)"])
         }
+        self.reserve = reserve
     }
 
     /// Closes the database: the registrations only logged are committed, the WAL is
