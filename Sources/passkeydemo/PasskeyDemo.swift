@@ -93,7 +93,7 @@ struct PasskeyDemo: AsyncParsableCommand {
         let answer: @Sendable (Bool) async -> Void = { approve in
             guard let socketPath else { return }
             let line = UnixSocketTransport(path: socketPath)
-            if let status = try? DaemonStatus(bytes: try await line.vendor(.status)), let id = status.promptID {
+            if let status = try? DaemonStatus(bytes: try await line.vendor(.status, payload: [])), let id = status.promptID {
                 _ = try? await line.vendor(.presence, payload: VendorCommand.presencePayload(approve: approve, promptID: id))
             }
             await line.close()

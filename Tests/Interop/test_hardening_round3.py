@@ -301,18 +301,20 @@ def test_sign_ins_go_on_when_the_disk_fills(tmp_path):
                 ids = [register(dev, f"reserve-{n}") for n in range(3)]
                 assert os.path.getsize(os.path.join(data_dir, "keystore.reserve")) == 1 << 20
                 fill(os.path.join(fs, "ballast"))
+                # Registrations never spend the reserve: the record log's room takes a batch,
+                # SQLite's next one finds the disk full, and the reserve is still held.
+                with pytest.raises(CtapError) as refused:
+                    for n in range(1100):
+                        register(dev, f"late-{n}")
+                assert refused.value.code == CtapError.ERR.KEY_STORE_FULL
+                assert os.path.getsize(os.path.join(data_dir, "keystore.reserve")) == 1 << 20
+                # A sign-in whose counter needs a new mark gives it up and signs.
                 for credential_id in ids:
                     signed[credential_id] = sign_in(dev, credential_id)
                     assert sign_in(dev, credential_id) > signed[credential_id]
                     signed[credential_id] = sign_in(dev, credential_id)
                 assert "reserve was given up" in daemon.log()
                 assert not os.path.exists(os.path.join(data_dir, "keystore.reserve"))
-                # Registrations never spend the reserve: the record log's room takes a batch,
-                # SQLite's next one finds the disk full.
-                with pytest.raises(CtapError) as refused:
-                    for n in range(1100):
-                        register(dev, f"late-{n}")
-                assert refused.value.code == CtapError.ERR.KEY_STORE_FULL
             finally:
                 dev.close()
         finally:

@@ -45,7 +45,7 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     /// WebAuthn runs in (WebAuthn L3 §5.1.3 step 2).
     public init(_ text: String) throws(WebAuthnError) {
         guard let components = Self.withASCIIHost(text).flatMap(URLComponents.init(string:)), let scheme = components.scheme?.lowercased(),
-              let host = components.host?.lowercased(), !host.isEmpty
+              let host = (components.encodedHost ?? components.host)?.lowercased(), !host.isEmpty
         else { throw .security("\(text) is not an origin.") }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let isLocalhost = bareHost == "localhost" || bareHost.hasSuffix(".localhost")
