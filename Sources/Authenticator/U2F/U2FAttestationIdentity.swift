@@ -5,7 +5,7 @@ import Foundation
 /// a self-signed X.509 certificate for it.
 ///
 /// One batch identity for every passkeyd, as a hardware model shares one across a batch of at
-/// least 100 000 keys (FIDO Privacy Principles; FIDO U2F Overview §8.1): an identity per
+/// least 100 000 keys (FIDO U2F Overview, "Attestation"): an identity per
 /// installation would let relying parties link one user's accounts by the certificate. Its
 /// private key is in this source, so the attestation proves nothing but the model, which is
 /// all a software authenticator can honestly attest. Older stores carry a per-installation
