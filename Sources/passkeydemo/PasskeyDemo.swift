@@ -85,6 +85,12 @@ struct PasskeyDemo: AsyncParsableCommand {
         let state = stateDirectory ?? ((environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state") + "/passkeydemo")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The courier's session token and database go in there: a folder someone else owns, or
+        // can write to, could hand them a planted file or a link (issue 33, finding 2).
+        var info = stat()
+        guard lstat(state, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+            throw ValidationError("The state folder \(state) is not a folder of yours that only you can write to; choose another with --state-dir.")
+        }
         let keyboard = Keyboard.start()
         defer { keyboard.restore() }
         let console = Console(keyboard: keyboard)

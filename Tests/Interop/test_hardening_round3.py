@@ -331,3 +331,20 @@ def test_sign_ins_go_on_when_the_disk_fills(tmp_path):
             assert os.path.getsize(os.path.join(data_dir, "keystore.reserve")) == 1 << 20, "held again once there is room"
         finally:
             assert again.stop() == 0
+
+
+def test_passkeydemo_refuses_a_state_folder_another_user_owns(daemon_factory, tmp_path):
+    """F2, for passkeydemo: its courier session token and database are written only into a folder
+    of the user's own that nobody else can write to."""
+    from test_demo_interactive import Terminal
+
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    planted = tmp_path / "state"
+    planted.mkdir()
+    nobody = pwd.getpwnam("nobody")
+    os.chown(planted, nobody.pw_uid, nobody.pw_gid)
+    os.chmod(tmp_path, 0o755)
+    t = Terminal("--socket", daemon.socket, state_dir=str(planted))
+    t.read_until("is not a folder of yours that only you can write to")
+    assert t.wait() != 0
+    assert list(planted.iterdir()) == [], "nothing was written into it"
