@@ -348,3 +348,32 @@ def test_passkeydemo_refuses_a_state_folder_another_user_owns(daemon_factory, tm
     t.read_until("is not a folder of yours that only you can write to")
     assert t.wait() != 0
     assert list(planted.iterdir()) == [], "nothing was written into it"
+
+
+def test_the_environment_variable_allows_export_as_the_flag_does(tmp_path):
+    """PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT=1 is --allow-private-key-export (passkeyd --help)."""
+    socket_path = str(tmp_path / "ctaphid.sock")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PASSKEYD_")}
+    env["PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT"] = "1"
+    proc = subprocess.Popen([daemon_binary(), "--socket", socket_path, "--data-dir", str(tmp_path / "data"),
+                             "--presence", "auto", "--uv", "auto"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(socket_path):
+            assert proc.poll() is None and time.monotonic() < deadline, "the daemon never bound its socket"
+            time.sleep(0.05)
+        from passkeyd_hid import open_device
+        dev = open_device(socket_path)
+        try:
+            Account(dev, "envexport")
+        finally:
+            dev.close()
+        exported = passkeyctl(socket_path, "export", "--include-private-keys", pin=None)
+        assert exported.returncode == 0, exported.stderr
+        assert json.loads(exported.stdout)[0]["privateKey"]
+        proc.send_signal(15)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
