@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -225,6 +226,26 @@ def test_every_prompt_answer_is_logged_with_prompt_rp_and_requester(daemon_facto
         assert field in line, line
 
 
+@contextlib.contextmanager
+def own_daemon(socket_path: str, data_dir: str, env: dict, **popen):
+    """passkeyd started here rather than by `Daemon` (which runs it as root with a clean
+    PASSKEYD_* environment): yields the process once its socket exists; it must exit 0 on SIGTERM."""
+    proc = subprocess.Popen([daemon_binary(), "--socket", socket_path, "--data-dir", data_dir, "--presence", "auto", "--uv", "auto"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, **popen)
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(socket_path):
+            assert proc.poll() is None and time.monotonic() < deadline, "the daemon never bound its socket"
+            time.sleep(0.05)
+        yield proc
+        proc.send_signal(15)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_the_daemon_is_not_dumpable_and_writes_no_core(tmp_path):
     """F4: another process of the user cannot read the daemon's memory through /proc or ptrace,
     and a crash leaves no core file. Run as `nobody`, so that a dumpable process's /proc files
@@ -238,25 +259,13 @@ def test_the_daemon_is_not_dumpable_and_writes_no_core(tmp_path):
     socket_path = os.path.join(home, "ctaphid.sock")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSKEYD_", "XDG_"))}
     env["HOME"] = home
-    proc = subprocess.Popen([daemon_binary(), "--socket", socket_path, "--data-dir", os.path.join(home, "data"),
-                             "--presence", "auto", "--uv", "auto"], user=nobody.pw_uid, group=nobody.pw_gid,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:
-        deadline = time.monotonic() + 60
-        while not os.path.exists(socket_path):
-            assert proc.poll() is None, proc.stderr.read().decode()
-            assert time.monotonic() < deadline, "the daemon never bound its socket"
-            time.sleep(0.05)
-        assert os.stat(f"/proc/{proc.pid}/status").st_uid == 0, "PR_SET_DUMPABLE 0: /proc/PID is root's"
-        with open(f"/proc/{proc.pid}/limits") as f:
-            core = next(line for line in f if line.startswith("Max core file size"))
-        assert core.split()[4:6] == ["0", "0"], core
-        proc.send_signal(15)
-        assert proc.wait(30) == 0
+        with own_daemon(socket_path, os.path.join(home, "data"), env, user=nobody.pw_uid, group=nobody.pw_gid) as proc:
+            assert os.stat(f"/proc/{proc.pid}/status").st_uid == 0, "PR_SET_DUMPABLE 0: /proc/PID is root's"
+            with open(f"/proc/{proc.pid}/limits") as f:
+                core = next(line for line in f if line.startswith("Max core file size"))
+            assert core.split()[4:6] == ["0", "0"], core
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -355,13 +364,7 @@ def test_the_environment_variable_allows_export_as_the_flag_does(tmp_path):
     socket_path = str(tmp_path / "ctaphid.sock")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PASSKEYD_")}
     env["PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT"] = "1"
-    proc = subprocess.Popen([daemon_binary(), "--socket", socket_path, "--data-dir", str(tmp_path / "data"),
-                             "--presence", "auto", "--uv", "auto"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while not os.path.exists(socket_path):
-            assert proc.poll() is None and time.monotonic() < deadline, "the daemon never bound its socket"
-            time.sleep(0.05)
+    with own_daemon(socket_path, str(tmp_path / "data"), env):
         from passkeyd_hid import open_device
         dev = open_device(socket_path)
         try:
@@ -371,9 +374,3 @@ def test_the_environment_variable_allows_export_as_the_flag_does(tmp_path):
         exported = passkeyctl(socket_path, "export", "--include-private-keys", pin=None)
         assert exported.returncode == 0, exported.stderr
         assert json.loads(exported.stdout)[0]["privateKey"]
-        proc.send_signal(15)
-        assert proc.wait(30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
