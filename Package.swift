@@ -56,6 +56,8 @@ let package = Package(
         .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
         // Linux's native AIO syscalls, which Glibc does not wrap: the record log's early block write.
         .systemLibrary(name: "CLinuxAIO"),
+        // prctl(2) and setrlimit(2) behind one C call: passkeyd turns its core dumps off.
+        .systemLibrary(name: "CLinuxProcess"),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
         .target(name: "Keystore", dependencies: [
             "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
@@ -74,6 +76,7 @@ let package = Package(
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR", "Secp256k1", "MLDSA"] + crypto),
         .executableTarget(name: "passkeyd", dependencies: [
             "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
+            .target(name: "CLinuxProcess", condition: .when(platforms: [.linux])),
         ]),
         .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "WebAuthn", argumentParser, logging]),
         // The six classic passkey sign-in scenarios, end to end against a verifying relying party;

@@ -51,6 +51,10 @@ extension Authenticator {
         public var attestation: AttestationMode = .selfAttestation
         /// How signature counters advance.
         public var signatureCounter: SignatureCounterMode = .perCredential
+        /// Whether the export vendor command may hand out private keys (`--allow-private-key-export`).
+        /// Off by default: any process of the user can get a `cm` token by built-in UV under
+        /// `--uv auto`, so keys leave only when the daemon's owner opted in (docs/keystore.md).
+        public var allowsPrivateKeyExport = false
 
         /// The extensions offered (CTAP 2.1 §12): getInfo lists them, the commands process them.
         public var extensions: ExtensionRegistry = .standard

@@ -189,7 +189,7 @@ extension Authenticator {
         // Steps 11–14: resetPinUvAuthToken(), beginUsingPinUvAuthToken(userIsPresent: false),
         // permissions and the permissions RP ID. The old token is gone.
         let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: rpID,
-                                   userIsPresent: false, now: configuration.now(), isLegacy: isLegacy)
+                                   userIsPresent: false, now: configuration.now(), isLegacy: isLegacy, isPINDerived: true)
         pinUV.token = token
         logger.info("pinUvAuthToken issued after PIN", metadata: ["permissions": "\(permissions.rawValue)"])
         // Step 15.

@@ -33,8 +33,8 @@ public struct DeviceState: Sendable, Codable, Equatable {
     public var alwaysUv: Bool?
     /// The RP IDs the minPinLength extension reports to (CTAP 2.1 §6.11.4, §12.4).
     public var minPinLengthRPIDs: [String]?
-    /// The U2F attestation key and its self-signed certificate, made on the first U2F_REGISTER.
-    /// Optional so device states written before U2F existed still decode.
+    /// The per-installation U2F attestation identity stores made before issue 33, no longer
+    /// used (every passkeyd signs with `U2FAttestationIdentity.batch`); kept so they decode.
     public var u2fAttestation: U2FAttestationIdentity?
     /// The test attestation root and the attestation certificate under it (`--attestation x5c`),
     /// made on first use. Optional so device states written before it existed still decode.

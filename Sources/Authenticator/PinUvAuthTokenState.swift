@@ -14,6 +14,9 @@ struct PinUvAuthTokenState: Sendable {
     /// Handed out by the legacy getPinToken (§6.5.5.7.1), the only token a CTAP 2.0 or
     /// 2.1-PRE platform knows.
     let isLegacy: Bool
+    /// Handed out for the PIN (§6.5.5.7.2 or the legacy getPinToken), not for built-in UV:
+    /// once a PIN is set, only such a token releases private keys (docs/keystore.md).
+    let isPINDerived: Bool
     /// userPresent / userVerified flags (§6.5.2.2).
     private var userPresent: Bool
     private var userVerified: Bool
@@ -35,9 +38,10 @@ struct PinUvAuthTokenState: Sendable {
     /// resetPinUvAuthToken() then beginUsingPinUvAuthToken(userIsPresent:) (§6.5.2.2):
     /// a fresh random token, in use from `now`, with the user verified.
     init(authProtocol: PINUVAuthProtocolVersion, permissions: PinUvAuthTokenPermissions, rpID: String?,
-         userIsPresent: Bool, now: ContinuousClock.Instant, isLegacy: Bool = false) {
+         userIsPresent: Bool, now: ContinuousClock.Instant, isLegacy: Bool = false, isPINDerived: Bool = false) {
         key = SymmetricKey(size: .bits256)
         self.isLegacy = isLegacy
+        self.isPINDerived = isPINDerived
         self.authProtocol = authProtocol
         self.permissions = permissions
         self.rpID = rpID

@@ -16,4 +16,10 @@ public enum VendorCommand: UInt8, Sendable, CaseIterable {
     case watch = 0x54
 
     public var command: CTAPHIDCommand { CTAPHIDCommand(rawValue: rawValue) }
+
+    /// PRESENCE's payload answering prompt `promptID` (as STATUS showed it): the answer byte,
+    /// then the id in 8 bytes big-endian, so it never reaches a later prompt.
+    public static func presencePayload(approve: Bool, promptID: UInt64) -> [UInt8] {
+        [approve ? 1 : 0] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: promptID >> ($0 * 8)) }
+    }
 }

@@ -56,6 +56,8 @@ public actor Keystore: CredentialStore {
     /// or whose lookup of another's rows, came before it asks sees false, or a later true that
     /// a flush covering that commit set.
     private let everythingDurable = Atomic<Bool>(true)
+    /// Space given up when the disk fills, for every write but a registration's.
+    private var reserve: DiskReserve
 
     /// Takes over an open database and its record log, whose `entries` are replayed first
     /// (`replay`).
@@ -73,6 +75,12 @@ public actor Keystore: CredentialStore {
         self.wal = wal
         logFile = log.file
         self.log = try Self.replay(log, into: queue, sealer: sealer, wal: wal, path: path)
+        var reserve = DiskReserve(directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        if !reserve.hold() {
+            Self.logger.warning("no room for the keystore's disk reserve; a full disk will stop sign-ins that need a new counter mark",
+                                metadata: ["path": "\(reserve.path)"])
+        }
+        self.reserve = reserve
     }
 
     /// Closes the database: the registrations only logged are committed, the WAL is
@@ -156,10 +164,13 @@ public actor Keystore: CredentialStore {
             let capacity = capacity
             // A record too large for the log is committed into SQLite like any other write. A
             // full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-            guard RecordLog.canHold(row) else {
-                return try await write(diskFullIsStoreFull: true, flush: false) { db in try Self.store(row, db, capacity: capacity) }
+            if RecordLog.canHold(row) {
+                try register(row)
+            } else {
+                try await write(diskFullIsStoreFull: true, flush: false) { db in try Self.store(row, db, capacity: capacity) }
             }
-            try register(row)
+            // A registration stored: the disk has room again, perhaps for the reserve given up.
+            if !reserve.isHeld { reserve.hold() }
         }
     }
 
@@ -519,6 +530,12 @@ public actor Keystore: CredentialStore {
             if failure == .diskFull(path: path), diskFullIsStoreFull {
                 Self.logger.error("\(failure)")
                 throw CredentialStoreError.full
+            }
+            // Anything but a registration may spend the reserve: the failed change was undone
+            // whole (`undoingOnFailure`, `commit`), so it is made again, once, in the room freed.
+            if failure == .diskFull(path: path), reserve.release() {
+                Self.logger.warning("The file system holding the keystore \(path) is full; its 1 MiB reserve was given up so sign-ins and PIN checks keep working. Free some space: registrations are refused until then.")
+                return try changing(diskFullIsStoreFull: diskFullIsStoreFull, change)
             }
             throw failure
         }

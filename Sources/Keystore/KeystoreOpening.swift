@@ -81,6 +81,9 @@ extension Keystore {
             case .v1:
                 try upgrade(queue, from: header, dataKey: dataKey, keyEncryptionKey: keyEncryptionKey, sealer: sealer)
             }
+            if case .passphrase(let stored, _) = header.protection, let passphrase, stored.costsLess(than: newStoreScrypt) {
+                try strengthen(queue, header: header, dataKey: dataKey, passphrase: passphrase, to: newStoreScrypt)
+            }
         } catch {
             try? queue.close()
             throw keystoreError(error, path: layout.database)
@@ -110,6 +113,29 @@ extension Keystore {
             try db.execute(sql: "UPDATE keystore_header SET wrappedKey = ? WHERE id = 1", arguments: [wrapped])
         }
         try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
+    /// A store made at a lower scrypt cost than this build's is re-wrapped at the new cost
+    /// while the passphrase is in hand, the one moment it is (the daemon drops it after the
+    /// open): a new salt and parameters, the same data key, in one transaction, checkpointed
+    /// into the main file as `upgrade` is. A crash in between leaves the old header, which
+    /// still opens and is strengthened again.
+    private static func strengthen(
+        _ queue: DatabaseQueue, header: KeystoreHeader, dataKey: DataKey, passphrase: String, to parameters: ScryptParameters
+    ) throws {
+        let salt = [UInt8](SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
+        let protection = KeyProtection.passphrase(parameters, salt: salt)
+        let wrapped = try dataKey.wrapped(
+            under: try parameters.deriveKey(passphrase: passphrase, salt: salt), storeID: header.storeID, protection: protection)
+        try queue.write { db in
+            try db.execute(
+                sql: "UPDATE keystore_header SET scryptSalt = ?, scryptLogN = ?, scryptR = ?, scryptP = ?, wrappedKey = ? WHERE id = 1",
+                arguments: [Data(salt), parameters.logN, parameters.r, parameters.p, wrapped])
+        }
+        try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        logger.notice("keystore passphrase re-wrapped at this build's scrypt cost", metadata: [
+            "scryptLogN": "\(parameters.logN)", "scryptR": "\(parameters.r)",
+        ])
     }
 
     static let logger = Logger(label: "passkeyd.keystore")

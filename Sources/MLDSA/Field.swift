@@ -31,14 +31,24 @@ enum Field {
         return result
     }
 
-    /// r mod± α: the representative in (−α/2, α/2] (FIPS 204 §2.3).
+    /// r mod± α: the representative in (−α/2, α/2] (FIPS 204 §2.3). Variable-time (a division
+    /// by a run-time α, a branch on the result): for public values and tests only; the secret
+    /// paths use `magnitude`, `Rounding.power2Round` and `Rounding.decompose`.
     static func centered(_ r: Int, _ alpha: Int) -> Int {
         let r0 = ((r % alpha) + alpha) % alpha
         return r0 > alpha / 2 ? r0 - alpha : r0
     }
 
-    /// |r mod± q|, the coefficient's size for the ∞-norm checks.
-    static func magnitude(_ r: Int) -> Int { abs(centered(r, q)) }
+    /// All ones when `x` is negative, else zero: a select without a branch.
+    @inline(__always) static func negativeMask(_ x: Int) -> Int { x >> (Int.bitWidth - 1) }
+
+    /// |r mod± q| for r in [0, q), the coefficient's size for the ∞-norm checks; without a
+    /// branch or a division, as it runs on secret coefficients while signing.
+    static func magnitude(_ r: Int) -> Int {
+        let c = r - (negativeMask((q - 1) / 2 - r) & q)
+        let sign = negativeMask(c)
+        return (c ^ sign) - sign
+    }
 }
 
 /// A polynomial in R_q or its NTT form T_q: 256 coefficients in [0, q).

@@ -1,19 +1,30 @@
 /// The rounding functions behind t1/t0 and the hint (FIPS 204 §7.4).
 enum Rounding {
-    /// Power2Round(r) (Algorithm 35): r = r1·2^d + r0 with r0 in (−2^(d−1), 2^(d−1)].
+    /// Power2Round(r) (Algorithm 35) for r in [0, q): r = r1·2^d + r0 with r0 in
+    /// (−2^(d−1), 2^(d−1)]. Masks and shifts only: r is a secret coefficient of t.
     static func power2Round(_ r: Int) -> (high: Int, low: Int) {
-        let low = Field.centered(r, 1 << Field.d)
+        var low = r & ((1 << Field.d) - 1)
+        low -= Field.negativeMask((1 << (Field.d - 1)) - low) & (1 << Field.d)
         return ((r - low) >> Field.d, low)
     }
 
-    /// Decompose(r) (Algorithm 36): r = r1·2γ2 + r0, with the wrap at q − 1 folded to r1 = 0.
+    /// Decompose(r) (Algorithm 36) for r in [0, q): r = r1·2γ2 + r0, with the wrap at q − 1
+    /// folded to r1 = 0 and r0 = r − q. Signing runs it on secret values (w − c·s2), so there is
+    /// no division by the run-time γ2 and no branch on r (the KyberSlash pattern): r1 is
+    /// ⌈r / 128⌉ times a fixed-point reciprocal of 2γ2/128 (1025/2^22 for γ2 = (q−1)/32,
+    /// 11275/2^24 for (q−1)/88), exact on [0, q) (checked against the definition for every r
+    /// by `MLDSAConstantTimeTests`), and the wrap is a mask. The branch is on γ2, a public parameter.
     static func decompose(_ r: Int, gamma2: Int) -> (high: Int, low: Int) {
-        var low = Field.centered(r, 2 * gamma2)
-        if r - low == Field.q - 1 {
-            low -= 1
-            return (0, low)
+        var high = (r + 127) >> 7
+        if gamma2 == (Field.q - 1) / 32 {
+            high = ((high * 1025 + (1 << 21)) >> 22) & 15
+        } else {
+            high = (high * 11275 + (1 << 23)) >> 24
+            high ^= Field.negativeMask(43 - high) & high  // 44, the wrap, becomes 0
         }
-        return ((r - low) / (2 * gamma2), low)
+        var low = r - high * 2 * gamma2
+        low -= Field.negativeMask((Field.q - 1) / 2 - low) & Field.q
+        return (high, low)
     }
 
     /// HighBits(r) (Algorithm 37).

@@ -1,6 +1,7 @@
 import Authenticator
 import CTAP
 import CTAPHID
+import Foundation
 import Logging
 import NIOCore
 import Synchronization
@@ -43,6 +44,8 @@ actor CTAPHIDConnection {
     private let drop: @Sendable (String) -> Void
     /// Whether others share this connection's loop: where a quick transaction waits for the flush.
     private let occupancy: LoopOccupancy?
+    /// Who connected (SO_PEERCRED), for the log of prompt answers.
+    private let requester: PeerCredentials?
     private let logger: Logger
 
     private var buffer: [UInt8] = []
@@ -67,10 +70,11 @@ actor CTAPHIDConnection {
     private var isClosed = false
 
     init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, executor: EventLoopTaskExecutor,
-         occupancy: LoopOccupancy? = nil, logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
+         occupancy: LoopOccupancy? = nil, requester: PeerCredentials? = nil, logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
          pauseReading: @escaping PauseReading, send: @escaping Send) {
         self.executor = executor
         self.occupancy = occupancy
+        self.requester = requester
         loop = executor.eventLoop.executor
         self.pauseReading = pauseReading
         self.drop = drop
@@ -316,6 +320,28 @@ actor CTAPHIDConnection {
         reply(CTAPHIDMessage(channel: message.channel, command: .`init`, payload: response.payload))
     }
 
+    /// Every answer to a prompt leaves a line naming the prompt, its RP and who answered: any
+    /// process of the user may answer (the socket admits only the user), so the log is how a
+    /// user finds out which one did (docs/vendor-commands.md).
+    private func logPresenceAnswer(approve: Bool, named id: UInt64?, answered prompt: PromptBroker.Prompt?) {
+        let requester = requester.map { "pid \($0.pid)\(Self.commandName(of: $0.pid).map { " (\($0))" } ?? "")" } ?? "unknown"
+        guard let prompt else {
+            return logger.info("prompt answer found no pending prompt", metadata: [
+                "answer": "\(approve ? "approve" : "deny")", "prompt": "\(id.map(String.init) ?? "any")", "requester": "\(requester)",
+            ])
+        }
+        logger.notice(approve ? "prompt approved" : "prompt denied", metadata: [
+            "prompt": "\(prompt.id)", "kind": "\(prompt.kind.rawValue)", "rp": "\(prompt.rpID ?? "-")",
+            "named": "\(id != nil)", "requester": "\(requester)",
+        ])
+    }
+
+    /// /proc/PID/comm: the program's name, as ps shows it.
+    private static func commandName(of pid: pid_t) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     private func handleVendor(_ command: VendorCommand, _ message: CTAPHIDMessage) async {
         let channel = message.channel
         switch command {
@@ -326,8 +352,10 @@ actor CTAPHIDConnection {
             }
             guard message.payload[0] <= 1 else { return reply(.error(.invalidParameter, channel: channel)) }
             let id = message.payload.count == 9 ? message.payload[1...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
-            let wasPending = await device.broker.resolve(approve: message.payload[0] == 1, id: id)
-            reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [wasPending ? 1 : 0]))
+            let approve = message.payload[0] == 1
+            let prompt = await device.broker.answer(approve: approve, id: id)
+            logPresenceAnswer(approve: approve, named: id, answered: prompt)
+            reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [prompt != nil ? 1 : 0]))
         case .replug:
             logger.info("simulated replug")
             await device.handler.powerCycle()

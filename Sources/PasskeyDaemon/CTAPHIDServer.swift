@@ -204,7 +204,8 @@ public final class CTAPHIDServer: Sendable {
         // its unread replies pass the channel's high watermark, never anyone else's memory.
         // Both closures are called by the connection, whose executor is the channel's loop.
         let connection = CTAPHIDConnection(
-            id: id, device: device, timing: timing, executor: executor, occupancy: occupancy, logger: logger, drop: drop, stream: stream,
+            id: id, device: device, timing: timing, executor: executor, occupancy: occupancy,
+            requester: PeerCredentials(of: descriptor), logger: logger, drop: drop, stream: stream,
             pauseReading: { paused in try? channel.syncOptions?.setOption(.autoRead, value: !paused) }
         ) { reports, pollAfter in
             guard channel.isWritable else { return drop("\(Limits.unreadReplyBytes) bytes of replies unread") }

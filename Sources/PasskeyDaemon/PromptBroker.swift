@@ -78,9 +78,14 @@ public actor PromptBroker {
     /// Returns whether a prompt took the answer.
     @discardableResult
     public func resolve(approve: Bool, id: UInt64? = nil) -> Bool {
-        guard let pending, id == nil || id == pending.id else { return false }
+        answer(approve: approve, id: id) != nil
+    }
+
+    /// Answers as `resolve` does; returns the prompt that took the answer, for the log.
+    public func answer(approve: Bool, id: UInt64? = nil) -> Prompt? {
+        guard let pending, id == nil || id == pending.id else { return nil }
         finish(id: pending.id, with: approve ? .approved : .denied)
-        return true
+        return pending.prompt
     }
 
     private func finish(id: UInt64?, with answer: PresenceOutcome) {

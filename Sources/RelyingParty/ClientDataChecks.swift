@@ -20,6 +20,8 @@ extension RelyingParty {
         }
         guard clientData.challenge == challenge else { throw .challengeMismatch }
         guard origins.contains(clientData.origin) else { throw .originMismatch(clientData.origin) }
+        // An RP that names no top-level origin expects no iframe ceremony at all.
+        if clientData.crossOrigin, topOrigins.isEmpty { throw .crossOriginNotAllowed }
         if let topOrigin = clientData.topOrigin, !topOrigins.contains(topOrigin) {
             throw .topOriginNotAllowed(topOrigin)
         }

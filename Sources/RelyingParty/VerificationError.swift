@@ -17,6 +17,9 @@ public enum VerificationError: Error, Sendable, Hashable, CustomStringConvertibl
     case originMismatch(String)
     /// `C.topOrigin` is present but not an expected top-level origin (§7.1 step 10, §7.2 step 13).
     case topOriginNotAllowed(String)
+    /// `C.crossOrigin` is true and the relying party names no top-level origin, so it expects no
+    /// ceremony from a cross-origin iframe (§7.1 step 10, §7.2 step 13).
+    case crossOriginNotAllowed
     /// The attestation object is not CBOR of the §6.5.4 shape (§7.1 step 12).
     case malformedAttestationObject
     /// The authenticator data does not parse (WebAuthn L3 §6.1).
@@ -74,6 +77,7 @@ public enum VerificationError: Error, Sendable, Hashable, CustomStringConvertibl
         case .challengeMismatch: return "client data challenge is not the expected challenge"
         case .originMismatch(let origin): return "origin \"\(origin)\" is not an expected origin"
         case .topOriginNotAllowed(let origin): return "top origin \"\(origin)\" is not an expected top-level origin"
+        case .crossOriginNotAllowed: return "client data says crossOrigin is true and this relying party expects no ceremony from a cross-origin iframe"
         case .malformedAttestationObject: return "attestation object is malformed"
         case .malformedAuthenticatorData: return "authenticator data is malformed"
         case .rpIDHashMismatch: return "rpIdHash is not SHA-256 of the RP ID"

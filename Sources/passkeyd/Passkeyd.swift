@@ -16,7 +16,8 @@ struct Passkeyd: AsyncParsableCommand {
         discussion: """
             Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
             PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
-            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio), PASSKEYD_BUSY_POLL. A flag wins over the environment.
+            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio), PASSKEYD_BUSY_POLL,
+            PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT (1 for --allow-private-key-export). A flag wins over the environment.
             """,
         version: DaemonInfo.currentVersion)
 
@@ -44,6 +45,8 @@ struct Passkeyd: AsyncParsableCommand {
     var attestation: String?
     @Option(name: .customLong("busy-poll"), help: "Microseconds a connection's event loop keeps polling after each answer before it sleeps, so the next request is read without a wake-up; 0 turns it off (default 200; docs/benchmarks.md).")
     var busyPoll: String?
+    @Flag(name: .customLong("allow-private-key-export"), help: "Let `passkeyctl export --include-private-keys` take private keys out (with the PIN once one is set); off by default (docs/keystore.md).")
+    var allowPrivateKeyExport = false
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
@@ -61,10 +64,11 @@ struct Passkeyd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before any secret is in memory: nothing of it may reach a core file (issue 33, F4).
+        try CoreDumps.disable()
         // Out of the environment before anything can copy it (hardening F7).
         let environmentPassphrase = Detach.inheritedPassphrase() ?? EnvironmentPassphrase.take()
         var settings = try settings()
-        settings.passphraseValue = environmentPassphrase
         let activation: SocketActivation.Inherited?
         do { activation = try SocketActivation.take() } catch {
             throw ValidationFailure(message: "passkeyd: \(error.description)")
@@ -86,10 +90,12 @@ struct Passkeyd: AsyncParsableCommand {
                 throw ValidationFailure(message: "passkeyd: \(error.description)")
             }
         }
-        try await serve(settings)
+        try await serve(settings, environmentPassphrase: environmentPassphrase)
     }
 
-    private func serve(_ settings: Settings) async throws {
+    /// `environmentPassphrase` is used to open the keystore and then held by nothing: neither
+    /// `Settings` nor the device keeps the passphrase for the daemon's life (issue 33, F4).
+    private func serve(_ settings: Settings, environmentPassphrase: consuming String?) async throws {
         let termination = TerminationSignal.install()
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in
@@ -109,14 +115,13 @@ struct Passkeyd: AsyncParsableCommand {
         let broker = PromptBroker(controls: controls)
         let presence = DaemonUserPresence(mode: settings.presence, broker: broker)
         let verifier = DaemonUserVerifier(mode: settings.verification, broker: broker)
-        let passphrase: String?
-        do { passphrase = try settings.passphrase() } catch { throw fail(error.description) }
         let device: DeviceFactory.Device
         do {
             device = try await DeviceFactory.make(
-                dataDirectory: settings.dataDirectory, passphrase: passphrase, presence: presence, verifier: verifier,
-                configuration: settings.configuration, controls: controls, logger: logger)
-        } catch { throw fail(error.description) }
+                dataDirectory: settings.dataDirectory, passphrase: try settings.passphrase(given: environmentPassphrase),
+                presence: presence, verifier: verifier, configuration: settings.configuration, controls: controls, logger: logger)
+        } catch { throw fail("\(error)") }
+        environmentPassphrase = nil
 
         let server: CTAPHIDServer
         do {
@@ -139,6 +144,7 @@ struct Passkeyd: AsyncParsableCommand {
             "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
             "counter": "\(settings.counter.rawValue)", "backupEligible": "\(settings.backup.eligible)", "backupState": "\(settings.backup.backedUp)",
             "attestation": "\(settings.attestation.rawValue)", "bio": "\(settings.fingerprintSensor != nil)",
+            "privateKeyExport": "\(settings.allowsPrivateKeyExport)",
         ])
 
         let signal = await termination.wait()
@@ -153,8 +159,6 @@ struct Passkeyd: AsyncParsableCommand {
         var socket: String
         var dataDirectory: String
         var passphraseFile: String?
-        /// `PASSKEYD_PASSPHRASE`, filled in by `run()` once it has taken it out of the environment.
-        var passphraseValue: String?
         var presence: PresenceMode
         var verification: VerificationMode
         var profile: DeviceProfile
@@ -167,6 +171,7 @@ struct Passkeyd: AsyncParsableCommand {
         var attestation: AttestationMode
         var fingerprintSensor: FingerprintSensor?
         var busyPoll: Duration
+        var allowsPrivateKeyExport: Bool
 
         /// What kind of device the authenticator presents itself as.
         var configuration: Authenticator.Configuration {
@@ -175,16 +180,18 @@ struct Passkeyd: AsyncParsableCommand {
             configuration.signatureCounter = counter
             configuration.attestation = attestation
             configuration.fingerprintSensor = fingerprintSensor
+            configuration.allowsPrivateKeyExport = allowsPrivateKeyExport
             return configuration
         }
 
-        func passphrase() throws(ValidationFailure) -> String? {
+        /// The passphrase file's, else `PASSKEYD_PASSPHRASE` as `run()` took it out of the environment.
+        func passphrase(given environmentPassphrase: String?) throws(ValidationFailure) -> String? {
             if let passphraseFile {
                 let contents = try Self.readPrivateFile(passphraseFile)
                 // Only the final newline an editor adds; the passphrase's own bytes are kept.
                 return contents.hasSuffix("\n") ? String(contents.dropLast()) : contents
             }
-            return passphraseValue
+            return environmentPassphrase
         }
 
         /// A secret file's text, refused (as ssh refuses a private key) when others can read or write it.
@@ -248,11 +255,11 @@ struct Passkeyd: AsyncParsableCommand {
             socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
             dataDirectory: dataDir ?? PasskeydDataFolder.choose(environment: environment).path,
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
-            passphraseValue: nil,
             presence: presenceMode, verification: verification, profile: deviceProfile,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode,
             attestation: attestationMode, fingerprintSensor: fingerprintReader ? FingerprintSensor() : nil,
-            busyPoll: .microseconds(busyPollMicroseconds))
+            busyPoll: .microseconds(busyPollMicroseconds),
+            allowsPrivateKeyExport: allowPrivateKeyExport || environment["PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT"] == "1")
     }
 
     /// An option's value: the flag, else the environment variable, else the default; read by

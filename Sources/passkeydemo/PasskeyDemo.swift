@@ -100,12 +100,18 @@ struct PasskeyDemo: AsyncParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 
-    /// The courier's state folder (mode 700), made if missing.
+    /// The courier's state folder (mode 700), made if missing; refused unless it is ours alone.
     private func stateFolder() throws -> String {
         let environment = ProcessInfo.processInfo.environment
         let state = stateDirectory ?? ((environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state") + "/passkeydemo")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The courier's session token and database go in there: a folder someone else owns, or
+        // can write to, could hand them a planted file or a link (issue 33, finding 2).
+        var info = stat()
+        guard lstat(state, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+            throw ValidationError("The state folder \(state) is not a folder of yours that only you can write to; choose another with --state-dir.")
+        }
         return state
     }
 
@@ -114,11 +120,14 @@ struct PasskeyDemo: AsyncParsableCommand {
         let keyboard = Keyboard.start()
         defer { keyboard.restore() }
         let console = Console(keyboard: keyboard)
-        // The touch, approved with Enter: PRESENCE on a second connection, as `passkeyctl approve` sends it.
+        // The touch, approved with Enter: PRESENCE on a second connection, as `passkeyctl approve`
+        // sends it, naming the prompt STATUS shows, so it never approves another request.
         let answer: @Sendable (Bool) async -> Void = { approve in
             guard let socketPath else { return }
             let line = UnixSocketTransport(path: socketPath)
-            _ = try? await line.vendor(.presence, payload: [approve ? 1 : 0])
+            if let status = try? DaemonStatus(bytes: try await line.vendor(.status, payload: [])), let id = status.promptID {
+                _ = try? await line.vendor(.presence, payload: VendorCommand.presencePayload(approve: approve, promptID: id))
+            }
             await line.close()
         }
         let transport = demo.transport

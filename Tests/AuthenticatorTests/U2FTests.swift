@@ -55,7 +55,7 @@ struct U2FTests {
     @Test func registrationIsSignedByTheAttestationKeyItsCertificateCarries() async throws {
         let h = Harness()
         let registration = try await Self.register(h)
-        let identity = try #require(await h.store.loadDeviceState()?.u2fAttestation)
+        let identity = U2FAttestationIdentity.batch
         #expect(identity.certificate == registration.certificate)
         let attestationKey = try P256.Signing.PrivateKey(rawRepresentation: identity.privateKey).publicKey
         // The certificate carries the attestation public key (its SubjectPublicKeyInfo's point).
@@ -65,6 +65,19 @@ struct U2FTests {
         #expect(attestationKey.isValidSignature(try P256.Signing.ECDSASignature(derRepresentation: registration.signature), for: signed))
         // Made once: a second registration shows the same certificate.
         #expect(try await Self.register(h).certificate == registration.certificate)
+    }
+
+    /// Issue 33, F5: one batch identity for every installation, so the certificate links no
+    /// two accounts of one user: two devices (two keystores), and one device before and after a
+    /// reset, show the same certificate.
+    @Test func everyDeviceShowsTheOneBatchCertificate() async throws {
+        let first = Harness(), second = Harness()
+        let certificate = try await Self.register(first).certificate
+        #expect(try await Self.register(second).certificate == certificate)
+        #expect(certificate == U2FAttestationIdentity.batch.certificate)
+        // The certificate is the batch key's, and names no installation.
+        let spki = try P256.Signing.PrivateKey(rawRepresentation: U2FAttestationIdentity.batch.privateKey).publicKey.x963Representation
+        #expect((0...(certificate.count - spki.count)).contains { Array(certificate[$0..<($0 + spki.count)]) == Array(spki) })
     }
 
     @Test func authenticationSignsWithTheRegisteredKeyAndCountsUp() async throws {

@@ -132,6 +132,9 @@ def test_the_feature_list_registration_with_a_visible_touch_and_sign_out(daemon_
     t.read_until("Touch your authenticator… (Enter approves, Esc refuses)")
     t.type(ENTER)
     sign_out(t, "alice", after="✓ Signed in as alice, verified by the server")
+    # The demo's Enter named the prompt it answered, and the daemon logged who answered.
+    approvals = [line for line in daemon.log().splitlines() if "prompt approved" in line]
+    assert approvals and all("named=true" in a and "(passkeydemo)" in a for a in approvals), daemon.log()
     # A number runs its item directly: the passkey-only sign-in finds alice's passkey.
     t.read_until("q to quit")
     t.type("2")

@@ -117,9 +117,10 @@ def test_two_daemons_starting_together_on_a_new_folder_make_one_keystore(tmp_pat
             dev.close()
         # The WAL index lives in the daemon's memory (locking_mode EXCLUSIVE): no -shm file.
         # The record log holds registrations until SQLite takes them in a batch.
+        # keystore.reserve: space given up when the disk fills (docs/faults.md).
         assert sorted(os.listdir(data_dir)) in (
-            ["keystore.key", "keystore.log", "keystore.sqlite"],
-            ["keystore.key", "keystore.log", "keystore.sqlite", "keystore.sqlite-wal"],
+            ["keystore.key", "keystore.log", "keystore.reserve", "keystore.sqlite"],
+            ["keystore.key", "keystore.log", "keystore.reserve", "keystore.sqlite", "keystore.sqlite-wal"],
         )
         assert stat.S_IMODE(os.stat(os.path.join(data_dir, "keystore.log")).st_mode) == 0o600
     finally:

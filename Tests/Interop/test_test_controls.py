@@ -94,9 +94,9 @@ class Account:
 
 def daemon_with_account(daemon_factory, name: str, *flags: str, sign_ins: int = 1, large_blob: bool = False,
                         algorithm: int | None = None):
-    """A fresh daemon (presence and UV automatic, plus `flags`) with one passkey registered and
-    used `sign_ins` times; the device is closed again."""
-    daemon = daemon_factory("--presence", "auto", "--uv", "auto", *flags)
+    """A fresh daemon (presence and UV automatic, private keys exportable, plus `flags`) with one
+    passkey registered and used `sign_ins` times; the device is closed again."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto", "--allow-private-key-export", *flags)
     dev = daemon.device()
     try:
         account = Account(dev, name, large_blob=large_blob, algorithm=algorithm)
@@ -367,7 +367,7 @@ def test_cxf_export_leaves_out_passkeys_with_a_counter(daemon_factory, tmp_path)
 @pytest.mark.parametrize("file_format", ["json", "cxf"])
 def test_export_and_import_carry_a_large_blob(daemon_factory, tmp_path, file_format):
     counter = ["--counter", "zero"] if file_format == "cxf" else []  # CXF carries uncounted passkeys only
-    source = daemon_factory("--presence", "auto", "--uv", "auto", *counter)
+    source = daemon_factory("--presence", "auto", "--uv", "auto", "--allow-private-key-export", *counter)
     blob = b"passkeyd large blob " * 40  # compresses well, as CTAP 2.1 §6.10.3 expects blobs to
     dev = source.device()
     try:

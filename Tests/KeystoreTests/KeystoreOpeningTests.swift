@@ -55,6 +55,41 @@ import Testing
         #expect(salt.count == 16)
     }
 
+    /// Issue 33, F8: a store made at an older, lower scrypt cost is re-wrapped at the build's cost
+    /// when its passphrase opens it; its credentials stay, and only its passphrase opens it after.
+    @Test func aCheaperStoreIsRewrappedAtTheNewCostWhenItOpens() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.remove() }
+        let stronger = ScryptParameters(logN: testScrypt.logN + 2, r: testScrypt.r, p: 1)
+        var store = try openStore(temp.store, passphrase: "old cost")
+        let credential = makeCredential()
+        try await store.save(credential)
+        try await store.close()
+        let before = try KeystoreInspection.header(of: temp.database)
+
+        store = try Keystore.open(directory: temp.store, passphrase: "old cost", capacity: Keystore.defaultCapacity, newStoreScrypt: stronger)
+        #expect(try await store.credential(id: credential.id) == credential)
+        try await store.close()
+        let after = try KeystoreInspection.header(of: temp.database)
+        guard case .passphrase(let parameters, let salt) = after.protection, case .passphrase(_, let oldSalt) = before.protection else {
+            Issue.record("expected passphrase protection")
+            return
+        }
+        #expect(parameters == stronger)
+        #expect(salt != oldSalt && after.wrappedKey != before.wrappedKey)
+
+        expectError(.wrongPassphrase(database: temp.database)) {
+            _ = try Keystore.open(directory: temp.store, passphrase: "wrong", capacity: Keystore.defaultCapacity, newStoreScrypt: stronger)
+        }
+        // Opening at the cost it now has changes nothing; a cheaper build's open does not weaken it.
+        for cost in [stronger, testScrypt] {
+            store = try Keystore.open(directory: temp.store, passphrase: "old cost", capacity: Keystore.defaultCapacity, newStoreScrypt: cost)
+            #expect(try await store.credential(id: credential.id) == credential)
+            try await store.close()
+            #expect(try KeystoreInspection.header(of: temp.database).wrappedKey == after.wrappedKey)
+        }
+    }
+
     /// A store with data, closed as a crash leaves it: its last commit still in the WAL, which
     /// the failed opens these tests attempt must leave as it is.
     private func storeLeftByACrash(_ temp: TemporaryDirectory, passphrase: String? = nil) async throws {

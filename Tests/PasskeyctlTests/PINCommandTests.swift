@@ -25,8 +25,14 @@ import Testing
             #expect(again.stderr.contains("pin change"))
 
             // The current PIN from a file (trailing newline ignored), the new one from the environment.
+            // A file others may read is refused, as passkeyd refuses such a passphrase file.
             let file = daemon.folder.url.appendingPathComponent("pin.txt")
             try (Self.pin + "\n").write(to: file, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+            let exposed = try await daemon.ctl(["pin", "change", "--pin-file", file.path], newPIN: "5151")
+            #expect(exposed.status != 0)
+            #expect(exposed.stderr.contains("accessible by other users") && exposed.stderr.contains("chmod 600"))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
             #expect(try await daemon.ctl(["pin", "change", "--pin-file", file.path], newPIN: "5151").status == 0)
             #expect(try await daemon.ctl(["list"], pin: "5151").status == 0)
             #expect(try await daemon.ctl(["list"], pin: Self.pin).status == 3)

@@ -68,6 +68,20 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
         #expect(throws: VerificationError.topOriginNotAllowed("https://framer.example")) { try verify(response) }
     }
 
+    /// WebAuthn L3 §7.1 step 10: crossOrigin true only when the RP expects an iframe ceremony,
+    /// which it says by naming the top-level origins it may be framed under.
+    @Test func crossOriginNeedsAnRPThatExpectsIframes() throws {
+        let authenticator = TestAuthenticator.es256()
+        let sameOriginOnly = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"])
+        let response = authenticator.registration(challenge: options.challenge, crossOrigin: true)
+        #expect(throws: VerificationError.crossOriginNotAllowed) {
+            try sameOriginOnly.verifyRegistration(response, options: options, requireUserVerification: nil)
+        }
+        _ = try verify(response)
+        _ = try sameOriginOnly.verifyRegistration(authenticator.registration(challenge: options.challenge, crossOrigin: false),
+                                                  options: options, requireUserVerification: nil)
+    }
+
     @Test func rejectsRPIDHashOfAnotherRP() {
         let response = TestAuthenticator.es256().registration(challenge: options.challenge, rpID: "evil.example")
         #expect(throws: VerificationError.rpIDHashMismatch) { try verify(response) }

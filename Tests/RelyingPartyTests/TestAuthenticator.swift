@@ -94,9 +94,9 @@ struct TestAuthenticator {
     }
 
     static func clientData(_ type: CollectedClientData.CeremonyType, challenge: [UInt8], origin: String,
-                           topOrigin: String?) -> [UInt8] {
+                           topOrigin: String?, crossOrigin: Bool? = nil) -> [UInt8] {
         CollectedClientData(type: type, challenge: challenge, origin: origin,
-                            crossOrigin: topOrigin != nil, topOrigin: topOrigin).serialized
+                            crossOrigin: crossOrigin ?? (topOrigin != nil), topOrigin: topOrigin).serialized
     }
 
     func registration(
@@ -104,13 +104,14 @@ struct TestAuthenticator {
         type: CollectedClientData.CeremonyType = .create,
         origin: String = "https://example.com",
         topOrigin: String? = nil,
+        crossOrigin: Bool? = nil,
         rpID: String = "example.com",
         flags: AuthenticatorData.Flags = [.userPresent, .userVerified],
         signCount: UInt32 = 0,
         attestation: Attestation = .packedSelf,
         corruptSignature: Bool = false
     ) -> RegistrationResponseJSON {
-        let clientDataJSON = Self.clientData(type, challenge: challenge, origin: origin, topOrigin: topOrigin)
+        let clientDataJSON = Self.clientData(type, challenge: challenge, origin: origin, topOrigin: topOrigin, crossOrigin: crossOrigin)
         let authData = AuthenticatorData(
             rpIDHash: Array(SHA256.hash(data: Array(rpID.utf8))), flags: flags, signCount: signCount,
             attestedCredentialData: AttestedCredentialData(aaguid: [UInt8](repeating: 0, count: 16),

@@ -4,7 +4,7 @@ import Foundation
 /// passkeyd's credential transfer commands (docs/vendor-commands.md, docs/testing-your-relying-party.md):
 /// export and import of discoverable credentials, and a credential's backup flags. Test controls,
 /// but never unauthenticated: each needs a pinUvAuthToken with the `cm` permission, as credential
-/// management does (CTAP 2.1 §6.8.1), so private keys leave only after the PIN or built-in UV.
+/// management does (CTAP 2.1 §6.8.1); private keys leave only as `authorizePrivateKeyExport` allows.
 extension Authenticator {
     /// At most this many credentials per page: with private keys, a page stays well inside one
     /// CTAPHID message (7609 bytes).
@@ -28,7 +28,10 @@ extension Authenticator {
         guard offset <= all.count else { throw .invalidParameter }
         let page = all[offset..<min(all.count, offset + Self.exportPageSize)]
         let withKeys = parameters.includePrivateKeys == true
-        if withKeys { logger.notice("credentials exported with their private keys", metadata: ["count": "\(page.count)"]) }
+        if withKeys {
+            try await authorizePrivateKeyExport(token)
+            logger.notice("credentials exported with their private keys", metadata: ["count": "\(page.count)"])
+        }
         // The count last used, where a lease counts ahead of the stored mark (SignatureCounterLease).
         let records = page.map { $0.record(includingPrivateKey: withKeys, signCount: counterLeases.resident[$0.id]?.issued ?? $0.signCount) }
         return ExportResponse(credentials: records, total: all.count)
@@ -57,6 +60,22 @@ extension Authenticator {
         source.backup = backup
         do { try await store.save(source) } catch { throw storeFailure(error) }
         return source
+    }
+
+    /// Private keys leave only when the daemon's owner opted in (`--allow-private-key-export`)
+    /// and, once a PIN is set, only for a token the PIN bought: under `--uv auto` any process of
+    /// the user gets a `cm` token by built-in UV, so a `cm` token alone proves nothing about who
+    /// asks (docs/keystore.md, "Threat model"). Not opted in is `CTAP2_ERR_OPERATION_DENIED`; a
+    /// token from built-in UV with a PIN set is `CTAP2_ERR_UNAUTHORIZED_PERMISSION`.
+    private func authorizePrivateKeyExport(_ token: PinUvAuthTokenState) async throws(CTAPStatus) {
+        guard configuration.allowsPrivateKeyExport else {
+            logger.notice("private key export refused: start passkeyd with --allow-private-key-export or PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT=1 to allow it")
+            throw .operationDenied
+        }
+        if try await deviceState().pinHash != nil, !token.isPINDerived {
+            logger.notice("private key export refused: a PIN is set, and only a token obtained with the PIN releases private keys")
+            throw .unauthorizedPermission
+        }
     }
 
     /// CTAP 2.1 §6.8.1 steps 1–4, for a vendor command: a pinUvAuthParam over `command || parameters`

@@ -8,7 +8,7 @@ extension Authenticator {
         // §4.2: registration always tests user presence.
         try await u2fPresence(UserActionRequest(purpose: .makeCredential))
         let wrappingKey = try await u2fDevice { () async throws(CTAPStatus) in try await deviceState().wrappingKey }
-        let attestation = try await u2fAttestationIdentity()
+        let attestation = U2FAttestationIdentity.batch
         return try await u2fDevice { () async throws(CTAPStatus) -> U2FResponse in
             let key = try CredentialKey.generate(.es256)
             let keyHandle = try CredentialWrapping.wrap(key, extensions: CredentialExtensionState(), rpIDHash: request.application, wrappingKey: wrappingKey)
@@ -21,19 +21,6 @@ extension Authenticator {
             do { signature = try attestation.sign(signed) } catch { throw .other }
             logger.info("U2F credential registered")
             return .registration(publicKey: publicKey, keyHandle: keyHandle, attestationCertificate: attestation.certificate, signature: signature)
-        }
-    }
-
-    /// The device's attestation identity, made and stored the first time it is needed.
-    private func u2fAttestationIdentity() async throws(StatusWord) -> U2FAttestationIdentity {
-        if let identity = try await u2fDevice({ () async throws(CTAPStatus) in try await deviceState().u2fAttestation }) { return identity }
-        let made: U2FAttestationIdentity
-        do { made = try U2FAttestationIdentity.make() } catch { throw .noPreciseDiagnosis }
-        return try await u2fDevice { () async throws(CTAPStatus) in
-            try await updateDeviceState { (state: inout DeviceState) -> U2FAttestationIdentity in
-                if state.u2fAttestation == nil { state.u2fAttestation = made }
-                return state.u2fAttestation ?? made
-            }
         }
     }
 }

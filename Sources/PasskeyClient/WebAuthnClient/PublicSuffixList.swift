@@ -53,7 +53,10 @@ public struct PublicSuffixList: Sendable {
     }
 
     /// Whether `host` is itself a public suffix (nobody can register under it as an RP).
+    /// A fully qualified name's trailing dot names the same domain (RFC 1034 §3.1), so
+    /// `co.uk.` is a public suffix as `co.uk` is.
     public func isPublicSuffix(_ host: String) -> Bool {
-        publicSuffix(of: host) == host.lowercased()
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        return publicSuffix(of: name) == name.lowercased()
     }
 }

@@ -14,7 +14,9 @@ public struct RelyingPartyIDPolicy: Sendable {
     /// Throws `.security` when the pair is not allowed.
     public func validate(rpID requested: String?, origin: Origin) throws(WebAuthnError) -> String {
         let host = origin.host
-        guard let rpID = requested?.lowercased() else {
+        // An RP ID is a domain string and compared in its ASCII form, as the origin's host is.
+        guard let rpID = requested.flatMap(DomainToASCII.convert) else {
+            if let requested { throw .security("The relying party ID \(requested) is not a valid domain.") }
             guard !Origin.isIPAddress(host) else { throw .security("An IP address cannot be a relying party ID.") }
             return host
         }
@@ -25,6 +27,7 @@ public struct RelyingPartyIDPolicy: Sendable {
         guard host.hasSuffix("." + rpID) else {
             throw .security("The relying party ID \(rpID) is not a suffix of the origin's domain \(host).")
         }
+        // `co.uk.` is `co.uk` in DNS: the check must not be dodged with a trailing dot.
         guard !publicSuffixes.isPublicSuffix(rpID) else {
             throw .security("The relying party ID \(rpID) is a public suffix.")
         }
@@ -41,8 +44,8 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     /// Parses an origin; only `https`, or `http` on localhost, is a secure context
     /// WebAuthn runs in (WebAuthn L3 §5.1.3 step 2).
     public init(_ text: String) throws(WebAuthnError) {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              let host = components.host?.lowercased(), !host.isEmpty
+        guard let components = Self.withASCIIHost(text).flatMap(URLComponents.init(string:)), let scheme = components.scheme?.lowercased(),
+              let host = (components.encodedHost ?? components.host)?.lowercased(), !host.isEmpty
         else { throw .security("\(text) is not an origin.") }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let isLocalhost = bareHost == "localhost" || bareHost.hasSuffix(".localhost")
@@ -62,9 +65,30 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
         return "\(scheme)://\(hostPart)"
     }
 
+    /// `text` with its host in ASCII, as browsers serialize an origin (URL Standard §3.5 "domain
+    /// to ASCII", §4.5): `https://bücher.example` is `https://xn--bcher-kva.example`. Nil when
+    /// the host cannot be converted.
+    static func withASCIIHost(_ text: String) -> String? {
+        guard let separator = text.range(of: "://") else { return text }
+        let rest = text[separator.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard !authority.unicodeScalars.allSatisfy(\.isASCII) else { return text }
+        // An IP literal is ASCII already; only a domain's labels are converted.
+        var host = authority[...]
+        var port = Substring("")
+        if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            port = authority[colon...]
+        }
+        guard !host.contains("@"), let ascii = DomainToASCII.convert(String(host)) else { return nil }
+        return text[..<separator.upperBound] + ascii + port + rest[authorityEnd...]
+    }
+
     static func isIPAddress(_ host: String) -> Bool {
         if host.contains(":") { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        // `1.2.3.4.` is the address too, for the URL Standard's IPv4 parser (§3.5).
+        let parts = (host.hasSuffix(".") ? host.dropLast() : host[...]).split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
     }
 }

@@ -15,7 +15,7 @@ enum PresenceAnswer {
             throw Failure.notFound("No presence request is pending; nothing was \(verb).")
         }
         let what = (status.pending == "uv" ? "user verification" : "presence") + (status.rpID.map { " for \($0)" } ?? "")
-        let reply = try await transport.vendor(.presence, payload: [approve ? 1 : 0] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: id >> ($0 * 8)) })
+        let reply = try await transport.vendor(.presence, payload: VendorCommand.presencePayload(approve: approve, promptID: id))
         guard reply.first == 1 else {
             throw Failure.notFound("The \(what) request ended before the answer arrived; nothing was \(verb).")
         }

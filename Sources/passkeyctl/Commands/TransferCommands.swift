@@ -13,7 +13,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "Only this RP ID's credentials.") var rp: String?
     @Flag(name: .customLong("include-private-keys"), help: "Include each credential's private key (PKCS#8).") var includePrivateKeys = false
     @Option(help: "json (default) or cxf.") var format: String = CredentialFile.Format.json.rawValue
-    @Option(name: .shortAndLong, help: "Write to this file (created private, mode 600) instead of standard output.") var output: String?
+    @Option(name: .shortAndLong, help: "Write to this new file (mode 600; an existing file is replaced only if it is your own with no other links) instead of standard output.") var output: String?
 
     func validate() throws {
         guard let format = CredentialFile.Format(rawValue: format) else { throw ValidationError("--format must be json or cxf.") }
@@ -24,8 +24,15 @@ struct ExportCommand: AsyncParsableCommand {
         let format = CredentialFile.Format(rawValue: format)!
         let connection = global.connect()
         let transfer = try await TransferSession.open(connection, pinFile: global.pinFile)
-        var records = try await connection.run { () async throws(CTAP2Error) in
-            try await transfer.export(rpID: rp, includePrivateKeys: includePrivateKeys)
+        var records: [CredentialRecord]
+        do {
+            records = try await transfer.export(rpID: rp, includePrivateKeys: includePrivateKeys)
+        } catch .status(.operationDenied) where includePrivateKeys {
+            throw Failure.refused("This passkeyd does not let private keys out: start it with --allow-private-key-export (or PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT=1) to allow it. Nothing was written.")
+        } catch .status(.unauthorizedPermission) where includePrivateKeys {
+            throw Failure.refused("A PIN is set, and only a token obtained with the PIN lets private keys out. Nothing was written.")
+        } catch {
+            throw Failure(error, socket: connection.socket)
         }
         if format == .cxf {
             let counting = records.filter { ($0.signCount ?? 0) != 0 }
@@ -47,7 +54,7 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let text = CredentialFile.encode(entries, format: format).text() + "\n"
         guard let output else { return print(text, terminator: "") }
-        try TransferSession.writePrivately(text, to: output)
+        try PrivateFile.write(text, to: output)
         Output.error("Wrote \(records.count) credential\(records.count == 1 ? "" : "s") to \(output).")
     }
 }
@@ -149,15 +156,5 @@ enum TransferSession {
     /// authenticatorLargeBlobs on the transfer's connection; nil when the authenticator keeps no large blobs.
     static func largeBlobsSession(_ connection: Connection, _ transfer: CredentialTransferSession) async throws(Failure) -> LargeBlobsSession? {
         LargeBlobsSession(session: transfer.session, info: try await connection.info())
-    }
-
-    /// A file only its owner can read: it may hold private keys.
-    static func writePrivately(_ text: String, to path: String) throws(Failure) {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw .usage("Cannot write \(path): \(String(cString: strerror(errno))).") }
-        defer { Glibc.close(fd) }
-        fchmod(fd, 0o600)
-        let bytes = Array(text.utf8)
-        guard Glibc.write(fd, bytes, bytes.count) == bytes.count else { throw .usage("Cannot write \(path): \(String(cString: strerror(errno))).") }
     }
 }
