@@ -109,6 +109,9 @@ enum CredentialFile {
         guard let rpID = string("rpId") else { throw .usage("\(what) has no rpId.") }
         let id = try binary(string("credentialId"), "credentialId", what)
         let userHandle = try binary(string("userHandle"), "userHandle", what)
+        guard item["privateKey"] != nil else {
+            throw .usage("\(what) has no privateKey: a file is importable only when `passkeyctl export --include-private-keys` wrote it (on a passkeyd started with --allow-private-key-export).")
+        }
         let pkcs8 = try binary(string("privateKey"), "privateKey", what)
         let algorithm = int("algorithm") ?? PrivateKeyEncoding.algorithm(ofPKCS8: pkcs8)
         guard let algorithm, let key = PrivateKeyEncoding.raw(pkcs8: pkcs8, algorithm: algorithm) else {

@@ -268,9 +268,12 @@ def _corrupt(entries: list[dict], how: str) -> None:
         second["algorithm"] = -8  # an ES256 key declared EdDSA
     elif how == "missing rpId":
         del second["rpId"]
+    elif how == "no private key":
+        del second["privateKey"]  # as `export` without --include-private-keys writes it
 
 
-@pytest.mark.parametrize("how", ["bad base64url", "duplicate id", "wrong key type", "mismatched algorithm", "missing rpId"])
+@pytest.mark.parametrize("how", ["bad base64url", "duplicate id", "wrong key type", "mismatched algorithm", "missing rpId",
+                                 "no private key"])
 def test_import_names_the_bad_entry_and_imports_nothing(daemon_factory, tmp_path, how):
     source, _ = daemon_with_account(daemon_factory, "first")
     dev = source.device()
@@ -287,6 +290,8 @@ def test_import_names_the_bad_entry_and_imports_nothing(daemon_factory, tmp_path
     result = passkeyctl(target.socket, "import", str(path), pin=None)
     assert result.returncode != 0
     assert "redential 2" in result.stderr, result.stderr  # the entry is named
+    if how == "no private key":
+        assert "--include-private-keys" in result.stderr, "the way to a file that imports"
     assert json.loads(ctl(target, "export").stdout) == [], "nothing imported"
 
 
