@@ -42,7 +42,7 @@ import Testing
             let run = try await PasskeydProcess.refusal(
                 ["--socket", first.socket, "--data-dir", folder.appending("data")],
                 placement: .implied(socket: first.socket, dataDirectory: folder.appending("data")), in: folder)
-            #expect(run.status != 0)
+            #expect(run.status == 1, "cannot start: exit 1 (README)")
             #expect(run.stderr.contains(first.socket), "stderr: \(run.stderr)")
             #expect(SocketProbe.isSocket(first.socket), "the first daemon's socket was left alone")
             #expect(try await first.withSession { try await $0.getInfo() }.versions.contains("FIDO_2_1"))
@@ -54,7 +54,7 @@ import Testing
         defer { folder.remove() }
         let missing = folder.appending("no-such-passphrase")
         let run = try await PasskeydProcess.refusal(["--passphrase-file", missing], in: folder)
-        #expect(run.status != 0)
+        #expect(run.status == 1, "cannot start: exit 1 (README)")
         #expect(run.stderr.contains(missing), "stderr: \(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.appending("ctaphid.sock")))
     }
