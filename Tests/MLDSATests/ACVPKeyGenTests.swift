@@ -33,14 +33,7 @@ import Testing
     ]
 
     static func bytes(_ hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            out.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return out
+        Hex(hex)!.bytes
     }
 
     @Test(arguments: cases.map(\.tcId))

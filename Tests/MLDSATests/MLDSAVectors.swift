@@ -23,18 +23,26 @@ struct MLDSAVectors: Decodable {
     }
 }
 
-/// A lowercase hex string from the fixture, as bytes.
+/// A hex string (a fixture's or a test's), as bytes.
 struct Hex: Decodable {
     let bytes: [UInt8]
 
-    init(from decoder: Decoder) throws {
-        let digits = Array(try decoder.singleValueContainer().decode(String.self).utf8)
-        guard digits.count % 2 == 0 else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "odd hex length")) }
-        bytes = try stride(from: 0, to: digits.count, by: 2).map { i in
-            guard let byte = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad hex digit"))
-            }
-            return byte
+    /// nil for an odd length or a character that is not a hex digit.
+    init?(_ text: String) {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
         }
+        self.bytes = bytes
+    }
+
+    init(from decoder: Decoder) throws {
+        guard let hex = Hex(try decoder.singleValueContainer().decode(String.self)) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not hex"))
+        }
+        self = hex
     }
 }
