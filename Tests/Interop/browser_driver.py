@@ -4,7 +4,8 @@ Both speak JSON over a WebSocket; `WebSocket` is just enough of RFC 6455 for tha
 here is started with a temporary profile, reached over loopback, and always killed by `close()`
 (each step has a timeout, so nothing waits forever on a browser that went away). Pages expose
 one small surface to the flows, whatever the browser: `navigate`, `evaluate` (a JSON value, a
-promise awaited), `wait_for`, `focus`, `press` (a trusted key press, as a user's).
+promise awaited), `wait_for`, `focus`, `press` (a trusted key press, as a user's), `type_text`
+(trusted text input into the focused field, as a user's typing).
 """
 
 from __future__ import annotations
@@ -213,6 +214,10 @@ class Page:
     def press(self, key: str) -> None:
         raise NotImplementedError
 
+    def type_text(self, text: str) -> None:
+        """Types `text` into the focused element as trusted input (a page cannot do this)."""
+        raise NotImplementedError
+
     def wait_for(self, expression: str, timeout: float = STEP_TIMEOUT):
         """Polls `expression` until it is truthy and returns it."""
         return poll(lambda: self.evaluate(expression), timeout, f"the page never satisfied {expression}")
@@ -308,6 +313,9 @@ class ChromiumPage(Page):
         common = {"key": name, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
         self.send("Input.dispatchKeyEvent", {"type": "keyDown", **common, **({"text": text} if text else {})})
         self.send("Input.dispatchKeyEvent", {"type": "keyUp", **common})
+
+    def type_text(self, text: str) -> None:
+        self.send("Input.insertText", {"text": text})
 
     def close(self) -> None:
         self.browser.conn.call("Target.closeTarget", {"targetId": self.target_id})
@@ -422,6 +430,12 @@ class FirefoxPage(Page):
         self.browser.conn.call("input.performActions", {"context": self.context, "actions": [
             {"type": "key", "id": "keyboard", "actions": [{"type": "keyDown", "value": value},
                                                           {"type": "keyUp", "value": value}]}]})
+        self.browser.conn.call("input.releaseActions", {"context": self.context})
+
+    def type_text(self, text: str) -> None:
+        keys = [action for char in text for action in ({"type": "keyDown", "value": char}, {"type": "keyUp", "value": char})]
+        self.browser.conn.call("input.performActions", {"context": self.context, "actions": [
+            {"type": "key", "id": "keyboard", "actions": keys}]})
         self.browser.conn.call("input.releaseActions", {"context": self.context})
 
     def close(self) -> None:

@@ -63,6 +63,7 @@ window.rp = {
       algorithm: credential.response.getPublicKeyAlgorithm(),
       publicKeyBytes: credential.response.getPublicKey()?.byteLength ?? null,
       authenticatorDataBytes: credential.response.getAuthenticatorData().byteLength,
+      flags: new Uint8Array(credential.response.getAuthenticatorData())[32],
       transports: credential.response.getTransports(),
       attachment: credential.authenticatorAttachment,
       extensions: credential.getClientExtensionResults(),
@@ -87,6 +88,7 @@ window.rp = {
       userHandle: credential.response.userHandle &&
         new TextDecoder().decode(credential.response.userHandle),
       signatureBytes: credential.response.signature.byteLength,
+      flags: new Uint8Array(credential.response.authenticatorData)[32],
       attachment: credential.authenticatorAttachment,
       clientData: JSON.parse(new TextDecoder().decode(credential.response.clientDataJSON)),
     };
@@ -322,6 +324,14 @@ def start(page: Page, expression: str, name: str = "outcome") -> None:
 
 def chooser_open(page: Page) -> bool:
     return page.wait_for("!!document.querySelector('passkeyd-ui')")
+
+
+def pin_dialog(page: Page) -> None:
+    """Waits for a new dialog of the extension: the page sees only the closed shadow root's host
+    element, so a dialog shown again (after a wrong PIN) is told apart by that element's identity."""
+    shown = "document.querySelector('passkeyd-ui')"
+    page.wait_for(f"{shown} && {shown} !== window.passkeydDialog")
+    page.evaluate(f"(window.passkeydDialog = {shown}, true)")
 
 
 def pick(page: Page, index: int) -> None:

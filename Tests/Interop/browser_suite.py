@@ -26,11 +26,16 @@ from browser_flows import (
     chooser_open,
     new_name,
     pick,
+    pin_dialog,
     register,
     sign_in,
     start,
 )
-from passkeyd_pin import passkeyctl, passkeyctl_binary
+from passkeyd_pin import passkeyctl, passkeyctl_binary, set_pin
+
+PIN = "4711"
+# The authenticator data's flags (WebAuthn L3 §6.1): user verified.
+UV = 0x04
 
 
 def ctl(daemon, *args: str) -> subprocess.CompletedProcess:
@@ -291,3 +296,53 @@ def test_client_capabilities_and_a_signal_seen_in_watch(page, rp, daemon):
         watcher.wait(10)
     assert event is not None, "the signal reached passkeyd"
     assert event.get("userName") == "renamed@example.com", event
+
+
+@pytest.fixture(scope="module")
+def pinned(kind, daemon_factory):
+    """A browser on a passkeyd without built-in verification (`--uv off`) and with a PIN: the
+    extension's PIN dialog is the only way to verify the user."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "off")
+    set_pin(daemon.socket, PIN)
+    s = Session(kind, daemon.socket)
+    yield s
+    s.close()
+
+
+def test_a_pin_typed_into_the_dialog_verifies_the_user_and_the_page_never_sees_it(pinned):
+    site = RelyingParty().start()
+    page = pinned.page(site)
+    try:
+        # The page listens for every key and input event it could: none of the PIN's may reach it.
+        page.evaluate("""(window.seen = [], ["keydown", "keypress", "keyup", "beforeinput", "input"].forEach((type) =>
+            addEventListener(type, (event) => window.seen.push(type + ":" + (event.key ?? event.data)), true)), true)""")
+        name = new_name("pin")
+        start(page, f"rp.register({json.dumps({'name': name})})")
+        pin_dialog(page)
+        page.type_text("9999")
+        page.press("Enter")
+        pin_dialog(page)  # asked again after the wrong PIN
+        page.type_text(PIN)
+        page.press("Enter")
+        registered = page.wait_for("window.outcomeDone")
+        assert_registered(registered, site, name, ALGORITHMS["ES256"])
+        assert registered["page"]["flags"] & UV, registered["page"]
+        start(page, "rp.signIn({})")
+        pin_dialog(page)
+        page.type_text(PIN)
+        page.press("Enter")
+        signed_in = page.wait_for("window.outcomeDone")
+        assert_signed_in(signed_in, site, name)
+        assert signed_in["page"]["flags"] & UV, signed_in["page"]
+        # Only the Enter key's release, after the dialog closed, reached the page.
+        seen = page.evaluate("window.seen")
+        assert all(event == "keyup:Enter" for event in seen), seen
+        # Cancelled: the page's NotAllowedError.
+        start(page, "rp.signIn({})")
+        pin_dialog(page)
+        page.press("Escape")
+        cancelled = page.wait_for("window.outcomeDone")
+        assert cancelled["error"]["name"] == "NotAllowedError" and cancelled["error"]["isDOMException"], cancelled
+    finally:
+        page.close()
+        site.stop()

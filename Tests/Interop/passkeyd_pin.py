@@ -87,6 +87,14 @@ def passkeyctl(socket: str, *args: str, pin: str | None = PIN, timeout: float = 
                           env=env, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def set_pin(socket: str, pin: str = PIN) -> None:
+    """`passkeyctl pin set` on the daemon at `socket`, the new PIN in $PASSKEYCTL_NEW_PIN."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSKEYCTL_", "PASSKEYD_"))}
+    done = subprocess.run([passkeyctl_binary(), "--socket", socket, "pin", "set"], capture_output=True, text=True,
+                          env={**env, "PASSKEYCTL_NEW_PIN": pin}, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, f"passkeyctl pin set exited {done.returncode}: {done.stderr}"
+
+
 def passkeyctl_has(subcommand: str) -> bool:
     """Whether the built passkeyctl knows `subcommand` (its help lists it)."""
     binary = passkeyctl_binary()

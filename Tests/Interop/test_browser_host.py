@@ -31,6 +31,7 @@ from webauthn.helpers.structs import (
 )
 
 from native_host import PASSKEYCTL, NativeHost, frame
+from passkeyd_pin import set_pin
 
 ORIGIN = "https://example.com"
 RP_ID = "example.com"
@@ -294,6 +295,139 @@ def options_b64(data: bytes) -> str:
     return urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+# -- the authenticator's PIN ------------------------------------------------------------------
+
+PIN = "4711"
+
+
+@pytest.fixture(scope="module")
+def pinned(daemon_factory):
+    """passkeyd without built-in verification (`--uv off`) and with a PIN: every ceremony that
+    wants user verification needs the PIN, which only the person behind the browser knows."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "off")
+    set_pin(daemon.socket, PIN)
+    return daemon
+
+
+@pytest.fixture
+def pin_host(pinned):
+    h = NativeHost(pinned.socket)
+    yield h
+    h.close()
+
+
+def pin_prompt(host, rid: str) -> dict:
+    prompt = host.next()
+    assert prompt["type"] == "pin" and prompt["request"] == rid and prompt["rpId"] == RP_ID, prompt
+    assert set(prompt) == {"type", "id", "request", "rpId", "retriesLeft"}, prompt
+    return prompt
+
+
+def test_the_pin_is_asked_with_the_tries_left_and_the_ceremonies_verify_the_user(pin_host):
+    host = pin_host
+    options, as_json = registration_options("pat")
+    rid = host.request("create", options=as_json)
+    prompt = pin_prompt(host, rid)
+    assert prompt["retriesLeft"] == 8, prompt  # CTAP 2.1 §6.5.2.1: pinRetries starts at its maximum, 8
+    host.send({"type": "choice", "target": prompt["id"], "pin": PIN})
+    reply = host.reply(rid)
+    assert reply["type"] == "result", reply
+    # require_user_verification: the UV flag is set only because the PIN was given.
+    credential = verify_registration_response(
+        credential=reply["credential"], expected_challenge=options.challenge, expected_rp_id=RP_ID,
+        expected_origin=ORIGIN, require_user_verification=True)
+    options, as_json = request_options(allow=[credential])
+    rid = host.request("get", options=as_json)
+    host.send({"type": "choice", "target": pin_prompt(host, rid)["id"], "pin": PIN})
+    verify_assertion(host.reply(rid), options, credential, "pat")
+
+
+def test_a_wrong_pin_is_asked_again_with_one_try_fewer_and_never_logged(pinned):
+    host = NativeHost(pinned.socket)
+    try:
+        options, as_json = registration_options("quinn")
+        rid = host.request("create", options=as_json)
+        first = pin_prompt(host, rid)
+        host.send({"type": "choice", "target": first["id"], "pin": "9999"})
+        second = pin_prompt(host, rid)
+        assert second["id"] != first["id"] and second["retriesLeft"] == first["retriesLeft"] - 1, (first, second)
+        # The first dialog is closed: a late answer to it is ignored, the second still waits.
+        host.send({"type": "choice", "target": first["id"], "pin": PIN})
+        host.send({"type": "choice", "target": second["id"], "pin": PIN})
+        reply = host.reply(rid)
+        assert reply["type"] == "result", reply
+        verify_registration_response(credential=reply["credential"], expected_challenge=options.challenge,
+                                     expected_rp_id=RP_ID, expected_origin=ORIGIN, require_user_verification=True)
+        # The right PIN resets the count (CTAP 2.1 §6.5.5.7.2 step 8).
+        rid = host.request("create", options=registration_options("quinn2")[1])
+        third = pin_prompt(host, rid)
+        assert third["retriesLeft"] == first["retriesLeft"], (first, third)
+        host.send({"type": "choice", "target": third["id"], "pin": None})
+        assert host.reply(rid)["name"] == "NotAllowedError"
+    finally:
+        code, stderr = host.finish()
+    assert code == 0, stderr
+    assert PIN not in stderr and "9999" not in stderr
+
+
+def test_a_cancelled_pin_is_not_allowed_and_nothing_is_stored(pin_host, pinned):
+    host = pin_host
+    before = len(stored_with_pin(pinned))
+    rid = host.request("create", options=registration_options("rosa")[1])
+    host.send({"type": "choice", "target": pin_prompt(host, rid)["id"], "pin": None})
+    reply = host.reply(rid)
+    assert reply["type"] == "error" and reply["name"] == "NotAllowedError" and reply["unavailable"] is False, reply
+    assert len(stored_with_pin(pinned)) == before
+
+
+def test_an_answer_of_the_other_kind_is_refused_and_the_prompt_stays_open(pin_host):
+    host = pin_host
+    options, as_json = registration_options("sam")
+    rid = host.request("create", options=as_json)
+    prompt = pin_prompt(host, rid)
+    host.send({"type": "choice", "target": prompt["id"], "index": 0})
+    refused = host.next()
+    assert refused["type"] == "error" and refused["name"] == "TypeError" and refused["id"] is None, refused
+    assert refused["message"] == (f"The choice message for {prompt['id']} carries an 'index', but {prompt['id']} "
+                                  "asks for a PIN: answer it with 'pin'."), refused
+    host.send({"type": "choice", "target": prompt["id"], "pin": PIN})
+    credential = verify_registration_response(
+        credential=host.reply(rid)["credential"], expected_challenge=options.challenge, expected_rp_id=RP_ID,
+        expected_origin=ORIGIN, require_user_verification=True)
+    # And a PIN for an account chooser.
+    register_with_pin(host, "sam2")
+    options, as_json = request_options()
+    rid = host.request("get", options=as_json, mediation="required")
+    host.send({"type": "choice", "target": pin_prompt(host, rid)["id"], "pin": PIN})
+    chooser = host.next()
+    assert chooser["type"] == "choose", chooser
+    host.send({"type": "choice", "target": chooser["id"], "pin": PIN})
+    refused = host.next()
+    assert refused["type"] == "error" and refused["name"] == "TypeError", refused
+    assert "is an account chooser: answer it with 'index'" in refused["message"] and PIN not in refused["message"], refused
+    labels = [entry["label"] for entry in chooser["entries"]]
+    host.send({"type": "choice", "target": chooser["id"], "index": labels.index("sam")})
+    verify_assertion(host.reply(rid), options, credential, "sam")
+
+
+def register_with_pin(host, name: str):
+    options, as_json = registration_options(name)
+    rid = host.request("create", options=as_json)
+    host.send({"type": "choice", "target": pin_prompt(host, rid)["id"], "pin": PIN})
+    reply = host.reply(rid)
+    assert reply["type"] == "result", reply
+    return reply
+
+
+def stored_with_pin(daemon) -> list:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PASSKEYCTL_", "PASSKEYD_"))}
+    env["PASSKEYCTL_PIN"] = PIN
+    done = subprocess.run([PASSKEYCTL, "--socket", daemon.socket, "list", "--json"], capture_output=True,
+                          timeout=60, env=env, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr.decode()
+    return [c for rp in json.loads(done.stdout)["relyingParties"] for c in rp["credentials"]]
+
+
 # -- concurrency and the port's life ---------------------------------------------------------
 
 
@@ -384,7 +518,14 @@ BAD_MESSAGES = [
     (json.dumps({"type": "signal", "id": "b:9", "origin": ORIGIN, "topOrigin": ORIGIN, "kind": "unknownCredential",
                  "options": {"rpId": RP_ID}}).encode(), "b:9", "UnknownCredentialOptions: member 'credentialId' is missing."),
     (json.dumps({"type": "choice", "target": "chooser-1", "index": "second"}).encode(), None, "The choice message's member 'index' must be a number."),
-    (json.dumps({"type": "choice", "target": "chooser-1"}).encode(), None, "The choice message's member 'index' is missing."),
+    (json.dumps({"type": "choice", "target": "chooser-1"}).encode(), None,
+     "The choice message needs the member 'index' (a chooser's answer) or 'pin' (a PIN dialog's answer)."),
+    (json.dumps({"type": "choice", "target": "pin-1", "index": 0, "pin": "1234"}).encode(), None,
+     "The choice message has both 'index' and 'pin'"),
+    (json.dumps({"type": "choice", "target": "pin-1", "index": None, "pin": None}).encode(), None,
+     "The choice message has both 'index' and 'pin'"),
+    (json.dumps({"type": "choice", "target": "pin-1", "pin": 1234}).encode(), None, "The choice message's member 'pin' must be a string."),
+    (json.dumps({"type": "choice", "target": "pin-1", "pin": ["1234"]}).encode(), None, "The choice message's member 'pin' must be a string."),
     (json.dumps({"type": "abort"}).encode(), None, "The abort message's member 'target' is missing."),
     (json.dumps({"type": "ping", "id": 7}).encode(), None, "The ping message's member 'id' must be a string."),
     (json.dumps({"type": "capabilities", "id": "b:10", "origin": ORIGIN}).encode(), "b:10", "The capabilities message's member 'topOrigin' is missing."),

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 
 from browser_driver import BrowserError, PageError, chromium_path
-from browser_flows import Session, chooser_open, new_name, pick
+from browser_flows import Session, chooser_open, new_name, pick, pin_dialog
 from passkeyd_hid import REPO
-from passkeyd_pin import passkeyctl
+from passkeyd_pin import passkeyctl, set_pin
 
 PASSKEYDEMO = os.environ.get("PASSKEYDEMO_BIN", str(REPO / ".build" / "debug" / "passkeydemo"))
 SHOTS = os.environ.get("PASSKEYDEMO_SCREENSHOTS")
@@ -546,15 +546,12 @@ def test_courier_session_survives_a_restart_of_the_server(session, daemon, tmp_p
         demo.stop()
 
 
-def test_courier_failed_biometric_check_with_a_pin_set_ends_cancelled_with_a_retry(daemon_factory, web):
-    """`passkeyd --uv deny` with a PIN: the built-in check fails, and the PIN that would follow
-    has no way to the browser (the extension's protocol v1 carries no PIN entry), so the request
-    is refused: the app says it was cancelled and offers the retry; nothing is created."""
+def test_courier_failed_biometric_check_with_a_pin_set_asks_the_pin_and_creates_the_account(daemon_factory, web):
+    """`passkeyd --uv deny` with a PIN: the built-in check fails, so the browser asks for the PIN
+    (the extension's PIN dialog, typed into as a person types), and the account is created; the
+    passkey is in passkeyd."""
     daemon = daemon_factory("--presence", "auto", "--uv", "deny")
-    env = {"PASSKEYD_SOCKET": daemon.socket, "PASSKEYCTL_NEW_PIN": "4711", "PATH": os.environ["PATH"]}
-    done = subprocess.run([os.environ.get("PASSKEYCTL_BIN", str(REPO / ".build" / "debug" / "passkeyctl")), "pin", "set"],
-                          env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
+    set_pin(daemon.socket, "4711")
     denied = Session("chromium", daemon.socket)
     try:
         page = denied.browser.new_page()
@@ -563,8 +560,10 @@ def test_courier_failed_biometric_check_with_a_pin_set_ends_cancelled_with_a_ret
         courier_screen(page, "welcome")
         fill(page, username=name)
         click(page, "create")
-        status_is(page, CANCELLED)
-        assert page.evaluate("!document.getElementById('retry').hidden")
-        assert passkeys_of(daemon, "courier.localhost", pin="4711") == {}
+        pin_dialog(page)
+        page.type_text("4711")
+        page.press("Enter")
+        settle(page, f"document.getElementById('heading').textContent === {json.dumps('✓ Account created: signed in as ' + name)}")
+        assert list(passkeys_of(daemon, "courier.localhost", pin="4711")) == [name]
     finally:
         denied.close()

@@ -67,8 +67,8 @@ actor BrowserHost {
         case .abort(let target):
             // A request that already ended is no error: its answer and the abort crossed.
             pending[target]?.cancel()
-        case .choice(let target, let index):
-            if let refusal = await choosers.answer(target, index: index) {
+        case .choice(let target, let answer):
+            if let refusal = await choosers.answer(target, answer) {
                 port.send(.error(id: nil, name: WebAuthnError.Name.type.rawValue, message: refusal.message, unavailable: false))
             }
         default:
@@ -106,7 +106,7 @@ actor BrowserHost {
     private func perform(_ request: BrowserRequest, id: String) async throws(WebAuthnError) -> HostResult {
         switch request {
         case .create(let caller, let options):
-            return .registration(try await client(for: caller) { client throws(WebAuthnError) in try await client.create(options) })
+            return .registration(try await client(for: caller, rpID: options.rp.id) { client throws(WebAuthnError) in try await client.create(options) })
         case .get(let caller, let options, let mediation):
             let mode: Mediation
             switch mediation {
@@ -118,7 +118,7 @@ actor BrowserHost {
                 // Every assertion needs the person's presence (WebAuthn L3 §6.3.3 step 7), which silent mediation rules out.
                 throw .notAllowed("A passkey cannot be used with silent mediation: signing in needs the person's presence.")
             }
-            let result = try await client(for: caller) { client throws(WebAuthnError) in try await client.get(options, mediation: mode) }
+            let result = try await client(for: caller, rpID: options.rpId) { client throws(WebAuthnError) in try await client.get(options, mediation: mode) }
             guard case .passkey(let assertion) = result else {
                 throw .unknown("The host offered no passwords, yet a password was chosen.")
             }
@@ -126,7 +126,7 @@ actor BrowserHost {
         case .capabilities(let caller):
             return .capabilities(try await client(for: caller) { client in client.getClientCapabilities() })
         case .signal(let caller, let signal):
-            try await client(for: caller) { client throws(WebAuthnError) in
+            try await client(for: caller, rpID: signal.rpId) { client throws(WebAuthnError) in
                 switch signal {
                 case .unknownCredential(let options):
                     try await client.signalUnknownCredential(rpId: options.rpId, credentialId: options.credentialId)
@@ -146,10 +146,13 @@ actor BrowserHost {
         }
     }
 
-    /// Runs `body` with a client for the caller's origins, over a transport of the pool.
-    private func client<T: Sendable>(for caller: BrowserRequest.Caller,
+    /// Runs `body` with a client for the caller's origins, over a transport of the pool. `rpID` is
+    /// the one the request names; absent, it is the origin's effective domain (WebAuthn L3 §5.1.3
+    /// step 8). It only labels the PIN dialog: the client checks it before any question is asked.
+    private func client<T: Sendable>(for caller: BrowserRequest.Caller, rpID: String? = nil,
                                      _ body: (WebAuthnClient) async throws(WebAuthnError) -> T) async throws(WebAuthnError) -> T {
-        let agent = BrowserUserAgent(request: caller.id, port: port, choosers: choosers)
+        let shown = rpID ?? (try? Origin(caller.origin))?.host ?? caller.origin
+        let agent = BrowserUserAgent(request: caller.id, rpID: shown, port: port, choosers: choosers)
         let transport = await transports.take()
         let outcome: Result<T, WebAuthnError>
         do throws(WebAuthnError) {

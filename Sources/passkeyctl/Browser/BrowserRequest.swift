@@ -11,8 +11,8 @@ enum BrowserRequest: Sendable {
     case ping(id: String)
     /// Ends the pending request `target` with AbortError; never answered itself.
     case abort(target: String)
-    /// The person's answer to a `choose` or `suggest`: an entry's index, or nil when dismissed.
-    case choice(target: String, index: Int?)
+    /// The person's answer to a `choose`, `suggest` or `pin` prompt.
+    case choice(target: String, ChoiceAnswer)
 
     /// Who asks: the request's id on the port, and the frame's origin and the tab's top-level
     /// origin as the extension's privileged side read them from the message's sender.
@@ -89,10 +89,22 @@ enum BrowserRequest: Sendable {
             self = .abort(target: try decode(Targeted.self).target)
         case "choice":
             let message = try decode(Choice.self)
-            guard message.index.map({ $0 >= 0 }) ?? true else {
-                throw BrowserProtocolError(id: header.id, message: "The choice message's member 'index' must be 0 or more, or null.")
+            // One prompt, one answer: exactly one of the two members, present (null is an answer).
+            switch (message.index, message.pin) {
+            case (let index?, nil):
+                guard index.map({ $0 >= 0 }) ?? true else {
+                    throw BrowserProtocolError(id: header.id, message: "The choice message's member 'index' must be 0 or more, or null.")
+                }
+                self = .choice(target: message.target, .index(index))
+            case (nil, let pin?):
+                self = .choice(target: message.target, .pin(pin))
+            case (nil, nil):
+                throw BrowserProtocolError(
+                    id: header.id, message: "The choice message needs the member 'index' (a chooser's answer) or 'pin' (a PIN dialog's answer).")
+            case (_?, _?):
+                throw BrowserProtocolError(
+                    id: header.id, message: "The choice message has both 'index' and 'pin': it answers one prompt, with one of them.")
             }
-            self = .choice(target: message.target, index: message.index)
         default:
             throw BrowserProtocolError(
                 id: header.id, message: "Unknown message type \"\(type)\": this host knows create, get, capabilities, signal, abort, choice and ping.")
@@ -125,20 +137,32 @@ enum BrowserRequest: Sendable {
     private struct SignalKind: Decodable { let kind: String }
     private struct Identified: Decodable { let id: String }
     private struct Targeted: Decodable { let target: String }
+    /// `index` and `pin` are each nil when absent and `.some(nil)` when null (dismissed, cancelled):
+    /// absent and null differ, since null is an answer.
     private struct Choice: Decodable {
         let target: String
-        let index: Int?
-        enum CodingKeys: String, CodingKey { case target, index }
+        let index: Int??
+        let pin: String??
+        enum CodingKeys: String, CodingKey { case target, index, pin }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             target = try c.decode(String.self, forKey: .target)
-            // Present and null (dismissed) is the only way to say no index: a missing member is an error.
-            guard c.contains(.index) else {
-                throw DecodingError.keyNotFound(CodingKeys.index, .init(codingPath: [], debugDescription: "missing"))
-            }
-            index = try c.decodeNil(forKey: .index) ? nil : c.decode(Int.self, forKey: .index)
+            index = try Self.member(Int.self, .index, in: c)
+            pin = try Self.member(String.self, .pin, in: c)
+        }
+        private static func member<T: Decodable>(_: T.Type, _ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>) throws -> T?? {
+            guard c.contains(key) else { return nil }
+            return .some(try c.decodeNil(forKey: key) ? nil : c.decode(T.self, forKey: key))
         }
     }
+}
+
+/// A `choice`'s answer, of the kind its prompt asked for.
+enum ChoiceAnswer: Sendable {
+    /// A chooser's or suggestion list's: the picked entry (0-based), or nil when dismissed.
+    case index(Int?)
+    /// A PIN dialog's: the PIN as typed, or nil when cancelled. Never logged nor echoed.
+    case pin(String?)
 }
 
 /// A message that could not be parsed: answered with `error`, name TypeError, and the port stays open.
@@ -158,6 +182,17 @@ enum BrowserSignal: Sendable {
     case unknownCredential(UnknownCredentialOptions)
     case allAcceptedCredentials(AllAcceptedCredentialsOptions)
     case currentUserDetails(CurrentUserDetailsOptions)
+}
+
+extension BrowserSignal {
+    /// The RP ID the signal names.
+    var rpId: String {
+        switch self {
+        case .unknownCredential(let options): return options.rpId
+        case .allAcceptedCredentials(let options): return options.rpId
+        case .currentUserDetails(let options): return options.rpId
+        }
+    }
 }
 
 /// UnknownCredentialOptions (WebAuthn L3 §5.1.10.1).

@@ -3,10 +3,13 @@ import PasskeyClient
 import WebAuthn
 
 /// The person behind the browser, asked over the native-messaging port: the account chooser
-/// (`choose`) and conditional mediation's suggestions (`suggest`) are the extension's UI, and
-/// progress goes out as `status`. One per request, so every question names the page's request.
+/// (`choose`), conditional mediation's suggestions (`suggest`) and the PIN dialog (`pin`) are the
+/// extension's UI, and progress goes out as `status`. One per request, so every question names
+/// the page's request.
 struct BrowserUserAgent: UserAgent {
     let request: String
+    /// The RP ID the request names (or its origin's domain), shown in the PIN dialog.
+    let rpID: String
     let port: BrowserPort
     let choosers: Choosers
 
@@ -36,10 +39,18 @@ struct BrowserUserAgent: UserAgent {
         }
     }
 
-    /// The protocol carries no PIN entry: an authenticator that needs a PIN for this request
-    /// refuses it (NotAllowedError); passkeyd's built-in verification needs none.
-    func enterPIN(retriesLeft: Int?) async -> String? { nil }
+    /// The extension's PIN dialog (`pin`), with the tries the authenticator has left; asked again
+    /// after a wrong PIN. The PIN goes to the authenticator only, never to a log.
+    func enterPIN(retriesLeft: Int?) async -> String? {
+        await choosers.askPIN { id in
+            port.send(.pin(id: id, request: request, rpId: rpID, retriesLeft: retriesLeft))
+        }
+    }
 
+    /// Never offered: setting a PIN is the authenticator's owner's act (`passkeyctl pin set`),
+    /// not a step a page's ceremony may start, and the extension has no dialog to choose and
+    /// confirm one. A site that requires user verification from a device without a PIN gets
+    /// NotAllowedError's constraint sentence.
     func chooseNewPIN(minimumLength: Int) async -> String? { nil }
 
     /// The touch on the authenticator is the consent a browser asks for; there is no extra dialog.

@@ -10,6 +10,9 @@ enum HostMessage: Sendable, Encodable {
     case error(id: String?, name: String, message: String, unavailable: Bool)
     /// A modal account chooser (`suggest` when `conditional`): `id` is the host's, `request` the page's request.
     case choose(id: String, request: String, rpId: String, entries: [ChooserEntry], conditional: Bool)
+    /// A PIN dialog for the request (CTAP 2.1 §6.5.5.7.2 needs the PIN from the person): `id` is the
+    /// host's, `retriesLeft` the authenticator's count (§6.5.5.2, getPINRetries), or nil when unknown.
+    case pin(id: String, request: String, rpId: String, retriesLeft: Int?)
     /// Progress of a request: the authenticator is working, or waits for a touch.
     case status(request: String, status: String)
 
@@ -41,7 +44,7 @@ enum HostMessage: Sendable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, id, name, message, unavailable, request, rpId, entries, status
+        case type, id, name, message, unavailable, request, rpId, entries, status, retriesLeft
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -63,6 +66,12 @@ enum HostMessage: Sendable, Encodable {
             try c.encode(request, forKey: .request)
             try c.encode(rpId, forKey: .rpId)
             try c.encode(entries, forKey: .entries)
+        case .pin(let id, let request, let rpId, let retriesLeft):
+            try c.encode("pin", forKey: .type)
+            try c.encode(id, forKey: .id)
+            try c.encode(request, forKey: .request)
+            try c.encode(rpId, forKey: .rpId)
+            try c.encode(retriesLeft, forKey: .retriesLeft)
         case .status(let request, let status):
             try c.encode("status", forKey: .type)
             try c.encode(request, forKey: .request)

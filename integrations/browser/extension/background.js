@@ -13,7 +13,7 @@ const FORWARDED = { create: ["options"], get: ["options", "mediation"], capabili
 let native = null;              // the port to the host, opened on first use
 let nextFrame = 0;
 const requests = new Map();     // host request id → {frame, local}
-const prompts = new Map();      // host choose/suggest id → the frame port it was shown in
+const prompts = new Map();      // host choose/suggest/pin id → {frame, kind} it was shown in
 
 /** An origin as browsers serialise it (scheme://host[:port]), or null when opaque or not web. */
 const originOf = (url) => {
@@ -59,13 +59,15 @@ const fromHost = (message) => {
       return;
     }
     case "choose":
-    case "suggest": {
+    case "suggest":
+    case "pin": {
       const request = requests.get(message.request);
       if (!request) return;
-      prompts.set(message.id, request.frame);
-      request.frame.postMessage({
-        type: message.type, prompt: message.id, id: request.local, rpId: message.rpId, entries: message.entries,
-      });
+      prompts.set(message.id, { frame: request.frame, kind: message.type });
+      const shown = { type: message.type, prompt: message.id, id: request.local, rpId: message.rpId };
+      if (message.type === "pin") shown.retriesLeft = Number.isInteger(message.retriesLeft) ? message.retriesLeft : null;
+      else shown.entries = message.entries;
+      request.frame.postMessage(shown);
       return;
     }
     case "status": {
@@ -123,10 +125,13 @@ api.runtime.onConnect.addListener((frame) => {
       return;
     }
     if (message.type === "choice") {
-      // Only the frame a prompt was shown in may answer it.
-      if (prompts.get(message.prompt) !== frame) return;
+      // Only the frame a prompt was shown in may answer it, and only with the prompt's kind of answer.
+      const prompt = prompts.get(message.prompt);
+      if (!prompt || prompt.frame !== frame) return;
       prompts.delete(message.prompt);
-      post({ type: "choice", target: message.prompt, index: Number.isInteger(message.index) ? message.index : null });
+      post(prompt.kind === "pin"
+        ? { type: "choice", target: message.prompt, pin: typeof message.pin === "string" ? message.pin : null }
+        : { type: "choice", target: message.prompt, index: Number.isInteger(message.index) ? message.index : null });
       return;
     }
     const members = FORWARDED[message.type];
@@ -148,6 +153,6 @@ api.runtime.onConnect.addListener((frame) => {
     for (const hostId of mine) {
       if (requests.delete(hostId) && native) post({ type: "abort", target: hostId });
     }
-    for (const [prompt, owner] of prompts) if (owner === frame) prompts.delete(prompt);
+    for (const [prompt, owner] of prompts) if (owner.frame === frame) prompts.delete(prompt);
   });
 });

@@ -1,11 +1,12 @@
 // passkeyd's bridge (content script, isolated world, document_start, every frame).
 //
 // Carries page.js's requests of this window to the background script and the answers back,
-// and shows the user agent's own UI for this frame: the modal account chooser (`choose`) and
+// and shows the user agent's own UI for this frame: the modal account chooser (`choose`),
 // conditional mediation's suggestions (`suggest`, on focus of an `autocomplete="… webauthn"`
-// field, WebAuthn L3 §5.1.4.1 and HTML's autofill "webauthn" token). Both live in a closed
-// shadow root and act only on trusted (user or automation-protocol) events, so the page can
-// neither read the accounts nor pick one.
+// field, WebAuthn L3 §5.1.4.1 and HTML's autofill "webauthn" token) and the authenticator's PIN
+// dialog (`pin`, CTAP 2.1 §6.5.5.7). All live in a closed shadow root and act only on trusted
+// (user or automation-protocol) events, so the page can neither read the accounts nor pick one,
+// nor read, type or submit the PIN.
 (() => {
   "use strict";
   const api = globalThis.browser ?? globalThis.chrome;
@@ -52,6 +53,10 @@
 
   function fromBackground(message) {
     // A prompt for a request this page already gave up (aborted) is never shown.
+    if (message.type === "pin" && !waiting.has(message.id)) {
+      answer(message.prompt, { pin: null });
+      return;
+    }
     if ((message.type === "choose" || message.type === "suggest") && !waiting.has(message.id)) {
       choose(message.prompt, null);
       return;
@@ -67,18 +72,23 @@
       case "choose":
         showChooser(message);
         return;
+      case "pin":
+        showPIN(message);
+        return;
       case "suggest":
         suggestion = message;
         if (webauthnField(document.activeElement)) showSuggestions(document.activeElement);
     }
   }
 
-  const choose = (prompt, index) => background().postMessage({ type: "choice", prompt, index });
+  const answer = (prompt, members) => background().postMessage({ type: "choice", prompt, ...members });
+  const choose = (prompt, index) => answer(prompt, { index });
 
   // -- the UI: one closed shadow root at a time -------------------------------------------
 
   let ui = null;           // {host, id, prompt, kind, entries, selected, buttons, field?}
   let suggestion = null;   // the pending `suggest` of this frame
+  const pinGiven = new Set();  // local ids whose last PIN dialog was answered with a PIN
 
   const STYLE = `
     :host { all: initial; }
@@ -93,7 +103,12 @@
       font: inherit; color: inherit; cursor: pointer; }
     button[aria-selected="true"] { background: #dbe7ff; }
     .name { display: block; color: #555; font-size: 12px; }
-    .cancel { margin-top: 6px; text-align: right; color: #333; }`;
+    .cancel { margin-top: 6px; text-align: right; color: #333; }
+    input { display: block; width: 100%; box-sizing: border-box; margin: 8px 0; padding: 6px; font: inherit; }
+    .note { color: #555; font-size: 12px; margin: 0; }
+    .wrong { color: #a00; }
+    .actions { display: flex; gap: 8px; justify-content: flex-end; }
+    .actions button { width: auto; text-align: center; border: 1px solid #999; border-radius: 4px; }`;
 
   const element = (tag, attributes, ...children) => {
     const node = document.createElement(tag);
@@ -129,6 +144,7 @@
     ui = null;
   };
   const endUI = (id) => {
+    pinGiven.delete(id);
     if (ui && ui.id === id) closeUI();
     if (suggestion && suggestion.id === id) suggestion = null;
   };
@@ -161,12 +177,61 @@
     panel.focus();
   }
 
+  /** The authenticator's PIN, asked for this frame's request. The PIN goes to the background
+   *  script in one `choice` and is kept nowhere; a new dialog for the same request after a PIN
+   *  was given means the authenticator refused it (pinInvalid), said above the field. */
+  function showPIN(message) {
+    closeUI();
+    const wrong = pinGiven.has(message.id);
+    pinGiven.delete(message.id);
+    const field = element("input", { type: "password", autocomplete: "off", "aria-label": "PIN" });
+    const submit = (pin) => {
+      if (!ui || ui.prompt !== message.prompt) return;
+      closeUI();
+      if (pin !== null) pinGiven.add(message.id);
+      answer(message.prompt, { pin });
+    };
+    const ok = element("button", {}, "OK");
+    const cancel = element("button", {}, "Cancel");
+    ok.addEventListener("click", (event) => { if (event.isTrusted) submit(field.value); });
+    cancel.addEventListener("click", (event) => { if (event.isTrusted) submit(null); });
+    const retries = Number.isInteger(message.retriesLeft)
+      ? `${message.retriesLeft} ${message.retriesLeft === 1 ? "try" : "tries"} left before the authenticator blocks its PIN.`
+      : "";
+    const panel = element("div", { class: "panel", role: "dialog", "aria-label": "PIN" },
+      element("h1", {}, `Enter your authenticator's PIN to continue on ${message.rpId}`),
+      element("p", { class: "note wrong" }, wrong ? "That PIN was wrong." : ""),
+      field, element("p", { class: "note retries" }, retries), element("div", { class: "actions" }, cancel, ok));
+    // Keys reach `key` through the window's capture listener below, never the page.
+    const key = (event) => {
+      if (event.key === "Enter") submit(field.value);
+      else if (event.key === "Escape") submit(null);
+      else return;
+      event.preventDefault();
+    };
+    ui = { host: mount(element("div", { class: "overlay" }, panel)), id: message.id, prompt: message.prompt, kind: "pin", key };
+    field.focus();
+  }
+
+  // What is typed into the PIN field travels as composed events retargeted to the shadow host,
+  // where the page would read it (KeyboardEvent.key, InputEvent.data). This capture listener on
+  // the window, added at document_start before any page script, runs first and ends them there;
+  // the field still gets its text (the browser's default action is not cancelled).
+  for (const type of ["keydown", "keypress", "keyup", "beforeinput", "input", "textInput",
+    "compositionstart", "compositionupdate", "compositionend"]) {
+    window.addEventListener(type, (event) => {
+      if (!ui || ui.kind !== "pin" || event.target !== ui.host) return;
+      event.stopImmediatePropagation();
+      if (type === "keydown" && event.isTrusted) ui.key(event);
+    }, true);
+  }
+
   const webauthnField = (node) => node instanceof HTMLElement && (node.localName === "input" || node.localName === "textarea")
     && (node.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/).includes("webauthn");
 
   /** Conditional mediation's suggestions under the focused field. */
   function showSuggestions(field) {
-    if (!suggestion || (ui && ui.kind === "choose")) return;
+    if (!suggestion || (ui && ui.kind !== "suggest")) return;
     closeUI();
     const current = suggestion;
     const pick = (index) => {
