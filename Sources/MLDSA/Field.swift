@@ -16,10 +16,21 @@ enum Field {
         return power(zeta, reversed)
     }
 
-    static func reduce(_ value: Int) -> Int {
-        let r = value % q
-        return r < 0 ? r + q : r
+    /// value mod q in [0, q), for −2^46 < value < 2^48 (sums, differences and products of
+    /// coefficients), without a division or a branch (Barrett reduction): it runs on secret
+    /// coefficients while signing, and a debug build's `%` is a division whose time depends on
+    /// its operands.
+    @inline(__always) static func reduce(_ value: Int) -> Int {
+        // A multiple of q (2^46 < q·2^24 < 2^47) makes the value positive, below 2^49.
+        let x = UInt64(bitPattern: Int64(value + q << 24))
+        // ⌊x·m / 2^64⌋ with m = ⌊2^64 / q⌋ is ⌊x/q⌋ or one less, so r is in [0, 2q).
+        let quotient = x.multipliedFullWidth(by: barrett).high
+        let r = Int(x &- quotient &* UInt64(q))
+        return r - (q & ~negativeMask(r - q))
     }
+
+    /// ⌊2^64 / q⌋, Barrett's multiplier for `reduce`.
+    private static let barrett: UInt64 = UInt64.max / UInt64(q)
 
     static func power(_ base: Int, _ exponent: Int) -> Int {
         var result = 1, b = base % q, e = exponent
@@ -69,7 +80,7 @@ struct Polynomial: Sendable, Equatable {
     static func + (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { Field.reduce(a[$0] + b[$0]) }) }
     static func - (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { Field.reduce(a[$0] - b[$0]) }) }
     /// Pointwise product in T_q (FIPS 204 Algorithm 45, MultiplyNTT).
-    static func * (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { a[$0] * b[$0] % Field.q }) }
+    static func * (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { Field.reduce(a[$0] * b[$0]) }) }
 
     /// ‖w‖∞ over the centered representatives.
     var infinityNorm: Int { coefficients.reduce(0) { Swift.max($0, Field.magnitude($1)) } }

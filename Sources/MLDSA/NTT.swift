@@ -11,7 +11,7 @@ enum NTT {
                 m += 1
                 let z = Field.zetas[m]
                 for j in start..<(start + length) {
-                    let t = z * a[j + length] % Field.q
+                    let t = Field.reduce(z * a[j + length])
                     a[j + length] = Field.reduce(a[j] - t)
                     a[j] = Field.reduce(a[j] + t)
                 }
@@ -35,14 +35,14 @@ enum NTT {
                 for j in start..<(start + length) {
                     let t = a[j]
                     a[j] = Field.reduce(t + a[j + length])
-                    a[j + length] = z * Field.reduce(t - a[j + length]) % Field.q
+                    a[j + length] = Field.reduce(z * Field.reduce(t - a[j + length]))
                 }
                 start += 2 * length
             }
             length *= 2
         }
         let f = 8_347_681  // 256⁻¹ mod q
-        return a.map { $0 * f % Field.q }
+        return a.map { Field.reduce($0 * f) }
     }
 
     static func forward(_ v: [Polynomial]) -> [Polynomial] { v.map(forward) }

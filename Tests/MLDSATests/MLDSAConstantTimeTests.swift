@@ -29,4 +29,24 @@ import Testing
         }
         #expect(mismatches == 0)
     }
+
+    /// Barrett's `reduce` is `mod q` over every range it is given: sums and differences of
+    /// coefficients, every product of two (up to (q − 1)²), and the ends of its stated domain.
+    @Test func reduceIsModQWithoutADivision() {
+        let q = Field.q
+        func modQ(_ v: Int) -> Int { ((v % q) + q) % q }
+        var mismatches = 0
+        let edges = [0, 1, q - 1, q, q + 1, 2 * q - 1, 2 * q, -1, -q, -q + 1, -2 * q, (q - 1) * (q - 1),
+                     -(1 << 46) + 1, (1 << 48) - 1]
+        for v in edges where Field.reduce(v) != modQ(v) { mismatches += 1 }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200_000 {
+            let a = Int.random(in: 0..<q, using: &generator), b = Int.random(in: 0..<q, using: &generator)
+            for v in [a * b, a - b, a + b, Int.random(in: -(1 << 46) + 1 ..< (1 << 48), using: &generator)]
+            where Field.reduce(v) != modQ(v) {
+                mismatches += 1
+            }
+        }
+        #expect(mismatches == 0)
+    }
 }
