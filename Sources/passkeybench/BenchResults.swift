@@ -96,7 +96,7 @@ struct BenchResults {
             The socket figures run against a real passkeyd (--presence auto --uv off, busy polling on its \
             default unless the row says otherwise, Keystore on disk: every answer waits for the flush that makes what it rests on durable). One device serves every \
             channel one transaction at a time (CTAP 2.1 §11.2.9); a client that finds the device busy waits its turn \
-            (CTAPHID_ERR_CHANNEL_BUSY only past 25 ms). \(clients) clients are \(clients) hosts, each on a thread of \
+            (CTAPHID_ERR_CHANNEL_BUSY only once it has waited 25 ms while the device waits for its user). \(clients) clients are \(clients) hosts, each on a thread of \
             its own, as separate processes would be; with them, registrations share flushes (group commit): the device takes the next transaction while the last one's flush runs.
             """)
 
