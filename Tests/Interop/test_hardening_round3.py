@@ -28,7 +28,7 @@ from fido2.ctap2 import Ctap2
 from fido2.ctap2.pin import ClientPin, PinProtocolV2
 
 from passkeyd_hid import Daemon, daemon_binary
-from passkeyd_pin import PIN, passkeyctl, passkeyctl_binary
+from passkeyd_pin import PIN, passkeyctl, passkeyctl_binary, set_pin
 from test_test_controls import Account
 
 EXPORT = 0xB0  # passkeydExport (docs/vendor-commands.md)
@@ -139,11 +139,7 @@ def test_export_creates_a_private_file_and_replaces_only_its_own(exporting, tmp_
 
 def test_pin_file_readable_by_others_is_refused_and_a_pipe_is_read(daemon_factory, tmp_path):
     daemon = daemon_factory("--presence", "auto", "--uv", "auto")
-    dev = daemon.device()
-    try:
-        ClientPin(Ctap2(dev)).set_pin(PIN)
-    finally:
-        dev.close()
+    set_pin(daemon.socket, PIN)
     exposed = tmp_path / "pin"
     exposed.write_text(PIN + "\n")
     os.chmod(exposed, 0o644)

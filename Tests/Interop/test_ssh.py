@@ -15,7 +15,7 @@ from fido2.ctap2 import Ctap2
 from fido2.ctap2.pin import ClientPin
 
 from passkeyd_hid import REPO, daemon_binary
-from passkeyd_pin import PIN
+from passkeyd_pin import PIN, set_pin
 from passkeyd_ssh import Agent, OpenSSH, Sshd, copy_key, free_port, provider, public_key, replace_key_handle
 from test_socket_trust import NOBODY, finish, impostor, reachable  # noqa: F401  (reachable: a fixture)
 
@@ -57,11 +57,7 @@ def workdir(tmp_path_factory) -> Path:
 def pinned(daemon_factory):
     """passkeyd with a PIN and no built-in UV: resident and verify-required keys need the PIN."""
     d = daemon_factory("--presence", "auto", "--uv", "off")
-    dev = d.device()
-    try:
-        ClientPin(Ctap2(dev)).set_pin(PIN)
-    finally:
-        dev.close()
+    set_pin(d.socket, PIN)
     return d
 
 
