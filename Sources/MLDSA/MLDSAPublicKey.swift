@@ -1,4 +1,4 @@
-/// An ML-DSA public key (pkEncode's bytes) and pure ML-DSA verification with an empty context (FIPS 204 Algorithm 3).
+/// An ML-DSA public key (pkEncode's bytes) and pure ML-DSA verification (FIPS 204 Algorithm 3).
 public struct MLDSAPublicKey: Sendable, Equatable {
     public let parameters: MLDSAParameters
     public let rawRepresentation: [UInt8]
@@ -19,14 +19,21 @@ public struct MLDSAPublicKey: Sendable, Equatable {
         self.init(parameters: parameters, rawRepresentation: bytes, rho: rho, t1: t1)
     }
 
-    /// ML-DSA.Verify (Algorithm 3 over Algorithm 8). False, never a trap, for any malformed signature.
-    public func isValidSignature(_ signature: some Collection<UInt8>, for message: some Collection<UInt8>) -> Bool {
+    /// ML-DSA.Verify(pk, M, σ, ctx) (Algorithm 3). False, never a trap, for any malformed
+    /// signature, and for ctx over 255 bytes (the algorithm's error: no signature is valid for it).
+    public func isValidSignature(_ signature: some Collection<UInt8>, for message: some Collection<UInt8>, context: [UInt8] = []) -> Bool {
+        guard let formatted = PureMessage.format(message, context: context) else { return false }
+        return isValidSignature(Array(signature), formattedMessage: formatted)
+    }
+
+    /// ML-DSA.Verify_internal(pk, M′, σ) (Algorithm 8) for an already formatted M′.
+    func isValidSignature(_ signature: [UInt8], formattedMessage: [UInt8]) -> Bool {
         let p = parameters
-        guard let (commitment, z, h) = Encoding.decodeSignature(Array(signature), p),
+        guard let (commitment, z, h) = Encoding.decodeSignature(signature, p),
               z.map(\.infinityNorm).max() ?? 0 < p.gamma1 - p.beta else { return false }
         let matrix = Sampling.expandA(rho, p)
         let publicKeyHash = SHAKE.digest(.shake256, rawRepresentation, count: 64)
-        let mu = SHAKE.digest(.shake256, publicKeyHash + Self.pureMessage(message), count: 64)
+        let mu = SHAKE.digest(.shake256, publicKeyHash + formattedMessage, count: 64)
         let c = NTT.forward(Sampling.sampleInBall(commitment, tau: p.tau))
         let t1Scaled = NTT.forward(t1.map { $0.map { $0 << Field.d } })
         let approximation = NTT.inverse(zip(NTT.multiply(matrix, NTT.forward(z)), t1Scaled).map { $0 - c * $1 })
@@ -36,7 +43,4 @@ public struct MLDSAPublicKey: Sendable, Equatable {
         let recomputed = SHAKE.digest(.shake256, mu + Encoding.encodeW1(w1, p), count: p.c̃Length)
         return recomputed == commitment
     }
-
-    /// M′ for pure ML-DSA with an empty context: 0x00 ‖ |ctx| = 0x00 ‖ M (Algorithm 2 step 10, Algorithm 3 step 5).
-    static func pureMessage(_ message: some Collection<UInt8>) -> [UInt8] { [0, 0] + Array(message) }
 }

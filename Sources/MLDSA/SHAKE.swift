@@ -58,8 +58,15 @@ public struct SHAKE: Sendable {
     /// SHAKE(`input`, 8·`count`) in one call.
     public static func digest(_ variant: Variant, _ input: some Sequence<UInt8>, count: Int) -> [UInt8] {
         var xof = SHAKE(variant)
+        defer { xof.wipe() }
         xof.absorb(input)
         return xof.squeeze(count)
+    }
+
+    /// Zeroes the sponge's state, which holds a function of what it absorbed (secret seeds and
+    /// keys); the instance is not used afterwards.
+    mutating func wipe() {
+        Wipe.array(&state)
     }
 
     private mutating func xor(_ byte: UInt8, at index: Int) {
