@@ -28,12 +28,16 @@ public struct MLDSAPublicKey: Sendable, Equatable {
 
     /// ML-DSA.Verify_internal(pk, M′, σ) (Algorithm 8) for an already formatted M′.
     func isValidSignature(_ signature: [UInt8], formattedMessage: [UInt8]) -> Bool {
+        let publicKeyHash = SHAKE.digest(.shake256, rawRepresentation, count: 64)
+        return isValidSignature(signature, mu: SHAKE.digest(.shake256, publicKeyHash + formattedMessage, count: 64))
+    }
+
+    /// Algorithm 8 from step 7 on, given μ = H(tr ‖ M′, 64) (the "external μ" form ACVP tests).
+    func isValidSignature(_ signature: [UInt8], mu: [UInt8]) -> Bool {
         let p = parameters
         guard let (commitment, z, h) = Encoding.decodeSignature(signature, p),
               z.map(\.infinityNorm).max() ?? 0 < p.gamma1 - p.beta else { return false }
         let matrix = Sampling.expandA(rho, p)
-        let publicKeyHash = SHAKE.digest(.shake256, rawRepresentation, count: 64)
-        let mu = SHAKE.digest(.shake256, publicKeyHash + formattedMessage, count: 64)
         let c = NTT.forward(Sampling.sampleInBall(commitment, tau: p.tau))
         let t1Scaled = NTT.forward(t1.map { $0.map { $0 << Field.d } })
         let approximation = NTT.inverse(zip(NTT.multiply(matrix, NTT.forward(z)), t1Scaled).map { $0 - c * $1 })
