@@ -29,6 +29,21 @@ def main():
             "message": message.hex(),
             "signature": key.sign(message).hex(),
         })
+    # Pure ML-DSA with a context string (FIPS 204 Algorithm 2: M' = 0 || |ctx| || ctx || M),
+    # from 1 byte to the 255-byte maximum.
+    contexts = []
+    for i, length in enumerate((1, 64, 255)):
+        seed = label_bytes(f"passkeyd ML-DSA-44 context seed {i}", 32)
+        key = MLDSA44PrivateKey.from_seed_bytes(seed)
+        message = label_bytes(f"passkeyd ML-DSA-44 context message {i}", 32)
+        context = label_bytes(f"passkeyd ML-DSA-44 context {i}", length)
+        contexts.append({
+            "seed": seed.hex(),
+            "publicKey": key.public_key().public_bytes_raw().hex(),
+            "message": message.hex(),
+            "context": context.hex(),
+            "signature": key.sign(message, context).hex(),
+        })
     shake = []
     for length in (0, 1, 135, 136, 137, 167, 168, 169, 500):
         data = label_bytes(f"passkeyd SHAKE input {length}", length)
@@ -39,7 +54,7 @@ def main():
         })
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors.json")
     with open(path, "w") as f:
-        json.dump({"mldsa44": keys, "shake": shake}, f, indent=1)
+        json.dump({"mldsa44": keys, "mldsa44Context": contexts, "shake": shake}, f, indent=1)
         f.write("\n")
 
 

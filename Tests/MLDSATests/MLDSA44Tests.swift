@@ -26,6 +26,38 @@ import Testing
         }
     }
 
+    /// The context string is bound into M′ = 0 ‖ |ctx| ‖ ctx ‖ M (FIPS 204 Algorithms 2 and 3):
+    /// the oracle's signatures verify under their context only, and ours under ours only.
+    @Test func contextSignaturesVerifyOnlyUnderTheirContext() throws {
+        let vectors = try MLDSAVectors.load().mldsa44Context
+        #expect(vectors.map(\.context.bytes.count) == [1, 64, 255])
+        for vector in vectors {
+            let key = try MLDSAPrivateKey(seed: vector.seed.bytes)
+            #expect(key.publicKey.rawRepresentation == vector.publicKey.bytes)
+            let message = vector.message.bytes, context = vector.context.bytes
+            #expect(key.publicKey.isValidSignature(vector.signature.bytes, for: message, context: context))
+            #expect(!key.publicKey.isValidSignature(vector.signature.bytes, for: message))
+            #expect(!key.publicKey.isValidSignature(vector.signature.bytes, for: message, context: context.dropLast() + [context.last! ^ 1]))
+            let ours = try key.signature(for: message, context: context)
+            #expect(key.publicKey.isValidSignature(ours, for: message, context: context))
+            #expect(!key.publicKey.isValidSignature(ours, for: message, context: Array(context.dropLast())))
+        }
+    }
+
+    @Test func aContextOver255BytesIsRefused() throws {
+        let key = try MLDSAPrivateKey(seed: [UInt8](repeating: 9, count: 32))
+        let context = [UInt8](repeating: 1, count: 256)
+        #expect(throws: MLDSAError.contextLength) { try key.signature(for: [1], context: context) }
+        #expect(throws: MLDSAError.contextLength) { try key.signature(for: [1], context: context, randomness: [UInt8](repeating: 0, count: 32)) }
+        let signature = try key.signature(for: [1], context: Array(context.dropLast()))
+        #expect(key.publicKey.isValidSignature(signature, for: [1], context: Array(context.dropLast())))
+        #expect(!key.publicKey.isValidSignature(signature, for: [1], context: context))
+        // An empty context is the default, in signing and verification alike.
+        let plain = try key.signature(for: [1], context: [], randomness: [UInt8](repeating: 0, count: 32))
+        #expect(try key.signature(for: [1], randomness: [UInt8](repeating: 0, count: 32)) == plain)
+        #expect(key.publicKey.isValidSignature(plain, for: [1]) && key.publicKey.isValidSignature(plain, for: [1], context: []))
+    }
+
     @Test func ourSignatureVerifiesAndAFlippedBitDoesNot() throws {
         let vector = try #require(try MLDSAVectors.load().mldsa44.first)
         let key = try MLDSAPrivateKey(seed: vector.seed.bytes)

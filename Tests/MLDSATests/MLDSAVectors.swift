@@ -6,11 +6,17 @@ struct MLDSAVectors: Decodable {
         let seed, publicKey, message, signature: Hex
     }
 
+    /// A pure ML-DSA signature over M with a context string ctx (FIPS 204 Algorithm 2).
+    struct ContextSignature: Decodable {
+        let seed, publicKey, message, context, signature: Hex
+    }
+
     struct SHAKEAnswer: Decodable {
         let input, shake128, shake256: Hex
     }
 
     let mldsa44: [Key]
+    let mldsa44Context: [ContextSignature]
     let shake: [SHAKEAnswer]
 
     static func load(filePath: String = #filePath) throws -> MLDSAVectors {
