@@ -28,7 +28,9 @@ public struct MLDSAPrivateKey: Sendable {
     }
 
     private init(validSeed seed: [UInt8], parameters: MLDSAParameters) {
-        var expanded = SHAKE.digest(.shake256, seed + [UInt8(parameters.k), UInt8(parameters.l)], count: 128)
+        var input = seed + [UInt8(parameters.k), UInt8(parameters.l)]
+        var expanded = SHAKE.digest(.shake256, input, count: 128)
+        Wipe.array(&input)
         var rhoPrime = Array(expanded[32..<96])
         let rho = Array(expanded[0..<32])
         let matrix = Sampling.expandA(rho, parameters)

@@ -42,6 +42,7 @@ enum Sampling {
     static func rejectionBoundedPolynomial(_ seed: [UInt8], eta: Int) -> Polynomial {
         var a = Polynomial.zero
         var xof = SHAKE(.shake256)
+        defer { xof.wipe() }  // it absorbed ρ′, a secret
         xof.absorb(seed)
         var j = 0
         while j < Field.n {
@@ -75,7 +76,9 @@ enum Sampling {
     /// ExpandS(ρ) (Algorithm 33): s1 from nonces 0..<l, s2 from l..<l+k, each a 16-bit little-endian suffix.
     static func expandS(_ rho: [UInt8], _ parameters: MLDSAParameters) -> (s1: [Polynomial], s2: [Polynomial]) {
         let vectors = (0..<(parameters.l + parameters.k)).map { r in
-            rejectionBoundedPolynomial(rho + littleEndian16(r), eta: parameters.eta)
+            var input = rho + littleEndian16(r)
+            defer { Wipe.array(&input) }  // ρ′ is secret
+            return rejectionBoundedPolynomial(input, eta: parameters.eta)
         }
         return (Array(vectors[..<parameters.l]), Array(vectors[parameters.l...]))
     }
@@ -84,7 +87,13 @@ enum Sampling {
     static func expandMask(_ rho: [UInt8], _ counter: Int, _ parameters: MLDSAParameters) -> [Polynomial] {
         let bits = parameters.gamma1Bits
         return (0..<parameters.l).map { r in
-            let bytes = SHAKE.digest(.shake256, rho + littleEndian16(counter + r), count: 32 * bits)
+            // ρ″ and the bytes of y are secret.
+            var input = rho + littleEndian16(counter + r)
+            var bytes = SHAKE.digest(.shake256, input, count: 32 * bits)
+            defer {
+                Wipe.array(&input)
+                Wipe.array(&bytes)
+            }
             return Encoding.bitUnpack(bytes[...], a: parameters.gamma1 - 1, b: parameters.gamma1)
         }
     }
