@@ -29,10 +29,11 @@ public struct MLDSAPrivateKey: Sendable {
 
     private init(validSeed seed: [UInt8], parameters: MLDSAParameters) {
         var input = seed + [UInt8(parameters.k), UInt8(parameters.l)]
-        var expanded = SHAKE.digest(.shake256, input, count: 128)
+        // (ρ, ρ′, K) ← H(ξ ‖ k ‖ l, 128) (Algorithm 6 step 1).
+        var seedExpansion = SHAKE.digest(.shake256, input, count: 128)
         Wipe.array(&input)
-        var rhoPrime = Array(expanded[32..<96])
-        let rho = Array(expanded[0..<32])
+        var rhoPrime = Array(seedExpansion[32..<96])
+        let rho = Array(seedExpansion[0..<32])
         let matrix = Sampling.expandA(rho, parameters)
         var (s1, s2) = Sampling.expandS(rhoPrime, parameters)
         var t = zip(NTT.inverse(NTT.multiply(matrix, NTT.forward(s1))), s2).map { $0 + $1 }
@@ -48,9 +49,9 @@ public struct MLDSAPrivateKey: Sendable {
         self.seedStorage = SecretBytes(seed)
         self.publicKey = MLDSAPublicKey(parameters: parameters, rawRepresentation: publicKeyBytes, rho: rho, t1: t1)
         self.expanded = ExpandedPrivateKey(
-            rho: rho, signingKey: Array(expanded[96..<128]), publicKeyHash: SHAKE.digest(.shake256, publicKeyBytes, count: 64),
+            rho: rho, signingKey: Array(seedExpansion[96..<128]), publicKeyHash: SHAKE.digest(.shake256, publicKeyBytes, count: 64),
             s1: &s1, s2: &s2, t0: &t0, parameters)
-        Wipe.array(&expanded)
+        Wipe.array(&seedExpansion)
         Wipe.array(&rhoPrime)
         Wipe.polynomials(&t)
     }
