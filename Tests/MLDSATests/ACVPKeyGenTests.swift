@@ -12,7 +12,7 @@ import Testing
 /// match neither). Each case gives ξ and the expected pk and sk; transcribed here are ξ and ρ and
 /// tr of sk (ρ ‖ K ‖ tr ‖ …). ρ is the public key's first 32 bytes and tr = SHAKE256(pk, 64)
 /// (FIPS 204 Algorithm 6 line 9), so matching both checks the whole public key, t1 included,
-/// without carrying its 1 312 bytes. Signing against ACVP's sigGen vectors is not here yet.
+/// without carrying its 1 312 bytes. Signing and verification: `ACVPSignatureTests`.
 @Suite struct ACVPKeyGenTests {
     struct Case {
         let tcId: Int

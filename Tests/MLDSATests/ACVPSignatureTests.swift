@@ -488,6 +488,7 @@ import Testing
             F1FAFB0148565D81919697B6C6C9CDCFDBE60000000000000000000000000000000000000000000000000000000000000A192332
             """),
     ]
+
     @Test(arguments: sigGenCases.map(\.tcId))
     func deterministicSignatureMatchesACVPByteForByte(tcId: Int) throws {
         let vector = try #require(Self.sigGenCases.first { $0.tcId == tcId })
