@@ -8,6 +8,7 @@ public struct VerifiedAuthentication: Sendable, Hashable {
     public var credential: RegisteredCredential
     /// The account signed in to.
     public var userHandle: [UInt8]
+    /// Whether the authenticator verified the user (the UV flag).
     public var userVerified: Bool
 }
 

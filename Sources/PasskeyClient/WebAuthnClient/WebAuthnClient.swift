@@ -7,11 +7,14 @@ import WebAuthn
 /// relying party's WebAuthn options, checks them, talks CTAP2 to the authenticator,
 /// asks the person through a `UserAgent`, and returns the JSON the server expects.
 public struct WebAuthnClient: Sendable {
+    /// How the authenticator is reached.
     public let transport: any CTAPTransport
+    /// The caller's origin: what RP IDs are checked against and what client data names.
     public let origin: Origin
     /// The top-level browsing context's origin, when it differs from `origin`: the ceremony
     /// then runs in a cross-origin frame and the client data says so (WebAuthn L3 §5.8.1).
     public let topOrigin: Origin?
+    /// Who asks the person: pickers, PINs, confirmations, progress.
     public let userAgent: any UserAgent
     let rpIDPolicy: RelyingPartyIDPolicy
     let loggers: Loggers
