@@ -74,6 +74,7 @@ bench: deps
 ## Warnings fail the build, so a broken symbol link is caught here.
 DOCC_TARGETS := PasskeyClient RelyingParty
 docs:
+	@mkdir -p docs-build
 	@for target in $(DOCC_TARGETS); do \
 		$(SWIFT) package --allow-writing-to-directory docs-build generate-documentation --target $$target \
 			--output-path docs-build/$$target.doccarchive --warnings-as-errors || exit 1; \

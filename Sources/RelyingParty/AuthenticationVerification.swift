@@ -16,6 +16,8 @@ extension RelyingParty {
     /// Verifies an authentication response (WebAuthn L3 §7.2) against the options it answers.
     ///
     /// - Parameters:
+    ///   - response: the client's `AuthenticationResponseJSON`.
+    ///   - options: the request options the response answers.
     ///   - user: the user handle of the account identified before the ceremony, or nil when the
     ///     response's `userHandle` identifies it (step 6).
     ///   - requireUserVerification: step 16's policy; by default, whether the options asked

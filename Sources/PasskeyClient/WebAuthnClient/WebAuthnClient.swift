@@ -28,9 +28,14 @@ public struct WebAuthnClient: Sendable {
     }
 
     /// - Parameters:
+    ///   - transport: how the authenticator is reached, e.g. `UnixSocketTransport()`.
+    ///   - origin: the caller's origin, e.g. `https://example.com`; https, or http on localhost.
     ///   - topOrigin: the top-level origin (a browser's tab) when the caller may be a frame; an
     ///     origin equal to `origin` is a same-origin call.
+    ///   - userAgent: who asks the person.
     ///   - publicSuffixes: the list for RP ID checks; by default Debian's `publicsuffix` file.
+    /// - Throws: `SecurityError` for an origin that is not a secure context; `NotSupportedError`
+    ///   when no public suffix list is given and Debian's is missing.
     public init(transport: any CTAPTransport, origin: String, topOrigin: String? = nil, userAgent: any UserAgent,
                 publicSuffixes: PublicSuffixList? = nil) throws(WebAuthnError) {
         guard let list = publicSuffixes ?? PublicSuffixList.system() else {
