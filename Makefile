@@ -71,7 +71,8 @@ bench: deps
 	@scripts/bench.sh
 
 ## DocC archives of the two libraries (their catalogs: Sources/*/<Target>.docc), in docs-build/.
-## Warnings fail the build, so a broken symbol link is caught here.
+## Warnings fail the build, so a broken symbol link is caught here; then the articles' Swift
+## examples are type-checked against the modules just built.
 DOCC_TARGETS := PasskeyClient RelyingParty
 docs:
 	@mkdir -p docs-build
@@ -79,6 +80,7 @@ docs:
 		$(SWIFT) package --allow-writing-to-directory docs-build generate-documentation --target $$target \
 			--output-path docs-build/$$target.doccarchive --warnings-as-errors || exit 1; \
 	done
+	SWIFT=$(SWIFT) scripts/check-docc-examples
 
 ## The libFuzzer targets with AddressSanitizer (docs/fuzzing.md), FUZZ_RUNS inputs each.
 fuzz: deps
