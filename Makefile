@@ -12,7 +12,7 @@ FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_SMOKE_MAX_TIME ?= 60
 FUZZ_SMOKE_SEED ?= 1
 
-.PHONY: deps build release test test-unit unit interop architecture run bench docs fuzz clean install uninstall man screenshots
+.PHONY: deps build release test test-unit unit interop architecture format format-lint run bench docs fuzz clean install uninstall man screenshots
 
 deps:
 	@scripts/deps.sh
@@ -39,6 +39,15 @@ test: deps architecture
 architecture: deps
 	scripts/check-architecture
 	$(PY) -m pytest -p no:cacheprovider -q Tests/Architecture
+
+## The code's layout, by the toolchain's `swift format` and .swift-format: `make format` rewrites
+## the files; `make format-lint` (part of `make test`) fails on any line that is not as it writes it.
+FORMATTED := Sources Tests Package.swift
+format: deps
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMATTED)
+
+format-lint: deps
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
 
 ## The Swift suites that start no passkeyd or passkeyctl process: everything but PasskeydTests
 ## and PasskeyctlTests, without the interop suites and the architecture check.
