@@ -17,7 +17,8 @@ import WebAuthn
         try OptionsJSONError.decode(type, from: Data(json.utf8))
     }
 
-    /// The bytes `passkeyctl webauthn` and the browser host print (both sort keys), member for member.
+    /// The bytes `passkeyctl webauthn` and the browser host print (both sort keys), member for member;
+    /// the same bytes the hand-written coders wrote before the wrappers replaced them.
     @Test func credentialsEncodeAsToJSONDoes() throws {
         let assertion = AuthenticationResponseJSON(
             credentialID: [0xFB, 0xFF], clientDataJSON: [4], authenticatorData: [5], signature: [6], userHandle: [7],
@@ -47,6 +48,15 @@ import WebAuthn
             {"attestation":"none","challenge":"AA","excludeCredentials":[{"id":"AQ","transports":["usb"],"type":"public-key"}],\#
             "extensions":{"largeBlob":{"write":"Ag"}},"pubKeyCredParams":[{"alg":-7,"type":"public-key"}],"rp":{"name":"E"},\#
             "user":{"displayName":"A","id":"_w","name":"a"}}
+            """#)
+        let request = PublicKeyCredentialRequestOptionsJSON(
+            challenge: [1, 2, 3, 4, 5], timeout: 9, rpId: "e.com",
+            allowCredentials: [.init(id: [7, 7, 7], transports: ["internal", "hybrid"])], userVerification: .required,
+            hints: [.securityKey], extensions: .init(prf: .init(eval: .init(first: [1], second: [2]))))
+        #expect(try Self.sorted(request) == #"""
+            {"allowCredentials":[{"id":"BwcH","transports":["internal","hybrid"],"type":"public-key"}],"challenge":"AQIDBAU",\#
+            "extensions":{"prf":{"eval":{"first":"AQ","second":"Ag"}}},"hints":["security-key"],"rpId":"e.com","timeout":9,\#
+            "userVerification":"required"}
             """#)
     }
 
