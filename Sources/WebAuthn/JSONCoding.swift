@@ -109,12 +109,14 @@ extension KeyedDecodingContainer {
     }
 
     /// An enumeration member, or nil when absent or an unknown value.
-    func decodeKnown<T: RawRepresentable & Sendable & Hashable>(_ type: T.Type, forKey key: Key) throws -> T? where T.RawValue == String {
+    func decodeKnown<T: RawRepresentable & Sendable & Hashable>(_ type: T.Type, forKey key: Key) throws -> T?
+    where T.RawValue == String {
         try decode(KnownOrAbsent<T>.self, forKey: key).wrappedValue
     }
 
     /// A list of enumeration members with the unknown ones dropped; empty when absent.
-    func decodeKnownList<T: RawRepresentable>(_ type: T.Type, forKey key: Key) throws -> [T] where T.RawValue == String {
+    func decodeKnownList<T: RawRepresentable>(_ type: T.Type, forKey key: Key) throws -> [T]
+    where T.RawValue == String {
         (try decodeIfPresent([String].self, forKey: key) ?? []).compactMap(T.init(rawValue:))
     }
 }
@@ -124,7 +126,8 @@ extension KeyedEncodingContainer {
         try encode(Base64URLEncoded(wrappedValue: bytes), forKey: key)
     }
 
-    mutating func encodeRawIfPresent<T: RawRepresentable & Sendable & Hashable>(_ value: T?, forKey key: Key) throws where T.RawValue == String {
+    mutating func encodeRawIfPresent<T: RawRepresentable & Sendable & Hashable>(_ value: T?, forKey key: Key) throws
+    where T.RawValue == String {
         try encode(KnownOrAbsent(wrappedValue: value), forKey: key)
     }
 

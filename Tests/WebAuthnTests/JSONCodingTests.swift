@@ -25,17 +25,21 @@ import WebAuthn
             authenticatorAttachment: .crossPlatform,
             clientExtensionResults: .init(prf: .init(results: .init(first: [8])), largeBlob: .init(blob: [9])))
         #expect(try Self.sorted(assertion) == #"""
-            {"authenticatorAttachment":"cross-platform","clientExtensionResults":{"largeBlob":{"blob":"CQ"},"prf":{"results":{"first":"CA"}}},\#
-            "id":"-_8","rawId":"-_8","response":{"authenticatorData":"BQ","clientDataJSON":"BA","signature":"Bg","userHandle":"Bw"},\#
+            {"authenticatorAttachment":"cross-platform",\#
+            "clientExtensionResults":{"largeBlob":{"blob":"CQ"},"prf":{"results":{"first":"CA"}}},\#
+            "id":"-_8","rawId":"-_8",\#
+            "response":{"authenticatorData":"BQ","clientDataJSON":"BA","signature":"Bg","userHandle":"Bw"},\#
             "type":"public-key"}
             """#)
         let registration = RegistrationResponseJSON(
             credentialID: [1, 2, 3],
-            response: AuthenticatorAttestationResponseJSON(clientDataJSON: [4], authenticatorData: [5], transports: ["usb"],
-                                                           publicKey: nil, publicKeyAlgorithm: -8, attestationObject: [6]))
+            response: AuthenticatorAttestationResponseJSON(
+                clientDataJSON: [4], authenticatorData: [5], transports: ["usb"],
+                publicKey: nil, publicKeyAlgorithm: -8, attestationObject: [6]))
         #expect(try Self.sorted(registration) == #"""
-            {"clientExtensionResults":{},"id":"AQID","rawId":"AQID","response":{"attestationObject":"Bg","authenticatorData":"BQ",\#
-            "clientDataJSON":"BA","publicKeyAlgorithm":-8,"transports":["usb"]},"type":"public-key"}
+            {"clientExtensionResults":{},"id":"AQID","rawId":"AQID",\#
+            "response":{"attestationObject":"Bg","authenticatorData":"BQ","clientDataJSON":"BA",\#
+            "publicKeyAlgorithm":-8,"transports":["usb"]},"type":"public-key"}
             """#)
     }
 
@@ -45,18 +49,19 @@ import WebAuthn
             pubKeyCredParams: [.init(.es256)], excludeCredentials: [.init(id: [1], transports: ["usb"])],
             extensions: .init(largeBlob: .init(write: [2])))
         #expect(try Self.sorted(creation) == #"""
-            {"attestation":"none","challenge":"AA","excludeCredentials":[{"id":"AQ","transports":["usb"],"type":"public-key"}],\#
-            "extensions":{"largeBlob":{"write":"Ag"}},"pubKeyCredParams":[{"alg":-7,"type":"public-key"}],"rp":{"name":"E"},\#
-            "user":{"displayName":"A","id":"_w","name":"a"}}
+            {"attestation":"none","challenge":"AA",\#
+            "excludeCredentials":[{"id":"AQ","transports":["usb"],"type":"public-key"}],\#
+            "extensions":{"largeBlob":{"write":"Ag"}},"pubKeyCredParams":[{"alg":-7,"type":"public-key"}],\#
+            "rp":{"name":"E"},"user":{"displayName":"A","id":"_w","name":"a"}}
             """#)
         let request = PublicKeyCredentialRequestOptionsJSON(
             challenge: [1, 2, 3, 4, 5], timeout: 9, rpId: "e.com",
             allowCredentials: [.init(id: [7, 7, 7], transports: ["internal", "hybrid"])], userVerification: .required,
             hints: [.securityKey], extensions: .init(prf: .init(eval: .init(first: [1], second: [2]))))
         #expect(try Self.sorted(request) == #"""
-            {"allowCredentials":[{"id":"BwcH","transports":["internal","hybrid"],"type":"public-key"}],"challenge":"AQIDBAU",\#
-            "extensions":{"prf":{"eval":{"first":"AQ","second":"Ag"}}},"hints":["security-key"],"rpId":"e.com","timeout":9,\#
-            "userVerification":"required"}
+            {"allowCredentials":[{"id":"BwcH","transports":["internal","hybrid"],"type":"public-key"}],\#
+            "challenge":"AQIDBAU","extensions":{"prf":{"eval":{"first":"AQ","second":"Ag"}}},"hints":["security-key"],\#
+            "rpId":"e.com","timeout":9,"userVerification":"required"}
             """#)
     }
 
@@ -74,7 +79,8 @@ import WebAuthn
 
     /// Padding is accepted as py_webauthn and python-fido2 accept it; output never has it.
     @Test func paddedBase64URLIsReadAndWrittenUnpadded() throws {
-        let user = try Self.decode(PublicKeyCredentialUserEntityJSON.self, #"{"id":"AQI=","name":"a","displayName":"A"}"#)
+        let json = #"{"id":"AQI=","name":"a","displayName":"A"}"#
+        let user = try Self.decode(PublicKeyCredentialUserEntityJSON.self, json)
         #expect(user.id == [1, 2])
         #expect(try Self.sorted(user) == #"{"displayName":"A","id":"AQI","name":"a"}"#)
     }
@@ -86,12 +92,17 @@ import WebAuthn
         (#"{"challenge":"Zg="}"#, "challenge", "is not base64url"),
         (#"{"challenge":"Z"}"#, "challenge", "is not base64url"),
         (#"{"challenge":7}"#, "challenge", "must be a string"),
-        (#"{"challenge":"AA","allowCredentials":[{"type":"public-key","id":"a/b"}]}"#, "allowCredentials[0].id", "is not base64url"),
-        (#"{"challenge":"AA","extensions":{"largeBlob":{"write":"a+b"}}}"#, "extensions.largeBlob.write", "is not base64url"),
-        (#"{"challenge":"AA","extensions":{"prf":{"eval":{"first":"AA","second":"=="}}}}"#, "extensions.prf.eval.second", "is not base64url"),
+        (#"{"challenge":"AA","allowCredentials":[{"type":"public-key","id":"a/b"}]}"#,
+         "allowCredentials[0].id", "is not base64url"),
+        (#"{"challenge":"AA","extensions":{"largeBlob":{"write":"a+b"}}}"#,
+         "extensions.largeBlob.write", "is not base64url"),
+        (#"{"challenge":"AA","extensions":{"prf":{"eval":{"first":"AA","second":"=="}}}}"#,
+         "extensions.prf.eval.second", "is not base64url"),
     ])
     func badBase64URLNamesTheMember(json: String, member: String, problem: String) {
-        #expect(throws: OptionsJSONError(dictionary: "PublicKeyCredentialRequestOptionsJSON", member: member, problem: problem)) {
+        let dictionary = "PublicKeyCredentialRequestOptionsJSON"
+        let expected = OptionsJSONError(dictionary: dictionary, member: member, problem: problem)
+        #expect(throws: expected) {
             try Self.decode(PublicKeyCredentialRequestOptionsJSON.self, json)
         }
     }
@@ -101,19 +112,21 @@ import WebAuthn
         {"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},
          "response":{"clientDataJSON":"AA","authenticatorData":"A+","signature":"AA"}}
         """#
-        #expect(throws: OptionsJSONError(dictionary: "PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>",
-                                         member: "response.authenticatorData", problem: "is not base64url")) {
+        let dictionary = "PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>"
+        #expect(throws: OptionsJSONError(dictionary: dictionary, member: "response.authenticatorData",
+                                         problem: "is not base64url")) {
             try Self.decode(AuthenticationResponseJSON.self, json)
         }
-        #expect(throws: OptionsJSONError(dictionary: "PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>",
-                                         member: "rawId", problem: "is missing")) {
-            try Self.decode(AuthenticationResponseJSON.self, #"{"id":"AQ","type":"public-key","clientExtensionResults":{},"response":{}}"#)
+        let noRawId = #"{"id":"AQ","type":"public-key","clientExtensionResults":{},"response":{}}"#
+        #expect(throws: OptionsJSONError(dictionary: dictionary, member: "rawId", problem: "is missing")) {
+            try Self.decode(AuthenticationResponseJSON.self, noRawId)
         }
     }
 
     /// A known attachment round-trips; a non-string one is still a type error, not ignored.
     @Test func authenticatorAttachmentIsKnownOrAbsent() throws {
-        let json = #"{"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},"authenticatorAttachment":"platform","#
+        let json = #"{"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},"#
+            + #""authenticatorAttachment":"platform","#
             + #""response":{"clientDataJSON":"AA","authenticatorData":"AA","signature":"AA"}}"#
         let credential = try Self.decode(AuthenticationResponseJSON.self, json)
         #expect(credential.authenticatorAttachment == .platform)
@@ -130,6 +143,7 @@ import WebAuthn
         #expect(PublicKeyCredentialDescriptorJSON(id: [3]).ctap == PublicKeyCredentialDescriptor(id: [3]))
         let user = PublicKeyCredentialUserEntity(id: [9], name: "alice", displayName: "Alice")
         #expect(PublicKeyCredentialUserEntityJSON(user).ctap == user)
-        #expect(PublicKeyCredentialUserEntityJSON(PublicKeyCredentialUserEntity(id: [9])) == .init(id: [9], name: "", displayName: ""))
+        let anonymous = PublicKeyCredentialUserEntity(id: [9])
+        #expect(PublicKeyCredentialUserEntityJSON(anonymous) == .init(id: [9], name: "", displayName: ""))
     }
 }
