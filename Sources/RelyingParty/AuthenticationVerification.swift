@@ -28,7 +28,7 @@ extension RelyingParty {
                                      user: [UInt8]? = nil,
                                      requireUserVerification: Bool? = nil,
                                      credential lookup: (_ credentialID: [UInt8]) -> RegisteredCredential?) throws(VerificationError) -> VerifiedAuthentication {
-        try checkCredentialIdentity(type: response.type, id: response.id, rawId: response.rawId)
+        try checkCredentialIdentity(response)
         let assertion = response.response
         // Step 5.
         if !options.allowCredentials.isEmpty, !options.allowCredentials.contains(where: { $0.id == response.rawId }) {

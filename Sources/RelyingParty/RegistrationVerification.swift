@@ -16,7 +16,7 @@ extension RelyingParty {
     public func verifyRegistration(_ response: RegistrationResponseJSON,
                                    options: PublicKeyCredentialCreationOptionsJSON,
                                    requireUserVerification: Bool? = nil) throws(VerificationError) -> RegisteredCredential {
-        try checkCredentialIdentity(type: response.type, id: response.id, rawId: response.rawId)
+        try checkCredentialIdentity(response)
         // Steps 5–10.
         _ = try checkClientData(response.response.clientDataJSON, type: .create, challenge: options.challenge)
         // Step 11.
