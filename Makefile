@@ -12,7 +12,7 @@ FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_SMOKE_MAX_TIME ?= 60
 FUZZ_SMOKE_SEED ?= 1
 
-.PHONY: deps build release test test-unit unit interop architecture run bench fuzz clean install uninstall man screenshots
+.PHONY: deps build release test test-unit unit interop architecture format format-lint run bench docs fuzz clean install uninstall man screenshots
 
 deps:
 	@scripts/deps.sh
@@ -39,6 +39,15 @@ test: deps architecture
 architecture: deps
 	scripts/check-architecture
 	$(PY) -m pytest -p no:cacheprovider -q Tests/Architecture
+
+## The code's layout, by the toolchain's `swift format` and .swift-format: `make format` rewrites
+## the files; `make format-lint` (part of `make test`) fails on any line that is not as it writes it.
+FORMATTED := Sources Tests Package.swift
+format: deps
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMATTED)
+
+format-lint: deps
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
 
 ## The Swift suites that start no passkeyd or passkeyctl process: everything but PasskeydTests
 ## and PasskeyctlTests, without the interop suites and the architecture check.
@@ -70,12 +79,24 @@ run: deps
 bench: deps
 	@scripts/bench.sh
 
+## DocC archives of the two libraries (their catalogs: Sources/*/<Target>.docc), in docs-build/.
+## Warnings fail the build, so a broken symbol link is caught here; then the articles' Swift
+## examples are type-checked against the modules just built.
+DOCC_TARGETS := PasskeyClient RelyingParty
+docs:
+	@mkdir -p docs-build
+	@for target in $(DOCC_TARGETS); do \
+		$(SWIFT) package --allow-writing-to-directory docs-build generate-documentation --target $$target \
+			--output-path docs-build/$$target.doccarchive --warnings-as-errors || exit 1; \
+	done
+	SWIFT=$(SWIFT) scripts/check-docc-examples
+
 ## The libFuzzer targets with AddressSanitizer (docs/fuzzing.md), FUZZ_RUNS inputs each.
 fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz integrations/c/build integrations/ssh/build integrations/preload/build
+	rm -rf .build .build-fuzz docs-build integrations/c/build integrations/ssh/build integrations/preload/build
 
 ## `make install` (docs/integrations.md): the executables, shell completions, man pages,
 ## systemd user units, the libfido2 adapter, the OpenSSH provider and the preload library under PREFIX (DESTDIR for packagers).

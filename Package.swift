@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         // `passkeydemo --web`'s HTTP server (docs/passkeydemo.md says why).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        // `make docs`: DocC archives for the PasskeyClient and RelyingParty libraries (build-time plugin only).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Strict, canonical CTAP2 CBOR. No dependencies.

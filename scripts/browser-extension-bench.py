@@ -10,7 +10,9 @@ times the calls inside a page: the page and the calls of scripts/chrome-virtual-
 (Chrome's virtual authenticator), so the two compare call for call. Then it drives `passkeyctl browser host` directly over its stdio
 (the native-messaging framing) with the same requests: the page's figure minus the host's is
 what the browser's hops cost (page script → content script → service worker → native port and
-back). Prints one JSON object: per figure the operation count, the wall time and each latency
+back). Last, the page's sign-ins once more with a host that answers each `get` at once with an
+answer the real host gave (this script, `--echo-host`): the hops alone, with no passkeyd behind
+them, so the floor any host could reach. Prints one JSON object: per figure the operation count, the wall time and each latency
 in milliseconds. Python's standard library only.
 
 Exit 3 with a sentence on stderr when chromium, the extension or the browser driver is missing.
@@ -66,11 +68,13 @@ class Daemon:
         self.log.close()
 
 
-def measure_page(browser, url: str, operation: str, operations: int, duration: float) -> dict:
+def measure_page(browser, url: str, operation: str, operations: int, duration: float, created: bool = True) -> dict:
+    """`created`: whether the page registers first (the echo host only signs in)."""
     page = browser.new_page(url)
     try:
         page.evaluate(chrome.BENCH.strip().rstrip(";"))  # the driver evaluates an expression
-        page.evaluate(f"bench.create({1 if operation == 'get' else chrome.WARMUP})")
+        if created:
+            page.evaluate(f"bench.create({1 if operation == 'get' else chrome.WARMUP})")
         if operation == "get":
             page.evaluate(f"bench.get({chrome.WARMUP}, 1e9)")
             return chrome.figure(page.evaluate(f"bench.get({operations}, {duration})", timeout=duration + 120))
@@ -82,8 +86,10 @@ def measure_page(browser, url: str, operation: str, operations: int, duration: f
         page.close()
 
 
-def measure_host(passkeyctl: str, socket: str, origin: str, operation: str, operations: int, duration: float) -> dict:
-    """The host alone: the same requests as the page's, framed on its stdio by this process."""
+def measure_host(passkeyctl: str, socket: str, origin: str, operation: str, operations: int, duration: float,
+                 answers: dict | None = None) -> dict:
+    """The host alone: the same requests as the page's, framed on its stdio by this process.
+    `answers` gets the last reply, for the echo host."""
     from native_host import NativeHost
 
     host = NativeHost(socket, command=[passkeyctl, "browser", "host", "--socket", socket, "chrome-extension://bench/"])
@@ -108,6 +114,8 @@ def measure_host(passkeyctl: str, socket: str, origin: str, operation: str, oper
         elapsed = (time.perf_counter() - began) * 1000
         if reply["type"] != "result":
             raise RuntimeError(f"the host answered {reply}")
+        if answers is not None:
+            answers[kind] = reply
         return elapsed
 
     try:
@@ -124,6 +132,21 @@ def measure_host(passkeyctl: str, socket: str, origin: str, operation: str, oper
         host.close()
 
 
+def echo_host(answer_file: str) -> int:
+    """A native-messaging host that answers every `get` at once with a recorded answer (its id
+    replaced), anything else with an error: what the browser's hops cost with nothing behind them."""
+    answer = json.loads(Path(answer_file).read_text())
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while len(head := stdin.read(4)) == 4:
+        message = json.loads(stdin.read(int.from_bytes(head, sys.byteorder)))
+        reply = {**answer, "id": message.get("id")} if message.get("type") == "get" else \
+            {"type": "error", "id": message.get("id"), "name": "NotSupportedError", "message": "the echo host only signs in"}
+        body = json.dumps(reply).encode()
+        stdout.write(len(body).to_bytes(4, sys.byteorder) + body)
+        stdout.flush()
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=5.0)
@@ -131,6 +154,8 @@ def main() -> int:
     parser.add_argument("--passkeyd", required=True)
     parser.add_argument("--passkeyctl", required=True)
     parser.add_argument("--extension", default=str(REPO / "integrations" / "browser" / "extension"))
+    if sys.argv[1:2] == ["--echo-host"]:  # started by the browser (after the answer, the caller's origin)
+        return echo_host(sys.argv[2])
     args = parser.parse_args()
 
     if not (Path(args.extension) / "manifest.json").exists():
@@ -150,9 +175,9 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="passkeybench-extension-")
     figures: dict = {}
     try:
-        for operation in ("get", "create"):
-            daemon = Daemon(args.passkeyd, work, f"page-{operation}")
-            home = os.path.join(work, f"home-{operation}")
+        def in_page(name: str, operation: str, echo: str | None = None) -> None:
+            daemon = Daemon(args.passkeyd, work, f"page-{name}")
+            home = os.path.join(work, f"home-{name}")
             profile = os.path.join(home, "chromium")
             env = {"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"), "XDG_DATA_HOME": os.path.join(home, ".local", "share")}
             base = {k: v for k, v in os.environ.items() if not k.startswith("PASSKEY")}
@@ -160,21 +185,32 @@ def main() -> int:
                                        env={**base, **env}, capture_output=True, text=True, timeout=60)
             if installed.returncode != 0:
                 raise RuntimeError(f"passkeyctl browser install failed: {installed.stderr}")
+            if echo is not None:
+                # The manifest's `path` names the script that starts the host: it starts the echo host instead.
+                manifest = json.loads(Path(profile, "NativeMessagingHosts", "dev.passkeyd.host.json").read_text())
+                Path(manifest["path"]).write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).resolve()} --echo-host {echo}\n")
             browser = Chromium(args.extension, profile=profile, env=env)
             try:
                 browser.extension_ready()
-                figures[operation] = measure_page(browser, url, operation, args.operations, args.duration)
+                figures[name] = measure_page(browser, url, operation, args.operations, args.duration, created=echo is None)
                 figures["browser"] = browser.version
             finally:
                 browser.close()
                 daemon.stop()
+
+        for operation in ("get", "create"):
+            in_page(operation, operation)
+        answers: dict = {}
         for operation in ("get", "create"):
             daemon = Daemon(args.passkeyd, work, f"host-{operation}")
             try:
                 figures["host" + operation.capitalize()] = measure_host(
-                    args.passkeyctl, daemon.socket, origin, operation, args.operations, args.duration)
+                    args.passkeyctl, daemon.socket, origin, operation, args.operations, args.duration, answers)
             finally:
                 daemon.stop()
+        answer = os.path.join(work, "answer.json")
+        Path(answer).write_text(json.dumps(answers["get"]))
+        in_page("echoGet", "get", echo=answer)
         print(json.dumps(figures))
         return 0
     finally:

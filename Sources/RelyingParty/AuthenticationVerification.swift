@@ -8,6 +8,7 @@ public struct VerifiedAuthentication: Sendable, Hashable {
     public var credential: RegisteredCredential
     /// The account signed in to.
     public var userHandle: [UInt8]
+    /// Whether the authenticator verified the user (the UV flag).
     public var userVerified: Bool
 }
 
@@ -15,6 +16,8 @@ extension RelyingParty {
     /// Verifies an authentication response (WebAuthn L3 §7.2) against the options it answers.
     ///
     /// - Parameters:
+    ///   - response: the client's `AuthenticationResponseJSON`.
+    ///   - options: the request options the response answers.
     ///   - user: the user handle of the account identified before the ceremony, or nil when the
     ///     response's `userHandle` identifies it (step 6).
     ///   - requireUserVerification: step 16's policy; by default, whether the options asked
@@ -25,7 +28,7 @@ extension RelyingParty {
                                      user: [UInt8]? = nil,
                                      requireUserVerification: Bool? = nil,
                                      credential lookup: (_ credentialID: [UInt8]) -> RegisteredCredential?) throws(VerificationError) -> VerifiedAuthentication {
-        try checkCredentialIdentity(type: response.type, id: response.id, rawId: response.rawId)
+        try checkCredentialIdentity(response)
         let assertion = response.response
         // Step 5.
         if !options.allowCredentials.isEmpty, !options.allowCredentials.contains(where: { $0.id == response.rawId }) {

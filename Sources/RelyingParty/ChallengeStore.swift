@@ -21,6 +21,7 @@ public actor ChallengeStore {
         }
     }
 
+    /// The most challenges pending at once; past it the oldest is forgotten.
     public let capacity: Int
     /// `issue` numbers each issue: it tells a challenge's current entry in `issued` from
     /// one left there by an earlier issue of the same challenge.
@@ -31,15 +32,19 @@ public actor ChallengeStore {
     private var oldest = 0
     private var issues = 0
 
+    /// An empty store holding at most `capacity` pending challenges (at least 1).
     public init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
     }
 
+    /// The challenges pending now.
     public var count: Int { pending.count }
 
     /// Entries kept to remember issue order, pending or already taken: at most `2 * capacity`.
     var retained: Int { issued.count - oldest }
 
+    /// Records an issued challenge with the ceremony it belongs to; issuing the same challenge
+    /// again replaces its ceremony.
     public func remember(_ challenge: [UInt8], for ceremony: Ceremony) {
         let expires = ceremony.timeout.map { ContinuousClock.now + $0 }
         if let current = pending[challenge] {

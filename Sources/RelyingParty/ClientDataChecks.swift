@@ -39,8 +39,9 @@ extension RelyingParty {
         }
     }
 
-    func checkCredentialIdentity(type: String, id: String, rawId: [UInt8]) throws(VerificationError) {
-        guard type == "public-key" else { throw .unsupportedCredentialType(type) }
-        guard id == Base64URL.encode(rawId) else { throw .credentialIDMismatch }
+    /// A `public-key` credential whose `id` is its `rawId` base64url-encoded (WebAuthn L3 §5.1, `id`).
+    func checkCredentialIdentity(_ credential: PublicKeyCredentialJSON<some AuthenticatorResponseJSON>) throws(VerificationError) {
+        guard credential.type == "public-key" else { throw .unsupportedCredentialType(credential.type) }
+        guard credential.id == Base64URL.encode(credential.rawId) else { throw .credentialIDMismatch }
     }
 }

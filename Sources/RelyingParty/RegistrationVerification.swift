@@ -6,14 +6,17 @@ import WebAuthn
 extension RelyingParty {
     /// Verifies a registration response (WebAuthn L3 §7.1) against the options it answers.
     ///
-    /// - Parameter requireUserVerification: step 15's policy; by default, whether the options
-    ///   asked for `userVerification: required`.
+    /// - Parameters:
+    ///   - response: the client's `RegistrationResponseJSON`.
+    ///   - options: the creation options the response answers.
+    ///   - requireUserVerification: step 15's policy; by default, whether the options
+    ///     asked for `userVerification: required`.
     /// - Returns: the credential record to store (step 27). Checking that the credential ID is
     ///   not registered yet (step 26) is the caller's, who owns the records.
     public func verifyRegistration(_ response: RegistrationResponseJSON,
                                    options: PublicKeyCredentialCreationOptionsJSON,
                                    requireUserVerification: Bool? = nil) throws(VerificationError) -> RegisteredCredential {
-        try checkCredentialIdentity(type: response.type, id: response.id, rawId: response.rawId)
+        try checkCredentialIdentity(response)
         // Steps 5–10.
         _ = try checkClientData(response.response.clientDataJSON, type: .create, challenge: options.challenge)
         // Step 11.

@@ -10,6 +10,7 @@ import WebAuthn
 public struct RelyingParty: Sendable {
     /// The RP ID: a registrable domain suffix of the origins (WebAuthn L3 §5.4.2).
     public var id: String
+    /// The RP's name for people, sent in registration options.
     public var name: String
     /// Serialized origins responses may come from, e.g. `https://example.com`.
     public var origins: Set<String>
@@ -19,8 +20,11 @@ public struct RelyingParty: Sendable {
     public var algorithms: [COSEAlgorithm]
     /// The `timeout` hint of issued options, in milliseconds.
     public var timeout: UInt32
+    /// The challenges issued and not yet answered, shared by copies of this value.
     public let challenges: ChallengeStore
 
+    /// A relying party with its identity, the origins it accepts and the algorithms it offers,
+    /// ES256 and EdDSA by default; options ask for 5 minutes (`timeout`, milliseconds).
     public init(id: String, name: String, origins: Set<String>, topOrigins: Set<String> = [],
                 algorithms: [COSEAlgorithm] = [.es256, .edDSA], timeout: UInt32 = 300_000,
                 challenges: ChallengeStore = ChallengeStore()) {

@@ -1,9 +1,11 @@
 import CTAP
 
-/// PublicKeyCredentialUserEntityJSON (WebAuthn L3 §5.1.8): the user handle travels base64url.
+/// PublicKeyCredentialUserEntityJSON (WebAuthn L3 §5.1.8): the CTAP `PublicKeyCredentialUserEntity`
+/// with its handle base64url and `name`, `displayName` required, as WebAuthn's dictionary has them
+/// (§5.4.3); converted to and from the CTAP entity in one place each.
 public struct PublicKeyCredentialUserEntityJSON: Sendable, Hashable, Codable {
     /// The user handle: 1 to 64 opaque bytes (WebAuthn L3 §5.4.3).
-    public var id: [UInt8]
+    @Base64URLEncoded public var id: [UInt8]
     public var name: String
     public var displayName: String
 
@@ -13,20 +15,10 @@ public struct PublicKeyCredentialUserEntityJSON: Sendable, Hashable, Codable {
         self.displayName = displayName
     }
 
-    enum CodingKeys: String, CodingKey { case id, name, displayName }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decodeBase64URL(forKey: .id)
-        name = try c.decode(String.self, forKey: .name)
-        displayName = try c.decode(String.self, forKey: .displayName)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeBase64URL(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(displayName, forKey: .displayName)
+    /// The JSON form of a CTAP user entity; a member the authenticator left out (CTAP 2.1 §6.2:
+    /// `name` and `displayName` are optional there) becomes the empty string.
+    public init(_ user: PublicKeyCredentialUserEntity) {
+        self.init(id: user.id, name: user.name ?? "", displayName: user.displayName ?? "")
     }
 
     public var ctap: PublicKeyCredentialUserEntity {

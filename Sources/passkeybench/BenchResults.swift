@@ -82,6 +82,7 @@ struct BenchResults {
         row("passkeyd get via the extension, in page", 1, browserExtension?.figures?.get)
         row("passkeyd create (rk) via the extension, in page", 1, browserExtension?.figures?.create)
         row("passkeyd get via passkeyctl browser host alone (stdio)", 1, browserExtension?.figures?.hostGet)
+        row("get via the extension, a host that answers at once, in page", 1, browserExtension?.figures?.echoGet)
         row("passkeyd create (rk) via passkeyctl browser host alone (stdio)", 1, browserExtension?.figures?.hostCreate)
         sections.append(BenchTable.render(header: header, rows: rows))
         if let skipped = libfido2?.skipped { sections.append("libfido2: skipped (\(skipped)).") }
@@ -148,6 +149,8 @@ struct BenchResults {
             inside a page on http://localhost with the same calls as Chrome's figure. Where the time goes (p50):
             \(step("get", figures.get, figures.hostGet, webAuthn?.getAssertion))
             \(step("create", figures.create, figures.hostCreate, webAuthn?.makeCredential))
+              the hops alone: a sign-in in the page with a host that answers at once \(BenchTable.milliseconds(figures.echoGet.p50)) ms\
+            \(chrome?.figures.map { "; Chrome's virtual authenticator, whole, \(BenchTable.milliseconds($0.get.p50)) ms" } ?? "").
             """
     }
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// passkeyd in a page: `scripts/browser-extension-bench.py` times navigator.credentials in a
 /// localhost page of Debian's headless chromium through the passkeyd extension and its native
-/// host, then the host alone over its stdio with the same requests, so the report can say what
-/// the browser's hops cost. Skipped, with the reason, when chromium, the extension or the
+/// host, then the host alone over its stdio with the same requests, then the page's sign-ins with
+/// a host that answers at once (the hops alone), so the report can say what the browser's hops cost. Skipped, with the reason, when chromium, the extension or the
 /// script is absent or the run fails; never needed by anything but `make bench`.
 enum BrowserExtension {
     static let script = "scripts/browser-extension-bench.py"
@@ -15,6 +15,8 @@ enum BrowserExtension {
         /// `passkeyctl browser host` alone, framed on its stdio.
         var hostCreate: Measurement
         var hostGet: Measurement
+        /// In the page, through the extension, with a host that answers each sign-in at once.
+        var echoGet: Measurement
         var browser: String
     }
 
@@ -25,6 +27,7 @@ enum BrowserExtension {
         var get: ReportedFigure
         var hostCreate: ReportedFigure
         var hostGet: ReportedFigure
+        var echoGet: ReportedFigure
         var browser: String
     }
 
@@ -39,7 +42,8 @@ enum BrowserExtension {
         case .success(let decoded):
             return Outcome(figures: Figures(
                 create: decoded.create.measurement, get: decoded.get.measurement,
-                hostCreate: decoded.hostCreate.measurement, hostGet: decoded.hostGet.measurement, browser: decoded.browser))
+                hostCreate: decoded.hostCreate.measurement, hostGet: decoded.hostGet.measurement,
+                echoGet: decoded.echoGet.measurement, browser: decoded.browser))
         }
     }
 }

@@ -5,9 +5,12 @@ import CTAP
 /// of discoverable credentials and a credential's backup flags. Each request carries a
 /// pinUvAuthParam from a token with the `cm` permission, as credential management does.
 public struct CredentialTransferSession: Sendable {
+    /// The session the commands are sent on.
     public let session: CTAP2Session
+    /// The token that authenticates each command; it must carry `cm`.
     public let token: PinUvAuthToken
 
+    /// A session whose commands `token` authenticates.
     public init(session: CTAP2Session, token: PinUvAuthToken) {
         self.session = session
         self.token = token

@@ -5,8 +5,10 @@ import CTAPHID
 /// and clear, and the stream of what the device does. Over the daemon's socket, through the
 /// FAULT and WATCH vendor commands (docs/vendor-commands.md).
 public struct DeviceControls: Sendable {
+    /// The daemon's socket; vendor commands exist only there.
     public let transport: UnixSocketTransport
 
+    /// Controls of the daemon behind `transport`.
     public init(transport: UnixSocketTransport) {
         self.transport = transport
     }
@@ -17,10 +19,12 @@ public struct DeviceControls: Sendable {
         try await send(.set(rule))
     }
 
+    /// Every armed fault, oldest first.
     public func armedFaults() async throws(CTAP2Error) -> [FaultRule] {
         try await send(.list)
     }
 
+    /// Disarms every fault.
     public func clearFaults() async throws(CTAP2Error) {
         _ = try await send(.clear)
     }

@@ -3,7 +3,7 @@ import Crypto
 
 /// A credential private key between passkeyd's raw form and PKCS#8 DER (RFC 5208), the form
 /// Chrome's virtual authenticator (CDP `WebAuthn.Credential.privateKey`) and the Credential
-/// Exchange Format carry. RSA keys (RS256, PS256) have none yet: passkeyd keeps n and d only,
+/// Exchange Format carry. RSA keys (RS256, PS256) have none here: passkeyd keeps n and d only,
 /// and PKCS#8 needs the primes.
 public enum PrivateKeyEncoding {
     /// Ed25519 in PKCS#8 (RFC 8410 §7): this fixed prefix, then the 32-byte seed.
@@ -34,6 +34,8 @@ public enum PrivateKeyEncoding {
         }
     }
 
+    /// PKCS#8 DER of a raw private key of COSE algorithm `algorithm`; nil for RSA, an unknown
+    /// algorithm, or bytes that are not such a key.
     public static func pkcs8(raw: [UInt8], algorithm: Int) -> [UInt8]? {
         switch COSEAlgorithm(rawValue: algorithm) {
         case .es256: (try? P256.Signing.PrivateKey(rawRepresentation: raw)).map { Array($0.derRepresentation) }

@@ -7,6 +7,7 @@ import CTAP
 /// Every subcommand but getFingerprintSensorInfo and cancelCurrentEnrollment is authenticated
 /// with a pinUvAuthToken carrying the `be` permission, over modality ‖ subCommand ‖ subCommandParams.
 public struct BioEnrollmentSession: Sendable {
+    /// The session the subcommands are sent on.
     public let session: CTAP2Session
     /// Nil for the unauthenticated subcommands alone.
     public let token: PinUvAuthToken?
@@ -20,8 +21,11 @@ public struct BioEnrollmentSession: Sendable {
 
     /// One sample's outcome: its status and how many good samples are still needed.
     public struct Capture: Sendable, Hashable {
+        /// The template being enrolled.
         public var templateId: [UInt8]
+        /// How the last sample went (CTAP 2.1 §6.7.3).
         public var status: LastEnrollSampleStatus
+        /// Good samples still needed; 0 when the enrollment is complete.
         public var remainingSamples: Int
     }
 

@@ -11,6 +11,7 @@ public enum CTAP2Error: Error, Sendable, Equatable {
 }
 
 extension CTAP2Error: CustomStringConvertible {
+    /// The status's name, or what went wrong on the way.
     public var description: String {
         switch self {
         case .status(let status): return status.description

@@ -5,7 +5,9 @@ import Crypto
 /// The platform side of authenticatorClientPIN (CTAP 2.1 §6.5.5): PIN set and change,
 /// retries, and pinUvAuthTokens for one PIN/UV auth protocol.
 public struct ClientPINSession: Sendable {
+    /// The session the subcommands are sent on.
     public let session: CTAP2Session
+    /// The PIN/UV auth protocol every subcommand and token of this session uses (§6.5.4).
     public let pinProtocol: any PINUVAuthProtocol
     /// Whether the authenticator grants tokens with permissions (getInfo's `pinUvAuthToken`);
     /// otherwise tokens come from the CTAP 2.0 getPinToken.
@@ -127,6 +129,7 @@ public struct ClientPINSession: Sendable {
 
 /// A pinUvAuthToken held by the platform, with the protocol that authenticates with it.
 public struct PinUvAuthToken: Sendable {
+    /// The protocol the token was obtained with, which authenticates with it.
     public let pinProtocol: any PINUVAuthProtocol
     let key: SymmetricKey
 
@@ -135,5 +138,6 @@ public struct PinUvAuthToken: Sendable {
         pinProtocol.authenticate(key: key, message: message)
     }
 
+    /// The protocol's number, the `pinUvAuthProtocol` a request sends beside pinUvAuthParam.
     public var protocolVersion: Int { pinProtocol.version.rawValue }
 }

@@ -9,7 +9,9 @@ import Crypto
 /// carries the `cm` permission; the GetNext subcommands continue an enumeration and
 /// carry no pinUvAuthParam (§6.8.3, §6.8.5).
 public struct CredentialManagementSession: Sendable {
+    /// The session the subcommands are sent on.
     public let session: CTAP2Session
+    /// The token that authenticates each beginning subcommand; it must carry `cm`.
     public let token: PinUvAuthToken
     /// authenticatorCredentialManagement, or its CTAP 2.1-PRE code on prototype authenticators.
     public let command: CTAPCommand

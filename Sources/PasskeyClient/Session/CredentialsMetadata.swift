@@ -5,6 +5,7 @@ public struct CredentialsMetadata: Sendable, Hashable {
     /// How many more could be stored at most (fewer, depending on algorithm and size).
     public var maxPossibleRemaining: Int
 
+    /// The two counts as getCredsMetadata reports them.
     public init(existing: Int, maxPossibleRemaining: Int) {
         self.existing = existing
         self.maxPossibleRemaining = maxPossibleRemaining

@@ -36,6 +36,7 @@ extension SerializedLargeBlobArray {
 
 /// Raw DEFLATE (RFC 1951), as §6.10.3 stores blobs; CompressNIO's zlib binding (docs/client.md says why).
 public enum LargeBlobCompression {
+    /// Raw DEFLATE of `bytes`, as §6.10.3 stores a blob before encrypting it.
     public static func deflate(_ bytes: [UInt8]) -> [UInt8] {
         var buffer = ByteBuffer(bytes: bytes)
         // zlib fails only on an invalid configuration or an output buffer it sized itself.

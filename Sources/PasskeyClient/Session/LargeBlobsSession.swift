@@ -4,6 +4,7 @@ import Crypto
 /// authenticatorLargeBlobs (CTAP 2.1 §6.10.2) from the platform's side: the whole serialized
 /// large-blob array, read and written in fragments of maxFragmentLength.
 public struct LargeBlobsSession: Sendable {
+    /// The session the fragments are read and written on.
     public let session: CTAP2Session
     /// maxSerializedLargeBlobArray: the longest array the authenticator stores.
     public let capacity: Int

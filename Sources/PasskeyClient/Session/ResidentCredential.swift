@@ -2,13 +2,18 @@ import CTAP
 
 /// One discoverable credential, as credential enumeration reports it (CTAP 2.1 §6.8.4).
 public struct ResidentCredential: Sendable, Hashable {
+    /// The account: user handle, and name and display name when the authenticator stored them.
     public var user: PublicKeyCredentialUserEntity
+    /// The credential ID an RP names it by.
     public var credentialID: [UInt8]
+    /// The credential's public key.
     public var publicKey: COSEKey
     /// The credProtect level (CTAP 2.1 §12.1), when the authenticator reports one.
     public var credProtect: CredentialProtection?
+    /// The key of the credential's large blob (CTAP 2.1 §12.3), when it has one.
     public var largeBlobKey: [UInt8]?
 
+    /// A credential as enumeration reports it; the members are as named.
     public init(user: PublicKeyCredentialUserEntity, credentialID: [UInt8], publicKey: COSEKey,
                 credProtect: CredentialProtection? = nil, largeBlobKey: [UInt8]? = nil) {
         self.user = user

@@ -2,10 +2,12 @@ import CTAP
 
 /// One RP with discoverable credentials, as RP enumeration reports it (CTAP 2.1 §6.8.3).
 public struct ResidentRelyingParty: Sendable, Hashable {
+    /// The RP's ID, and its name when stored.
     public var rp: PublicKeyCredentialRpEntity
     /// SHA-256 of the RP ID: what enumerateCredentialsBegin takes.
     public var rpIDHash: [UInt8]
 
+    /// An RP as enumeration reports it.
     public init(rp: PublicKeyCredentialRpEntity, rpIDHash: [UInt8]) {
         self.rp = rp
         self.rpIDHash = rpIDHash

@@ -10,8 +10,7 @@ import Glibc
 /// stream's next event) for the next read. A class: every read on the connection shares
 /// what is left over; the transport's actor serialises them.
 ///
-/// How it waits for a reply (docs/benchmarks.md, "PasskeyClient's socket path", "The
-/// client spins again" and "The client spins as long as replies take"): a sign-in's answer
+/// How it waits for a reply (docs/benchmarks.md, "PasskeyClient's socket path"): a sign-in's answer
 /// usually comes within 0.1 ms, a registration's within 0.3, so the reader first tries without
 /// sleeping for about as long as this connection's replies have been taking (`typicalWait`),
 /// yielding its core to any other runnable thread between tries, so its thread is running

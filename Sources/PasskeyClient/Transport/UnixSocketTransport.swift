@@ -15,6 +15,7 @@ import CTAPHID
 /// wake-up and ours, as a blocking C client's does, and no hand-off to an event loop and
 /// back (docs/benchmarks.md, "PasskeyClient's socket path").
 public actor UnixSocketTransport: CTAPTransport {
+    /// The socket's path.
     public nonisolated let path: String
     /// How long the device may stay silent (no reply, no keepalive) before `.timeout`.
     public nonisolated let silenceTimeout: Duration
@@ -28,15 +29,21 @@ public actor UnixSocketTransport: CTAPTransport {
         let reader: ReportReader
     }
 
+    /// A transport for the socket at `path`, by default where passkeyd puts it (`$PASSKEYD_SOCKET`,
+    /// else `$XDG_RUNTIME_DIR/passkeyd/ctaphid.sock`, else `/tmp/passkeyd-$UID/ctaphid.sock`).
+    /// Nothing is connected until the first request, which first checks that the socket is the
+    /// user's own daemon's.
     public init(path: String = PasskeydSocket.defaultPath(), silenceTimeout: Duration = .seconds(5)) {
         self.path = path
         self.silenceTimeout = silenceTimeout
     }
 
+    /// One CTAPHID_CBOR transaction on this transport's channel, connecting first if needed.
     public func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
         try await transact(command: .cbor, payload: message, keepalive: keepalive)
     }
 
+    /// passkeyd's REPLUG vendor command: the device's volatile state starts afresh.
     public func replug() async throws(TransportError) {
         _ = try await vendor(.replug, payload: [])
     }

@@ -1,11 +1,15 @@
 /// A passkey the authenticator holds for an RP, as an account picker shows it.
 public struct PasskeyAccount: Sendable, Hashable {
+    /// The credential the account signs with.
     public let credentialID: [UInt8]
+    /// The account's user handle, when the authenticator returned it.
     public let userHandle: [UInt8]?
     /// The user name, when the authenticator revealed it (only after user verification, CTAP 2.1 §6.2.2).
     public let name: String?
+    /// The display name, under the same condition as `name`.
     public let displayName: String?
 
+    /// An account as a picker shows it.
     public init(credentialID: [UInt8], userHandle: [UInt8]?, name: String?, displayName: String?) {
         self.credentialID = credentialID
         self.userHandle = userHandle
@@ -16,9 +20,12 @@ public struct PasskeyAccount: Sendable, Hashable {
 
 /// A saved password the app offers next to passkeys ("passkey or password").
 public struct PasswordCredential: Sendable, Hashable {
+    /// The user name the password belongs to.
     public let user: String
+    /// The password itself; never logged.
     public let password: String
 
+    /// A saved password for `user`.
     public init(user: String, password: String) {
         self.user = user
         self.password = password
@@ -27,7 +34,9 @@ public struct PasswordCredential: Sendable, Hashable {
 
 /// One line of an account picker or an AutoFill suggestion bar.
 public enum CredentialChoice: Sendable, Hashable {
+    /// A passkey on the authenticator.
     case passkey(PasskeyAccount)
+    /// A saved password the app offered.
     case password(PasswordCredential)
 
     /// What the line shows: the user name, else the display name, else a placeholder.

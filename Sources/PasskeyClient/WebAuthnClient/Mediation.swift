@@ -16,6 +16,8 @@ public enum Mediation: Sendable, Hashable {
 
 /// What a `get` request returns: a passkey assertion, or a saved password the person chose instead.
 public enum GetResult: Sendable, Hashable {
+    /// The assertion, to send to the relying party as JSON.
     case passkey(AuthenticationResponseJSON)
+    /// The saved password the person chose.
     case password(PasswordCredential)
 }

@@ -4,8 +4,10 @@ import Foundation
 /// §5.1.4.1 step 7): the RP ID must equal the origin's effective domain or be a
 /// registrable domain suffix of it (HTML §7.1.1.3), and never a public suffix.
 public struct RelyingPartyIDPolicy: Sendable {
+    /// The list that tells a registrable domain from a public suffix.
     public let publicSuffixes: PublicSuffixList
 
+    /// A policy over `publicSuffixes`.
     public init(publicSuffixes: PublicSuffixList) {
         self.publicSuffixes = publicSuffixes
     }
@@ -37,8 +39,11 @@ public struct RelyingPartyIDPolicy: Sendable {
 
 /// A web origin as WebAuthn needs it: scheme, host, port (RFC 6454).
 public struct Origin: Sendable, Hashable, CustomStringConvertible {
+    /// `https`, or `http` for localhost; lowercased.
     public let scheme: String
+    /// The host in ASCII (punycode), lowercased, without brackets for IPv6.
     public let host: String
+    /// The port, when the origin names one (`description` leaves out the scheme's default).
     public let port: Int?
 
     /// Parses an origin; only `https`, or `http` on localhost, is a secure context

@@ -22,9 +22,13 @@ public protocol UserAgent: Sendable {
 public actor ScriptedUserAgent: UserAgent {
     /// How the scripted person picks from a list.
     public enum Pick: Sendable {
+        /// The first entry.
         case first
+        /// The entry at this position; nil when there is none.
         case index(Int)
+        /// The first entry whose `label` is this.
         case label(String)
+        /// Dismisses the list.
         case dismiss
         /// Never picks: waits until the request is cancelled (a person who walks away).
         case wait
@@ -34,12 +38,19 @@ public actor ScriptedUserAgent: UserAgent {
     private var pins: [String?]
     private let newPIN: String?
     private let confirms: Bool
+    /// Every confirmation asked, in order.
     public private(set) var confirmations: [String] = []
+    /// Every account picker shown, in order.
     public private(set) var pickersShown: [[CredentialChoice]] = []
+    /// Every AutoFill suggestion list shown, in order.
     public private(set) var suggestionsShown: [[CredentialChoice]] = []
+    /// The retries shown with each PIN prompt, in order.
     public private(set) var pinPrompts: [Int?] = []
+    /// Every progress status shown, in order.
     public private(set) var statuses: [KeepaliveStatus] = []
 
+    /// A person who picks as `picks` says (the last pick repeats), types `pins` in turn (then
+    /// cancels), chooses `newPIN` when asked for one, and answers every confirmation with `confirms`.
     public init(picks: [Pick] = [.first], pins: [String?] = [], newPIN: String? = nil, confirms: Bool = true) {
         self.confirms = confirms
         self.picks = picks.isEmpty ? [.first] : picks

@@ -7,11 +7,14 @@ import WebAuthn
 /// relying party's WebAuthn options, checks them, talks CTAP2 to the authenticator,
 /// asks the person through a `UserAgent`, and returns the JSON the server expects.
 public struct WebAuthnClient: Sendable {
+    /// How the authenticator is reached.
     public let transport: any CTAPTransport
+    /// The caller's origin: what RP IDs are checked against and what client data names.
     public let origin: Origin
     /// The top-level browsing context's origin, when it differs from `origin`: the ceremony
     /// then runs in a cross-origin frame and the client data says so (WebAuthn L3 §5.8.1).
     public let topOrigin: Origin?
+    /// Who asks the person: pickers, PINs, confirmations, progress.
     public let userAgent: any UserAgent
     let rpIDPolicy: RelyingPartyIDPolicy
     let loggers: Loggers
@@ -25,9 +28,14 @@ public struct WebAuthnClient: Sendable {
     }
 
     /// - Parameters:
+    ///   - transport: how the authenticator is reached, e.g. `UnixSocketTransport()`.
+    ///   - origin: the caller's origin, e.g. `https://example.com`; https, or http on localhost.
     ///   - topOrigin: the top-level origin (a browser's tab) when the caller may be a frame; an
     ///     origin equal to `origin` is a same-origin call.
+    ///   - userAgent: who asks the person.
     ///   - publicSuffixes: the list for RP ID checks; by default Debian's `publicsuffix` file.
+    /// - Throws: `SecurityError` for an origin that is not a secure context; `NotSupportedError`
+    ///   when no public suffix list is given and Debian's is missing.
     public init(transport: any CTAPTransport, origin: String, topOrigin: String? = nil, userAgent: any UserAgent,
                 publicSuffixes: PublicSuffixList? = nil) throws(WebAuthnError) {
         guard let list = publicSuffixes ?? PublicSuffixList.system() else {

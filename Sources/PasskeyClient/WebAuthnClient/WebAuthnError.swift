@@ -3,6 +3,7 @@ import CTAP
 /// A failed WebAuthn ceremony, named as WebAuthn L3 names its DOMExceptions
 /// (§5.1.3, §5.1.4), with what went wrong underneath and a sentence for people.
 public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The DOMException names a WebAuthn ceremony can fail with; the raw value is the name.
     public enum Name: String, Sendable {
         case notAllowed = "NotAllowedError"
         case invalidState = "InvalidStateError"
@@ -17,20 +18,27 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// What the authenticator or the transport said, when the error came from there.
     public enum Cause: Sendable, Equatable {
+        /// The authenticator's status.
         case ctap(CTAPStatus)
+        /// Why the message did not make the round trip.
         case transport(TransportError)
     }
 
+    /// What a browser would report.
     public let name: Name
+    /// A sentence for people; never a PIN, a token or a key.
     public let message: String
+    /// What went wrong underneath, when the authenticator or the transport said so.
     public let cause: Cause?
 
+    /// An error with its name, sentence and cause.
     public init(_ name: Name, _ message: String, cause: Cause? = nil) {
         self.name = name
         self.message = message
         self.cause = cause
     }
 
+    /// The name, the sentence and the cause in brackets.
     public var description: String {
         var text = "\(name.rawValue): \(message)"
         switch cause {
@@ -41,6 +49,7 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
         return text
     }
 
+    /// Shorthands, one per name.
     public static func notAllowed(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.notAllowed, message, cause: cause) }
     public static func invalidState(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.invalidState, message, cause: cause) }
     public static func security(_ message: String) -> WebAuthnError { .init(.security, message) }

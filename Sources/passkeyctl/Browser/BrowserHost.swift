@@ -15,9 +15,12 @@ actor BrowserHost {
     private let publicSuffixes: PublicSuffixList?
     private let choosers = Choosers()
     private var pending: [String: Task<Void, Never>] = [:]
+    /// Where each request's task runs (`HostThread`); nil: the cooperative pool.
+    private let executor: (any TaskExecutor)?
 
-    init(port: BrowserPort, socket: String) {
+    init(port: BrowserPort, socket: String, executor: (any TaskExecutor)? = nil) {
         self.port = port
+        self.executor = executor
         transports = TransportPool(socket: socket)
         // Read once for the port's life, not once per request.
         publicSuffixes = PublicSuffixList.system()
@@ -78,9 +81,9 @@ actor BrowserHost {
                                  message: "A request with id \"\(id)\" is still pending on this port; ids must be unique.", unavailable: false))
                 return
             }
-            pending[id] = Task { [port] in
+            pending[id] = Task(executorPreference: executor) { [port] in
                 port.send(await self.answer(request, id: id))
-                self.finished(id)
+                await self.finished(id)
             }
         }
     }
