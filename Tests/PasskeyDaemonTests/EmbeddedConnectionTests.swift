@@ -187,7 +187,6 @@ import Testing
             #expect(try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [1]))
                 == .error(.channelBusy, channel: channel))
             try await host.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
-            await device.loop.run()
             await device.loop.advanceTime(by: TimeAmount(device.timing.busyPatience) - .nanoseconds(1))
             #expect(try await host.hasNothingToRead())
             await device.loop.advanceTime(by: .nanoseconds(1))
@@ -317,8 +316,12 @@ final class EmbeddedHost: HIDHost {
         (self.id, self.channel, self.connection, self.loop) = (id, channel, connection, loop)
     }
 
+    /// Hands `bytes` to the pipeline as a read, then runs what that read queued on the loop, as
+    /// a real loop does once its read handler returns (jobs the loop queues for itself run only
+    /// when the testing loop is told to run).
     func send(raw bytes: [UInt8]) async throws {
         try await channel.writeInbound(ByteBuffer(bytes: bytes))
+        await loop.run()
     }
 
     func readReport() async throws -> CTAPHIDPacket {
