@@ -244,6 +244,8 @@ struct EmbeddedDevice {
     let controls = TestControls()
     let handler: FakeHandler
     let device: CTAPHIDDevice
+    /// The connections opened, closed when the test ends.
+    private let opened = Connections()
 
     init() {
         let broker = PromptBroker(controls: controls)
@@ -252,23 +254,43 @@ struct EmbeddedDevice {
     }
 
     func connect() async throws -> EmbeddedHost {
-        try await EmbeddedHost(device: device, loop: loop, timing: timing)
+        let host = try await EmbeddedHost(device: device, loop: loop, timing: timing)
+        await opened.add(host.connection, host.channel)
+        return host
+    }
+
+    /// Closes every connection as a peer's leaving does (its transaction cancelled, its channels
+    /// freed), then the loop, running what is left on it.
+    func close() async {
+        await opened.closeAll()
+        await loop.shutdownGracefully()
+    }
+
+    private actor Connections {
+        private var opened: [(CTAPHIDConnection, NIOAsyncTestingChannel)] = []
+
+        func add(_ connection: CTAPHIDConnection, _ channel: NIOAsyncTestingChannel) {
+            opened.append((connection, channel))
+        }
+
+        func closeAll() async {
+            for (connection, channel) in opened {
+                try? await channel.close()
+                await connection.close()
+            }
+            opened = []
+        }
     }
 }
 
-/// Runs `body` with a fresh device; afterwards closes its connections and the loop, even on failure.
+/// Runs `body` with a fresh device, and closes it afterwards, even on failure.
 func withEmbeddedDevice(_ body: (EmbeddedDevice) async throws -> Void) async throws {
     let device = EmbeddedDevice()
-    let hosts = EmbeddedHost.Registry()
-    do {
-        try await EmbeddedHost.$opened.withValue(hosts) { try await body(device) }
-    } catch {
-        await hosts.closeAll()
-        await device.loop.shutdownGracefully()
+    do { try await body(device) } catch {
+        await device.close()
         throw error
     }
-    await hosts.closeAll()
-    await device.loop.shutdownGracefully()
+    await device.close()
 }
 
 /// One connection of the device on a `NIOAsyncTestingChannel`: the daemon's channel handler and
@@ -279,25 +301,6 @@ final class EmbeddedHost: HIDHost {
     let connection: CTAPHIDConnection
     private let loop: NIOAsyncTestingEventLoop
     private var pending: [UInt8] = []
-
-    /// The hosts a test opened, closed when it ends.
-    actor Registry {
-        private var hosts: [(CTAPHIDConnection, NIOAsyncTestingChannel)] = []
-
-        func add(_ connection: CTAPHIDConnection, _ channel: NIOAsyncTestingChannel) {
-            hosts.append((connection, channel))
-        }
-
-        func closeAll() async {
-            for (connection, channel) in hosts {
-                try? await channel.close()
-                await connection.close()
-            }
-            hosts = []
-        }
-    }
-
-    @TaskLocal static var opened: Registry?
 
     init(device: CTAPHIDDevice, loop: NIOAsyncTestingEventLoop, timing: CTAPHIDServer.Timing) async throws {
         let id = await device.register()
@@ -312,7 +315,6 @@ final class EmbeddedHost: HIDHost {
         try await loop.executeInContext {
             try channel.pipeline.syncOperations.addHandler(CTAPHIDChannelHandler(connection: connection, logger: logger) {})
         }
-        await Self.opened?.add(connection, channel)
         (self.id, self.channel, self.connection, self.loop) = (id, channel, connection, loop)
     }
 
