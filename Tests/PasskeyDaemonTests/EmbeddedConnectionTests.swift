@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import Testing
+
 @testable import PasskeyDaemon
 
 /// The daemon's CTAPHID framing and connection state machine (CTAP 2.1 §11.2) with no socket:
@@ -17,7 +18,8 @@ import Testing
         try await withEmbeddedDevice { device in
             let host = try await device.connect()
             let nonce: [UInt8] = [9, 8, 7, 6, 5, 4, 3, 2]
-            let reply = try await host.transact(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: nonce))
+            let reply = try await host.transact(
+                CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: nonce))
             #expect(reply.channel == CTAPHIDChannel.broadcast && reply.command == .`init` && reply.payload.count == 17)
             let response = try #require(CTAPHIDInitResponse(payload: reply.payload))
             #expect(response.nonce == nonce && response.protocolVersion == 2)
@@ -34,7 +36,8 @@ import Testing
         try await withEmbeddedDevice { device in
             let host = try await device.connect()
             let channel = try await host.initialize()
-            let message = CTAPHIDMessage(channel: channel, command: .ping, payload: (0..<1000).map { UInt8(truncatingIfNeeded: $0) })
+            let message = CTAPHIDMessage(
+                channel: channel, command: .ping, payload: (0..<1000).map { UInt8(truncatingIfNeeded: $0) })
             let bytes = message.reports
             #expect(bytes.count == 17 * CTAPHIDPacket.size)
             for cut in [0..<1, 1..<64, 64..<138, 138..<bytes.count] { try await host.send(raw: Array(bytes[cut])) }
@@ -52,7 +55,9 @@ import Testing
             #expect(info.command == .cbor && info.payload == [0x00, 0xA0])
             let echo = try await host.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x20, 1, 2]))
             #expect(echo.payload == [0x00, 0x20, 1, 2])
-            #expect(await device.handler.callers == Array(repeating: CTAPCaller(connection: host.id, channel: channel), count: 2))
+            #expect(
+                await device.handler.callers
+                    == Array(repeating: CTAPCaller(connection: host.id, channel: channel), count: 2))
         }
     }
 
@@ -61,10 +66,12 @@ import Testing
         try await withEmbeddedDevice { device in
             let host = try await device.connect()
             let channel = try await host.initialize()
-            let packets = CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 7, count: 300)).packets
+            let packets = CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 7, count: 300))
+                .packets
             try await host.send(raw: packets[0].report + packets[2].report)
             #expect(try await host.readReply(channel: channel) == .error(.invalidSequence, channel: channel))
-            #expect(try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [5])).payload == [5])
+            #expect(
+                try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [5])).payload == [5])
         }
     }
 
@@ -76,14 +83,17 @@ import Testing
             let other = try await device.connect()
             let theirs = try await other.initialize()
             let mine = try await host.initialize()
-            let unallocated = try #require((1...3).map { mine &+ $0 }.first { $0 != theirs && CTAPHIDChannel.isAllocatable($0) })
+            let unallocated = try #require(
+                (1...3).map { mine &+ $0 }.first { $0 != theirs && CTAPHIDChannel.isAllocatable($0) })
             try await host.send(CTAPHIDMessage(channel: 0, command: .`init`, payload: [UInt8](repeating: 0, count: 8)))
             #expect(try await host.readReply(channel: 0) == .error(.invalidChannel, channel: 0))
             for channel in [CTAPHIDChannel.broadcast, unallocated, theirs] {
-                #expect(try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [1]))
-                    == .error(.invalidChannel, channel: channel))
+                #expect(
+                    try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [1]))
+                        == .error(.invalidChannel, channel: channel))
             }
-            #expect(try await other.transact(CTAPHIDMessage(channel: theirs, command: .ping, payload: [2])).payload == [2])
+            #expect(
+                try await other.transact(CTAPHIDMessage(channel: theirs, command: .ping, payload: [2])).payload == [2])
         }
     }
 
@@ -92,10 +102,13 @@ import Testing
         try await withEmbeddedDevice { device in
             let host = try await device.connect()
             let channel = try await host.initialize()
-            try await host.send(raw: CTAPHIDPacket.initialization(channel: channel, command: .ping, length: 7610, data: []).report)
+            try await host.send(
+                raw: CTAPHIDPacket.initialization(channel: channel, command: .ping, length: 7610, data: []).report)
             #expect(try await host.readReply(channel: channel) == .error(.invalidLength, channel: channel))
             try await host.send(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [1, 2, 3]))
-            #expect(try await host.readReply(channel: CTAPHIDChannel.broadcast) == .error(.invalidLength, channel: CTAPHIDChannel.broadcast))
+            #expect(
+                try await host.readReply(channel: CTAPHIDChannel.broadcast)
+                    == .error(.invalidLength, channel: CTAPHIDChannel.broadcast))
             // 7609 bytes is still a message.
             let longest = CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 4, count: 7609))
             #expect(try await host.transact(longest) == longest)
@@ -107,7 +120,8 @@ import Testing
         try await withEmbeddedDevice { device in
             let host = try await device.connect()
             let channel = try await host.initialize()
-            let packets = CTAPHIDMessage(channel: channel, command: .cbor, payload: [UInt8](repeating: 7, count: 100)).packets
+            let packets = CTAPHIDMessage(channel: channel, command: .cbor, payload: [UInt8](repeating: 7, count: 100))
+                .packets
             try await host.send(raw: packets[0].report)
             await device.loop.advanceTime(by: TimeAmount(device.timing.messageTimeout) - .nanoseconds(1))
             #expect(try await host.hasNothingToRead())
@@ -115,7 +129,8 @@ import Testing
             #expect(try await host.readReply(channel: channel) == .error(.messageTimeout, channel: channel))
             // The late continuation is spurious now and ignored; the next request is answered.
             try await host.send(raw: packets[1].report)
-            #expect(try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [6])).payload == [6])
+            #expect(
+                try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [6])).payload == [6])
             #expect(await device.handler.completed == 0)
         }
     }
@@ -146,15 +161,22 @@ import Testing
             await device.loop.advanceTime(by: half - .nanoseconds(1))
             #expect(try await host.hasNothingToRead())
             await device.loop.advanceTime(by: .nanoseconds(1))
-            #expect(try await host.readMessage(channel: channel) == CTAPHIDMessage(
-                channel: channel, command: .keepalive, payload: [KeepaliveStatus.userPresenceNeeded.rawValue]))
+            #expect(
+                try await host.readMessage(channel: channel)
+                    == CTAPHIDMessage(
+                        channel: channel, command: .keepalive, payload: [KeepaliveStatus.userPresenceNeeded.rawValue]))
             await device.loop.advanceTime(by: half)
             #expect(try await host.readMessage(channel: channel).command == .keepalive)
             try await host.send(CTAPHIDMessage(channel: channel, command: .cancel))
-            #expect(try await host.readReply(channel: channel) == CTAPHIDMessage(
-                channel: channel, command: .cbor, payload: [CTAPStatus.keepaliveCancel.rawValue]))
+            #expect(
+                try await host.readReply(channel: channel)
+                    == CTAPHIDMessage(
+                        channel: channel, command: .cbor, payload: [CTAPStatus.keepaliveCancel.rawValue]))
             // The device is free again, and the ticker stopped with the transaction.
-            #expect(try await host.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04])).payload == [0x00, 0xA0])
+            #expect(
+                try await host.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04])).payload == [
+                    0x00, 0xA0
+                ])
             await device.loop.advanceTime(by: half * 4)
             #expect(try await host.hasNothingToRead())
         }
@@ -167,7 +189,8 @@ import Testing
             let first = try await host.initialize()
             let second = try await host.initialize()
             let message = CTAPHIDMessage(channel: first, command: .ping, payload: [UInt8](repeating: 3, count: 100))
-            try await host.send(raw: message.packets[0].report + CTAPHIDMessage(channel: second, command: .ping, payload: [1]).reports)
+            try await host.send(
+                raw: message.packets[0].report + CTAPHIDMessage(channel: second, command: .ping, payload: [1]).reports)
             #expect(try await host.readReply(channel: second) == .error(.channelBusy, channel: second))
             try await host.send(raw: message.packets[1].report)
             #expect(try await host.readReply(channel: first) == message)
@@ -184,8 +207,9 @@ import Testing
             let channel = try await host.initialize()
             try await prompting.startPrompt(on: waiting, device: device)
             // PING needs no transaction but is refused while one runs.
-            #expect(try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [1]))
-                == .error(.channelBusy, channel: channel))
+            #expect(
+                try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [1]))
+                    == .error(.channelBusy, channel: channel))
             try await host.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
             await device.loop.advanceTime(by: TimeAmount(device.timing.busyPatience) - .nanoseconds(1))
             #expect(try await host.hasNothingToRead())
@@ -193,7 +217,10 @@ import Testing
             #expect(try await host.readReply(channel: channel) == .error(.channelBusy, channel: channel))
             try await prompting.send(CTAPHIDMessage(channel: waiting, command: .cancel))
             #expect(try await prompting.readReply(channel: waiting).payload == [CTAPStatus.keepaliveCancel.rawValue])
-            #expect(try await host.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04])).payload == [0x00, 0xA0])
+            #expect(
+                try await host.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04])).payload == [
+                    0x00, 0xA0
+                ])
         }
     }
 
@@ -218,12 +245,16 @@ import Testing
         try await withEmbeddedDevice { device in
             let host = try await device.connect()
             let channel = try await host.initialize()
-            try await host.send(raw: CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 1, count: 200)).packets[0].report)
+            try await host.send(
+                raw: CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 1, count: 200))
+                    .packets[0].report)
             let nonce: [UInt8] = [1, 1, 2, 3, 5, 8, 13, 21]
             let reply = try await host.transact(CTAPHIDMessage(channel: channel, command: .`init`, payload: nonce))
             let response = try #require(CTAPHIDInitResponse(payload: reply.payload))
             #expect(reply.channel == channel && response.channel == channel && response.nonce == nonce)
-            #expect(try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [42])).payload == [42])
+            #expect(
+                try await host.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [42])).payload == [42]
+            )
             // The abandoned message's timer is gone with it.
             await device.loop.advanceTime(by: TimeAmount(device.timing.messageTimeout) * 2)
             #expect(try await host.hasNothingToRead())
@@ -250,7 +281,8 @@ struct EmbeddedDevice {
     init() {
         let broker = PromptBroker(controls: controls)
         handler = FakeHandler(presence: DaemonUserPresence(mode: .prompt, broker: broker))
-        device = CTAPHIDDevice(handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: "embedded"))
+        device = CTAPHIDDevice(
+            handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: "embedded"))
     }
 
     func connect() async throws -> EmbeddedHost {
@@ -313,7 +345,8 @@ final class EmbeddedHost: HIDHost {
             pauseReading: { paused in try? channel.syncOptions?.setOption(.autoRead, value: !paused) }
         ) { reports, _ in channel.writeAndFlush(ByteBuffer(bytes: reports), promise: nil) }
         try await loop.executeInContext {
-            try channel.pipeline.syncOperations.addHandler(CTAPHIDChannelHandler(connection: connection, logger: logger) {})
+            try channel.pipeline.syncOperations.addHandler(
+                CTAPHIDChannelHandler(connection: connection, logger: logger) {})
         }
         (self.id, self.channel, self.connection, self.loop) = (id, channel, connection, loop)
     }

@@ -40,7 +40,9 @@ extension HIDHost {
 
     /// INIT on the broadcast channel (allocates one) or on `channel` (resynchronises it);
     /// returns the channel the device answered with.
-    func initialize(nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8], channel: UInt32 = CTAPHIDChannel.broadcast) async throws -> UInt32 {
+    func initialize(nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8], channel: UInt32 = CTAPHIDChannel.broadcast) async throws
+        -> UInt32
+    {
         try await send(CTAPHIDMessage(channel: channel, command: .`init`, payload: nonce))
         let reply = try await readReply(channel: channel)
         guard let response = CTAPHIDInitResponse(payload: reply.payload), response.nonce == nonce else {
