@@ -107,7 +107,8 @@ let package = Package(
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
         .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CBOR", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
-        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio),
+        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio
+            + [logging, .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "PasskeyClientTests", dependencies: [
             "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CBOR", "CTAP", "CTAPHID", logging,
         ]),

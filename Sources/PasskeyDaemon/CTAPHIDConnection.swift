@@ -52,11 +52,12 @@ actor CTAPHIDConnection {
     private var reassembler = CTAPHIDReassembler()
     /// Bumped whenever the message in reception changes, so stale timers do nothing.
     private var timeoutGeneration: UInt64 = 0
-    private var timer: Task<Void, Never>?
-    private var running: (channel: UInt32, id: UInt64, task: Task<Void, Never>, began: ContinuousClock.Instant)?
-    /// Sends the running transaction's keepalives: one task for the connection while its
+    private var timer: Scheduled<Void>?
+    /// `began` is the event loop's time (`EventLoop.now`), the clock both timers keep.
+    private var running: (channel: UInt32, id: UInt64, task: Task<Void, Never>, began: NIODeadline)?
+    /// Sends the running transaction's keepalives: one ticker for the connection while its
     /// transactions run, not a timer armed and cancelled per command.
-    private var keepaliveTicker: Task<Void, Never>?
+    private var keepaliveTicker: Scheduled<Void>?
     /// What the running transaction's keepalives say, as the authenticator last reported: the
     /// transaction's number shifted left by 8, or'd with the status byte. An atomic word, not
     /// actor state: the authenticator reports twice per sign-in (UPNEEDED, then PROCESSING
@@ -163,15 +164,15 @@ actor CTAPHIDConnection {
 
     // MARK: Message timeout (§11.2.4: an incomplete message is abandoned with ERR_MSG_TIMEOUT)
 
+    /// Both timers (this one and the keepalive ticker) are the event loop's scheduled tasks, not
+    /// sleeping `Task`s: they fire on this actor's executor with no hop, and they keep the loop's
+    /// clock, so a test on `NIOAsyncTestingChannel` moves them with `advanceTime`, no sleeps.
     private func armTimer() {
         timeoutGeneration += 1
         let generation = timeoutGeneration
-        let delay = timing.messageTimeout
         timer?.cancel()
-        timer = Task { [weak self] in
-            try? await Task.sleep(for: delay)
-            if Task.isCancelled { return }
-            await self?.messageTimedOut(generation: generation)
+        timer = executor.eventLoop.scheduleTask(in: TimeAmount(timing.messageTimeout)) { [weak self] in
+            self?.assumeIsolated { $0.messageTimedOut(generation: generation) }
         }
     }
 
@@ -454,7 +455,7 @@ actor CTAPHIDConnection {
                 await self.finishTransaction(transactionID, channel: channel, command: command, response: response, quick: quick)
             }
         }
-        running = (channel, transactionID, task, ContinuousClock.now)
+        running = (channel, transactionID, task, executor.eventLoop.now)
         if keepaliveTicker == nil { startKeepalives() }
     }
 
@@ -469,23 +470,20 @@ actor CTAPHIDConnection {
     /// every half interval; a transaction's first keepalive comes once it has run half an
     /// interval, so a quick command gets none. It ends when a tick finds no transaction.
     private func startKeepalives() {
-        let half = timing.keepaliveInterval / 2
-        keepaliveTicker = Task { [weak self] in
-            while true {
-                try? await Task.sleep(for: half)
-                guard !Task.isCancelled, let self, await self.keepaliveTick(half) else { return }
-            }
+        let half = TimeAmount(timing.keepaliveInterval / 2)
+        keepaliveTicker = executor.eventLoop.scheduleTask(in: half) { [weak self] in
+            self?.assumeIsolated { $0.keepaliveTick(half) }
         }
     }
 
-    /// False when the ticker is to end.
-    private func keepaliveTick(_ half: Duration) -> Bool {
+    /// Sends the keepalive due, and schedules the next tick while a transaction runs.
+    private func keepaliveTick(_ half: TimeAmount) {
         guard let running, !isClosed else {
             keepaliveTicker = nil
-            return false
+            return
         }
-        if ContinuousClock.now - running.began >= half { keepalive(channel: running.channel, transaction: running.id) }
-        return true
+        if executor.eventLoop.now - running.began >= half { keepalive(channel: running.channel, transaction: running.id) }
+        startKeepalives()
     }
 
     private func unplug() {

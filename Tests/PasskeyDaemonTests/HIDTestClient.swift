@@ -7,7 +7,7 @@ import NIOPosix
 import Synchronization
 
 /// A tiny host for the tests: raw 64-byte reports over the Unix socket.
-final class HIDTestClient {
+final class HIDTestClient: HIDHost {
     enum ClientError: Error { case closed }
 
     private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
@@ -65,10 +65,6 @@ final class HIDTestClient {
         try await outbound.write(ByteBuffer(bytes: bytes))
     }
 
-    func send(_ message: CTAPHIDMessage) async throws {
-        try await send(raw: message.reports)
-    }
-
     func readReport() async throws -> CTAPHIDPacket {
         while pending.count < 64 {
             guard let buffer = try await iterator.next() else { throw ClientError.closed }
@@ -76,30 +72,6 @@ final class HIDTestClient {
         }
         defer { pending.removeFirst(64) }
         return try CTAPHIDPacket(report: pending[0..<64])
-    }
-
-    /// The next whole message on `channel`, KEEPALIVEs included.
-    func readMessage(channel: UInt32) async throws -> CTAPHIDMessage {
-        var reassembler = CTAPHIDReassembler(onlyChannel: channel)
-        while true {
-            if case .complete(let message) = reassembler.accept(try await readReport()) { return message }
-        }
-    }
-
-    /// The next message on `channel` that is not a KEEPALIVE.
-    func readReply(channel: UInt32) async throws -> CTAPHIDMessage {
-        while true {
-            let message = try await readMessage(channel: channel)
-            if message.command != .keepalive { return message }
-        }
-    }
-
-    /// Reads until a KEEPALIVE with `status` arrives on `channel`.
-    func awaitKeepalive(_ status: KeepaliveStatus, channel: UInt32) async throws {
-        while true {
-            let message = try await readMessage(channel: channel)
-            if message.command == .keepalive, message.payload == [status.rawValue] { return }
-        }
     }
 
     /// True when the daemon closed the connection without sending a single report;
@@ -111,22 +83,5 @@ final class HIDTestClient {
         } catch {
             return !watchdogFired.fired.load(ordering: .sequentiallyConsistent)
         }
-    }
-
-    /// INIT on the broadcast channel (allocates one) or on `channel` (resynchronises it);
-    /// returns the channel the device answered with.
-    func initialize(nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8], channel: UInt32 = CTAPHIDChannel.broadcast) async throws -> UInt32 {
-        try await send(CTAPHIDMessage(channel: channel, command: .`init`, payload: nonce))
-        let reply = try await readReply(channel: channel)
-        guard let response = CTAPHIDInitResponse(payload: reply.payload), response.nonce == nonce else {
-            throw ClientError.closed
-        }
-        return response.channel
-    }
-
-    /// Sends a request and returns the non-KEEPALIVE reply.
-    func transact(_ message: CTAPHIDMessage) async throws -> CTAPHIDMessage {
-        try await send(message)
-        return try await readReply(channel: message.channel)
     }
 }
