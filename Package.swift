@@ -47,15 +47,21 @@ let package = Package(
         .target(name: "CBOR"),
         // The CTAP2 vocabulary both ends share: messages, statuses, COSE, authData, PIN/UV protocols.
         .target(name: "CTAP", dependencies: ["CBOR"] + crypto),
-        // The transport vocabulary: CTAPHID framing, INIT, keepalive, vendor commands, the socket path rule.
+        // The transport vocabulary: CTAPHID framing, INIT, keepalive, passkeyd's vendor commands.
         .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR"]),
+        // What passkeyd and its clients share on this machine, not on the wire: where the socket and
+        // the keystore live, whom to trust there, the socket's address and peer, secrets handed over
+        // in the environment, passkeyd's one version.
+        .target(name: "PasskeydLocal"),
+        // Concurrency tools both the device and the platform use (`TurnQueue`).
+        .target(name: "PasskeydConcurrency"),
         // ES256K over Debian's libsecp256k1 (docs/algorithms.md says why), for the device and the RP.
         .systemLibrary(name: "CSecp256k1", pkgConfig: "libsecp256k1", providers: [.apt(["libsecp256k1-dev"])]),
         .target(name: "Secp256k1", dependencies: ["CSecp256k1", crypto[0]]),
         // ML-DSA-44 (FIPS 204) written here, as no mirrored library offers it (docs/algorithms.md says why).
         .target(name: "MLDSA"),
         // The device's behaviour, as an actor over a pluggable credential store.
-        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
+        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", "PasskeydConcurrency", logging] + crypto + certificates),
         // Linux's native AIO syscalls, which Glibc does not wrap: the record log's early block write.
         .systemLibrary(name: "CLinuxAIO"),
         // prctl(2) and setrlimit(2) behind one C call: passkeyd turns its core dumps off.
@@ -66,10 +72,10 @@ let package = Package(
             .target(name: "CLinuxAIO", condition: .when(platforms: [.linux])),
         ] + crypto),
         // The CTAPHID server on the Unix socket.
-        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "CTAP", "CTAPHID", "CBOR", logging] + nio),
+        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", "CBOR", logging] + nio),
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
         .target(name: "PasskeyClient", dependencies: [
-            "WebAuthn", "CTAP", "CTAPHID", "CBOR", logging, crypto[0], .product(name: "CompressNIO", package: "compress-nio"),
+            "WebAuthn", "CTAP", "CTAPHID", "PasskeydLocal", "PasskeydConcurrency", "CBOR", logging, crypto[0], .product(name: "CompressNIO", package: "compress-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
@@ -77,14 +83,14 @@ let package = Package(
         // What a relying party's server does: challenges and verification.
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR", "Secp256k1", "MLDSA"] + crypto),
         .executableTarget(name: "passkeyd", dependencies: [
-            "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
+            "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "PasskeydLocal", argumentParser, logging,
             .target(name: "CLinuxProcess", condition: .when(platforms: [.linux])),
         ]),
-        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "WebAuthn", argumentParser, logging]),
+        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "PasskeydLocal", "WebAuthn", argumentParser, logging]),
         // The six classic passkey sign-in scenarios, end to end against a verifying relying party;
         // on a terminal, the seed apps' feature list and the courier app's account flows.
         .executableTarget(name: "passkeydemo", dependencies: [
-            "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", "CTAPHID", argumentParser, logging,
+            "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", argumentParser, logging,
             "CBOR", crypto[0], .product(name: "Hummingbird", package: "hummingbird"),
         ], resources: [.embedInCode("Web/Assets/demo.js"), .embedInCode("Web/Assets/demo.css")]),
         // `make bench`: throughput and latency over the socket against in-process baselines.
@@ -105,15 +111,16 @@ let package = Package(
         .testTarget(name: "MLDSATests", dependencies: ["MLDSA"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
+        .testTarget(name: "PasskeydLocalTests", dependencies: ["PasskeydLocal"]),
         .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
         .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CBOR", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
-        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "CBOR"] + nio
+        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", "CBOR"] + nio
             + [logging, .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "PasskeyClientTests", dependencies: [
-            "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CBOR", "CTAP", "CTAPHID", logging,
+            "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CBOR", "CTAP", "CTAPHID", "PasskeydLocal", logging,
         ]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
-        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "CTAPHID", "WebAuthn"]),
+        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "PasskeydLocal", "WebAuthn"]),
         // The passkeyd executable itself: flags, environment, refusals, --detach, signals.
         .testTarget(name: "PasskeydTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"]),

@@ -2,6 +2,7 @@ import CBOR
 import CTAP
 import Crypto
 import Logging
+import PasskeydConcurrency
 
 /// The authenticator: CTAP 2.1's authenticator API (CTAP 2.1 §6) as an actor over a
 /// pluggable credential store and injected user presence and verification.

@@ -1,6 +1,6 @@
-import CTAPHID
 import Foundation
 import Logging
+import PasskeydLocal
 
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import CTAPHID
 import Foundation
 import Logging
 import NIOCore
+import PasskeydLocal
 import Synchronization
 
 /// One open handle on the virtual device: turns the connection's byte stream

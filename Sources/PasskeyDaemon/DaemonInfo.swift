@@ -1,5 +1,5 @@
-import CTAPHID
 import Foundation
+import PasskeydLocal
 
 /// What the daemon says about itself: the INIT response's device version
 /// (CTAP 2.1 §11.2.9.1.3) and the vendor STATUS reply.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CTAP
-import CTAPHID
 import Foundation
+import PasskeydLocal
 
 /// Options every command takes, before or after the command's name.
 struct GlobalOptions: ParsableArguments {

@@ -1,5 +1,5 @@
-import CTAPHID
 import Foundation
+import PasskeydLocal
 
 /// Where a PIN comes from: a file, the environment, or a hidden prompt on the terminal.
 enum PINEntry {

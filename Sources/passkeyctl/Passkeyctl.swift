@@ -1,6 +1,6 @@
 import ArgumentParser
-import CTAPHID
 import Foundation
+import PasskeydLocal
 
 /// passkeyctl: passkeyd's command line (info, credentials, PIN, reset, presence, daemon status).
 @main

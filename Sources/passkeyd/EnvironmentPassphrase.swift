@@ -1,4 +1,4 @@
-import CTAPHID
+import PasskeydLocal
 
 /// `PASSKEYD_PASSPHRASE`, taken out of the process once read (`EnvironmentSecret`). A detached
 /// child gets it through a pipe (`Detach`), never through its environment or arguments.

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Authenticator
 import CTAP
-import CTAPHID
 import Foundation
 import Keystore
 import Logging
 import PasskeyDaemon
+import PasskeydLocal
 
 /// The passkeyd executable: options from flags or environment, then the server until SIGTERM/SIGINT.
 @main

@@ -5,6 +5,7 @@ import CTAPHID
 import Foundation
 import Logging
 import PasskeyClient
+import PasskeydLocal
 import WebAuthn
 
 /// `passkeydemo`: the six classic passkey sign-in scenarios, end to end — PasskeyClient in

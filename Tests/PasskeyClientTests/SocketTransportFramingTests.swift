@@ -1,6 +1,7 @@
 import CTAP
 import CTAPHID
 import Foundation
+import PasskeydLocal
 import PasskeydTestSupport
 import Synchronization
 import Testing

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import NIOCore
 import NIOPosix
+import PasskeydLocal
 import Synchronization
 
 /// A tiny host for the tests: raw 64-byte reports over the Unix socket.

@@ -1,5 +1,5 @@
-import CTAPHID
 import Foundation
+import PasskeydLocal
 import PasskeydTestSupport
 import Testing
 

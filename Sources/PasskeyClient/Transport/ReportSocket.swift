@@ -1,6 +1,6 @@
-import CTAPHID
 import Dispatch
 import Glibc
+import PasskeydLocal
 import Synchronization
 
 /// The connected Unix stream socket a `UnixSocketTransport` speaks CTAPHID reports on,

@@ -1,5 +1,7 @@
 import CTAP
 import CTAPHID
+import PasskeydConcurrency
+import PasskeydLocal
 
 /// A CTAPHID host on passkeyd's Unix socket: the socket is one open handle on a
 /// virtual USB HID device carrying 64-byte reports (CTAP 2.1 §11.2).

@@ -1,6 +1,6 @@
-import CTAPHID
 import Foundation
 import PasskeyClient
+import PasskeydLocal
 import WebAuthn
 
 /// The native-messaging host: one long-lived port per browser (`connectNative`), each request

@@ -2,6 +2,7 @@ import ArgumentParser
 import CTAP
 import CTAPHID
 import Foundation
+import PasskeydLocal
 
 /// `passkeyctl doctor`: checks the setup a client depends on and says what to do about each
 /// problem: the socket path and why it is that one, its folder and file (owner, mode), the

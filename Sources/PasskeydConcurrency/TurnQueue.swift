@@ -2,6 +2,9 @@
 /// request at a time across its own suspension points. Kept inside the actor, which
 /// waits with `withCheckedContinuation { queue.wait($0) }` when `tryEnter()` says no,
 /// and hands the turn on with `leave()`.
+///
+/// Both the device (`Authenticator`) and the platform (`UnixSocketTransport`) take turns
+/// with it, so it lives in a module of its own rather than in either's vocabulary.
 public struct TurnQueue {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []

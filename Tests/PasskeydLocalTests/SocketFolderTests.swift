@@ -1,5 +1,5 @@
-import CTAPHID
 import Foundation
+import PasskeydLocal
 import Testing
 
 /// The socket-folder rule the daemon keeps before binding and every client before speaking.
