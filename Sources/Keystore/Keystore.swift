@@ -344,6 +344,11 @@ public actor Keystore: CredentialStore {
         logWrite = submitted
     }
 
+    /// Whether a write of the record log was submitted and not yet taken by a flush (tests).
+    var logWriteInFlight: Bool { logWrite != nil }
+    /// Whether the record log's file takes submitted writes at all (tests: `O_DIRECT` and AIO).
+    nonisolated var logFileTakesSubmissions: Bool { logFile.takesSubmissions }
+
     /// The record log's write submitted earlier completed and its blocks not yet taken
     /// written, then one `fdatasync` of each file.
     private nonisolated func flush(_ files: GroupCommit.Files, writing writes: [RecordLog.BlockWrite],

@@ -27,8 +27,11 @@ struct TemporaryDirectory {
 /// A cheap scrypt cost so passphrase tests stay fast; the format stores whatever cost was used.
 let testScrypt = ScryptParameters(logN: 10, r: 8, p: 1)
 
-func openStore(_ directory: String, passphrase: String? = nil, capacity: Int = Keystore.defaultCapacity) throws(KeystoreError) -> Keystore {
-    try Keystore.open(directory: directory, passphrase: passphrase, capacity: capacity, newStoreScrypt: testScrypt)
+func openStore(
+    _ directory: String, passphrase: String? = nil, capacity: Int = Keystore.defaultCapacity,
+    off: SpeedMechanisms = .turnedOffByEnvironment
+) throws(KeystoreError) -> Keystore {
+    try Keystore.open(directory: directory, passphrase: passphrase, capacity: capacity, newStoreScrypt: testScrypt, off: off)
 }
 
 /// A credential whose every field is distinct and recognisable.
