@@ -1,6 +1,6 @@
 import Foundation
 
-/// The keystore's speed mechanisms, each of which can be turned off to take the plain path:
+/// passkeyd's speed mechanisms, each of which can be turned off to take the plain path:
 /// a bench and diagnosis switch (`make bench` measures each on and off in one run,
 /// docs/benchmarks.md), read once from `PASSKEYD_SPEED_OFF` and never stored anywhere.
 ///
@@ -12,6 +12,8 @@ import Foundation
 ///   the call returns (a `save` too), instead of callers sharing a flush led off the store.
 /// - `linuxAIO`: the record log's blocks are written when flushed, instead of submitted with
 ///   `io_submit` when logged.
+/// - `taskExecutor`: not the keystore's; passkeyd gives it to its server
+///   (`CTAPHIDServer.Configuration.quickTransactionsOnLoop`): every transaction runs on the pool.
 public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -19,13 +21,14 @@ public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
     public static let recordLog = SpeedMechanisms(rawValue: 1)
     public static let groupCommit = SpeedMechanisms(rawValue: 2)
     public static let linuxAIO = SpeedMechanisms(rawValue: 4)
+    public static let taskExecutor = SpeedMechanisms(rawValue: 8)
 
     /// The environment variable naming the mechanisms to turn off, comma-separated.
     public static let environmentVariable = "PASSKEYD_SPEED_OFF"
 
     /// Each mechanism's name in `PASSKEYD_SPEED_OFF`.
     public static let names: KeyValuePairs<String, SpeedMechanisms> = [
-        "recordlog": .recordLog, "groupcommit": .groupCommit, "aio": .linuxAIO,
+        "recordlog": .recordLog, "groupcommit": .groupCommit, "aio": .linuxAIO, "executor": .taskExecutor,
     ]
 
     /// The mechanisms `PASSKEYD_SPEED_OFF` turns off, read once, at the first use. A name it

@@ -144,3 +144,18 @@ func credentialWithEveryField(backedUp: Bool = true) -> CredentialSource {
     credential.countsSignatures = false
     return credential
 }
+
+/// Saves each credential from a task of its own, as from several connections: each is expected
+/// visible to the next call at once, before any flush, and each task then awaits `durable()`.
+func saveConcurrently(_ credentials: [CredentialSource], to store: Keystore) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for credential in credentials {
+            group.addTask {
+                try await store.save(credential)
+                #expect(try await store.credential(id: credential.id) == credential)
+                try await store.durable()
+            }
+        }
+        try await group.waitForAll()
+    }
+}

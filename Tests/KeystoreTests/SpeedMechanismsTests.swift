@@ -25,16 +25,7 @@ import Testing
         defer { temp.remove(); image.remove() }
         let store = try openStore(temp.store, off: off)
         let credentials = RecordLogTests.credentials(40)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for credential in credentials {
-                group.addTask {
-                    try await store.save(credential)
-                    #expect(try await store.credential(id: credential.id) == credential)
-                    try await store.durable()
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await saveConcurrently(credentials, to: store)
         try RecordLogTests.crashImage(of: temp, into: image)
         let crashed = try openStore(image.store, off: off)
         #expect(try await crashed.count() == credentials.count)
