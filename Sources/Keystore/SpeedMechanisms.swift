@@ -39,7 +39,7 @@ public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
             Keystore.logger.warning("\(environmentVariable) names no such mechanism: \(parsed.unknown.joined(separator: ", ")); it knows \(names.map(\.key).joined(separator: ", "))")
         }
         if !parsed.off.isEmpty {
-            Keystore.logger.notice("\(environmentVariable): keystore speed mechanisms off: \(parsed.off.description)")
+            Keystore.logger.notice("\(environmentVariable): speed mechanisms off: \(parsed.off.description)")
         }
         return parsed.off
     }()
