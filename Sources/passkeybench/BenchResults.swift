@@ -39,7 +39,7 @@ struct BenchResults {
     var socketMany: Pair?
     /// One client's sign-ins against a daemon started with `--busy-poll 0`: what busy polling buys.
     var socketWithoutBusyPoll: Measurement?
-    /// The socket figures against a daemon with one keystore speed mechanism off (`PASSKEYD_SPEED_OFF`).
+    /// The socket figures against a daemon with one speed mechanism off (`PASSKEYD_SPEED_OFF`).
     struct SpeedOff {
         /// The mechanism's name in `PASSKEYD_SPEED_OFF`.
         var mechanism: String

@@ -32,7 +32,7 @@ struct PasskeyBench: AsyncParsableCommand {
     @Option(name: .customLong("cache-dir"), help: "Where seeded keystores are kept between runs.")
     var cacheDirectory: String = ".build/bench-cache"
     @Option(name: .customLong("speed-off"), help: ArgumentHelp(
-        "Keystore speed mechanisms each measured off too, a daemon of its own per name, comma-separated; empty for none.",
+        "Speed mechanisms each measured off too, a daemon of its own per name, comma-separated; empty for none.",
         discussion: "Names as PASSKEYD_SPEED_OFF takes them: \(SpeedMechanisms.names.map(\.key).joined(separator: ", ")).",
         valueName: "names"))
     var speedOff: String = SpeedMechanisms.names.map(\.key).joined(separator: ",")
@@ -205,7 +205,7 @@ struct PasskeyBench: AsyncParsableCommand {
         results.webAuthn = BenchResults.Pair(getAssertion: get, makeCredential: create)
         for transport in transports { await transport.close() }
 
-        // The figures above again, each against a daemon with one keystore speed mechanism off:
+        // The figures above again, each against a daemon with one speed mechanism off:
         // what that mechanism buys (issue 34), in the same run.
         for mechanism in mechanismsOff {
             note("socket, 1 and \(clients) clients, \(SpeedMechanisms.environmentVariable)=\(mechanism) ...")
