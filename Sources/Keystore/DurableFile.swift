@@ -148,6 +148,9 @@ final class DurableFile: Sendable {
         return SubmittedWrite(bytes, at: offset, path: path, buffer: buffer, completion: completion)
     }
 
+    /// Whether `submitBlocks` can start a write: a direct descriptor and an AIO context.
+    var takesSubmissions: Bool { submissions != nil }
+
     /// Waits for `submitted`; should it have failed (a file system that opens `O_DIRECT` but
     /// refuses such writes, as `writeBlocks` allows for), its blocks are written now with
     /// `writeBlocks`, whose error is the one that counts, and later writes are not submitted.

@@ -58,11 +58,14 @@ public actor Keystore: CredentialStore {
     private let everythingDurable = Atomic<Bool>(true)
     /// Space given up when the disk fills, for every write but a registration's.
     private var reserve: DiskReserve
+    /// The speed mechanisms this store runs without (`SpeedMechanisms`): a bench switch.
+    nonisolated let off: SpeedMechanisms
 
     /// Takes over an open database and its record log, whose `entries` are replayed first
     /// (`replay`).
     init(
-        queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int, log: RecordLog.Found
+        queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int, log: RecordLog.Found,
+        off: SpeedMechanisms
     ) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
         let wal = try DurableFile.wal(databasePath: path)
@@ -71,6 +74,7 @@ public actor Keystore: CredentialStore {
         self.sealer = sealer
         self.path = path
         self.capacity = capacity
+        self.off = off
         self.file = file
         self.wal = wal
         logFile = log.file
@@ -164,11 +168,14 @@ public actor Keystore: CredentialStore {
             let capacity = capacity
             // A record too large for the log is committed into SQLite like any other write. A
             // full disk is the authenticator's key store being full (CTAP 2.1 §6.1.2 step 17's error).
-            if RecordLog.canHold(row) {
+            // With the record log off, every registration takes that path.
+            if RecordLog.canHold(row), !off.contains(.recordLog) {
                 try register(row)
             } else {
                 try await write(diskFullIsStoreFull: true, flush: false) { db in try Self.store(row, db, capacity: capacity) }
             }
+            // With group commit off the save is flushed before it returns, the store held meanwhile.
+            if off.contains(.groupCommit) { try flushHoldingTheStore().get() }
             // A registration stored: the disk has room again, perhaps for the reserve given up.
             if !reserve.isHeld { reserve.hold() }
         }
@@ -267,13 +274,32 @@ public actor Keystore: CredentialStore {
     @concurrent public nonisolated func durable() async throws(CredentialStoreError) {
         if everythingDurable.load(ordering: .acquiring) { return }
         let outcome: Result<Void, KeystoreError>
-        switch await flushTurn() {
-        case .finished(let result): outcome = result
-        case .lead(let files, let writes, let submitted):
-            outcome = flush(files, writing: writes, after: submitted)
-            await flushEnded(outcome, wrote: writes + (submitted.map { [RecordLog.BlockWrite(offset: $0.offset, bytes: $0.bytes)] } ?? []))
+        if off.contains(.groupCommit) {
+            outcome = await flushHoldingTheStore()
+        } else {
+            switch await flushTurn() {
+            case .finished(let result): outcome = result
+            case .lead(let files, let writes, let submitted):
+                outcome = flush(files, writing: writes, after: submitted)
+                await flushEnded(outcome, wrote: writes, submitted: submitted)
+            }
         }
         if case .failure(let failure) = outcome { throw .failed(failure) }
+    }
+
+    /// The plain path with group commit off (`SpeedMechanisms.groupCommit`): the caller flushes
+    /// everything committed so far on the actor, so no other call runs until the flush ends, and
+    /// no flush is shared with a caller that comes later. No flush runs beside it: each is made
+    /// here, whole, without a suspension.
+    private func flushHoldingTheStore() -> Result<Void, KeystoreError> {
+        guard let turn = groupCommit.turn() else { preconditionFailure("a flush runs beside one that holds the store") }
+        switch leading(turn) {
+        case .finished(let result): return result
+        case .lead(let files, let writes, let submitted):
+            let outcome = flush(files, writing: writes, after: submitted)
+            flushEnded(outcome, wrote: writes, submitted: submitted)
+            return outcome
+        }
     }
 
     /// What a caller of `durable()` does next: as `GroupCommit.Turn`, and a leader also waits
@@ -288,6 +314,11 @@ public actor Keystore: CredentialStore {
         let turn = if let turn = groupCommit.turn() { turn } else {
             await withCheckedContinuation { continuation in groupCommit.wait(continuation) }
         }
+        return leading(turn)
+    }
+
+    /// `turn` as `FlushTurn`: a leader takes the log's entries and its submitted write.
+    private func leading(_ turn: GroupCommit.Turn) -> FlushTurn {
         switch turn {
         case .finished(let result): return .finished(result)
         // Taken once the turn is this caller's: every entry of the commits it covers is logged by now.
@@ -303,7 +334,7 @@ public actor Keystore: CredentialStore {
     /// it (one client: ~25 µs less per registration, docs/benchmarks.md). One write to the log
     /// at a time: two in flight could land in either order, and a run's part-filled block is in both.
     private func submitLogWrite() {
-        guard groupCommit.flushing == nil, logWrite == nil else { return }
+        guard groupCommit.flushing == nil, logWrite == nil, !off.contains(.linuxAIO) else { return }
         let writes = log.takeWrites()
         guard !writes.isEmpty else { return }
         // Runs in both halves (after a fold) are left to the flush.
@@ -312,6 +343,11 @@ public actor Keystore: CredentialStore {
         }
         logWrite = submitted
     }
+
+    /// Whether a write of the record log was submitted and not yet taken by a flush (tests).
+    var logWriteInFlight: Bool { logWrite != nil }
+    /// Whether the record log's file takes submitted writes at all (tests: `O_DIRECT` and AIO).
+    nonisolated var logFileTakesSubmissions: Bool { logFile.takesSubmissions }
 
     /// The record log's write submitted earlier completed and its blocks not yet taken
     /// written, then one `fdatasync` of each file.
@@ -327,7 +363,9 @@ public actor Keystore: CredentialStore {
         return files.contains(.wal) ? wal.flush() : .success(())
     }
 
-    private func flushEnded(_ outcome: Result<Void, KeystoreError>, wrote writes: [RecordLog.BlockWrite]) {
+    /// `writes` and the `submitted` one were written when the flush succeeded.
+    private func flushEnded(_ outcome: Result<Void, KeystoreError>, wrote writes: [RecordLog.BlockWrite], submitted: SubmittedWrite?) {
+        let writes = writes + (submitted.map { [RecordLog.BlockWrite(offset: $0.offset, bytes: $0.bytes)] } ?? [])
         if case .success = outcome { log.wrote(writes) } else { log.untake() }
         groupCommit.flushEnded(outcome)
     }

@@ -29,9 +29,11 @@ extension Keystore {
         try open(directory: directory, passphrase: passphrase, capacity: capacity, newStoreScrypt: .default)
     }
 
-    /// `newStoreScrypt` sets the cost of a keystore created by this call (tests use a cheap one).
+    /// `newStoreScrypt` sets the cost of a keystore created by this call (tests use a cheap one);
+    /// `off`, the speed mechanisms it runs without (tests run each off).
     static func open(
-        directory: String, passphrase: String?, capacity: Int, newStoreScrypt: ScryptParameters
+        directory: String, passphrase: String?, capacity: Int, newStoreScrypt: ScryptParameters,
+        off: SpeedMechanisms = .turnedOffByEnvironment
     ) throws(KeystoreError) -> Keystore {
         if passphrase?.isEmpty == true { throw .emptyPassphrase }
         let layout = KeystoreLayout(directory: directory)
@@ -44,7 +46,7 @@ extension Keystore {
             for orphan in ["-wal", "-shm"].map({ layout.database + $0 }) + [layout.recordLog] where KeystoreLayout.exists(orphan) {
                 throw .orphanedFile(path: orphan)
             }
-            return try create(layout, lock: lock, passphrase: passphrase, capacity: capacity, scrypt: newStoreScrypt)
+            return try create(layout, lock: lock, passphrase: passphrase, capacity: capacity, scrypt: newStoreScrypt, off: off)
         }
         let findings = try KeystoreInspection.inspect(layout.database)
         let header = findings.header
@@ -94,7 +96,7 @@ extension Keystore {
             throw error
         }
         logger.info("opened keystore", metadata: ["path": "\(layout.database)", "protection": "\(header.protection.name)"])
-        return try Keystore(queue: queue, lock: lock, sealer: sealer, path: layout.database, capacity: capacity, log: log)
+        return try Keystore(queue: queue, lock: lock, sealer: sealer, path: layout.database, capacity: capacity, log: log, off: off)
     }
 
     /// A `v1` store becomes `v2` in one transaction: a factory-fresh device state where none
@@ -177,7 +179,8 @@ extension Keystore {
     /// during creation never leaves a half-made database behind. A key file left by such a
     /// crash is reused rather than replaced. The device state is written with the header.
     private static func create(
-        _ layout: KeystoreLayout, lock: KeystoreLock, passphrase: String?, capacity: Int, scrypt: ScryptParameters
+        _ layout: KeystoreLayout, lock: KeystoreLock, passphrase: String?, capacity: Int, scrypt: ScryptParameters,
+        off: SpeedMechanisms
     ) throws(KeystoreError) -> Keystore {
         let storeID = [UInt8](SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
         let protection: KeyProtection
@@ -220,7 +223,7 @@ extension Keystore {
         logger.info("created keystore", metadata: ["path": "\(layout.database)", "protection": "\(protection.name)"])
         return try Keystore(
             queue: try writableQueue(layout.database), lock: lock, sealer: sealer, path: layout.database, capacity: capacity,
-            log: try RecordLog.open(directory: layout))
+            log: try RecordLog.open(directory: layout), off: off)
     }
 
     /// The connection used once the key is verified: WAL, `synchronous = NORMAL` (a commit

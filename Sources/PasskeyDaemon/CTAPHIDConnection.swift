@@ -32,6 +32,8 @@ actor CTAPHIDConnection {
     private let timing: CTAPHIDServer.Timing
     /// The connection's event loop, where quick transactions run.
     private let executor: EventLoopTaskExecutor
+    /// False: every transaction runs on the pool (`CTAPHIDServer.Configuration.quickTransactionsOnLoop`).
+    private let quickTransactionsOnLoop: Bool
     /// The same loop, as this actor's executor.
     private nonisolated let loop: any SerialExecutor
     private let pauseReading: PauseReading
@@ -72,9 +74,10 @@ actor CTAPHIDConnection {
     private var isClosed = false
 
     init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, executor: EventLoopTaskExecutor,
-         occupancy: LoopOccupancy? = nil, requester: PeerCredentials? = nil, logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
+         quickTransactionsOnLoop: Bool = true, occupancy: LoopOccupancy? = nil, requester: PeerCredentials? = nil, logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
          pauseReading: @escaping PauseReading, send: @escaping Send) {
         self.executor = executor
+        self.quickTransactionsOnLoop = quickTransactionsOnLoop
         self.occupancy = occupancy
         self.requester = requester
         loop = executor.eventLoop.executor
@@ -424,7 +427,7 @@ actor CTAPHIDConnection {
         // Sign-ins, registrations and getInfo run on the connection's event loop; anything else
         // (which may compute for long: a reset, a bio enrollment) on the pool, so the loop keeps
         // sending keepalives.
-        let quick = command == .cbor && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
+        let quick = quickTransactionsOnLoop && command == .cbor && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
         let executor = executor
         let occupancy = occupancy
         let preference: (any TaskExecutor)? = quick ? executor : nil

@@ -48,14 +48,19 @@ public final class CTAPHIDServer: Sendable {
         /// The busy-polling budget unless told otherwise: longer than a host takes between
         /// reading one answer and sending its next request, as KVM's default halt polling is.
         public static let defaultBusyPoll: Duration = .microseconds(200)
+        /// Whether quick transactions run on their connection's event loop (`EventLoopTaskExecutor`);
+        /// false sends every transaction to the pool, the plain path: a bench and diagnosis
+        /// switch (`PASSKEYD_SPEED_OFF=executor`).
+        public var quickTransactionsOnLoop: Bool
 
         public init(socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid(), listener: ListeningSocket = .bind,
-                    busyPoll: Duration = defaultBusyPoll) {
+                    busyPoll: Duration = defaultBusyPoll, quickTransactionsOnLoop: Bool = true) {
             self.socketPath = socketPath
             self.timing = timing
             self.allowedPeerUID = allowedPeerUID
             self.listener = listener
             self.busyPoll = busyPoll
+            self.quickTransactionsOnLoop = quickTransactionsOnLoop
         }
     }
 
@@ -123,7 +128,8 @@ public final class CTAPHIDServer: Sendable {
 
         let device = CTAPHIDDevice(handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
         let timing = configuration.timing
-        let loops = PerLoop.forEachLoop(of: MultiThreadedEventLoopGroup.singleton, busyPoll: configuration.busyPoll)
+        let loops = PerLoop.forEachLoop(
+            of: MultiThreadedEventLoopGroup.singleton, busyPoll: configuration.busyPoll, quickTransactions: configuration.quickTransactionsOnLoop)
         let acceptTask = Task {
             await withDiscardingTaskGroup { group in
                 for await descriptor in acceptor.connections {
@@ -205,7 +211,8 @@ public final class CTAPHIDServer: Sendable {
         // its unread replies pass the channel's high watermark, never anyone else's memory.
         // Both closures are called by the connection, whose executor is the channel's loop.
         let connection = CTAPHIDConnection(
-            id: id, device: device, timing: timing, executor: executor, occupancy: occupancy,
+            id: id, device: device, timing: timing, executor: executor, quickTransactionsOnLoop: loop?.runsQuickTransactions ?? true,
+            occupancy: occupancy,
             requester: PeerCredentials(of: descriptor), logger: logger, drop: drop, stream: stream,
             pauseReading: { paused in try? channel.syncOptions?.setOption(.autoRead, value: !paused) }
         ) { reports, pollAfter in
@@ -227,11 +234,13 @@ extension CTAPHIDServer {
         /// Nil when busy polling is off.
         let busyPoll: BusyPoll?
         let occupancy = LoopOccupancy()
+        /// Whether the loop runs its connections' quick transactions (`Configuration.quickTransactionsOnLoop`).
+        let runsQuickTransactions: Bool
 
-        static func forEachLoop(of group: any EventLoopGroup, busyPoll budget: Duration) -> [ObjectIdentifier: PerLoop] {
+        static func forEachLoop(of group: any EventLoopGroup, busyPoll budget: Duration, quickTransactions: Bool) -> [ObjectIdentifier: PerLoop] {
             let polls = BusyPoll.forEachLoop(of: group, budget: budget)
             return Dictionary(uniqueKeysWithValues: group.makeIterator().map { loop in
-                (ObjectIdentifier(loop), PerLoop(busyPoll: polls[ObjectIdentifier(loop)]))
+                (ObjectIdentifier(loop), PerLoop(busyPoll: polls[ObjectIdentifier(loop)], runsQuickTransactions: quickTransactions))
             })
         }
     }

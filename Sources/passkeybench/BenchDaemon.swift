@@ -1,4 +1,5 @@
 import Foundation
+import Keystore
 import PasskeyClient
 
 /// A real `passkeyd` on a temporary socket: presence approved automatically, built-in
@@ -18,8 +19,10 @@ final class BenchDaemon: Sendable {
     }
 
     /// Starts the daemon on `dataDirectory` and returns once it answers getInfo on its socket.
+    /// `environment` adds to passkeybench's own, whose `PASSKEYD_SPEED_OFF` never passes: a
+    /// figure runs every speed mechanism unless it names the ones it turns off.
     static func start(executable: String, dataDirectory: String, workDirectory: String, name: String,
-                      arguments extra: [String] = []) async throws -> BenchDaemon {
+                      arguments extra: [String] = [], environment: [String: String] = [:]) async throws -> BenchDaemon {
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw BenchError.daemonNotFound(path: executable) }
         let socket = workDirectory + "/\(name).sock"
         let log = workDirectory + "/\(name).log"
@@ -30,6 +33,9 @@ final class BenchDaemon: Sendable {
             "--socket", socket, "--data-dir", dataDirectory,
             "--presence", "auto", "--uv", "off", "--log-level", "warning",
         ] + extra
+        var inherited = ProcessInfo.processInfo.environment
+        inherited[SpeedMechanisms.environmentVariable] = nil
+        process.environment = inherited.merging(environment) { $1 }
         let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = logHandle
         process.standardError = logHandle

@@ -1,3 +1,5 @@
+import Keystore
+
 /// Every figure of one run, and the report that sets them side by side.
 struct BenchResults {
     struct Pair {
@@ -37,6 +39,15 @@ struct BenchResults {
     var socketMany: Pair?
     /// One client's sign-ins against a daemon started with `--busy-poll 0`: what busy polling buys.
     var socketWithoutBusyPoll: Measurement?
+    /// The socket figures against a daemon with one speed mechanism off (`PASSKEYD_SPEED_OFF`).
+    struct SpeedOff {
+        /// The mechanism's name in `PASSKEYD_SPEED_OFF`.
+        var mechanism: String
+        var one: Pair
+        var many: Pair
+    }
+
+    var speedOff: [SpeedOff] = []
     /// `WebAuthnClient` create (rk) and discoverable get over the socket: options JSON in, response JSON out.
     var webAuthn: Pair?
     /// Chrome's virtual authenticator in a localhost page, driven over CDP: nil when skipped.
@@ -73,6 +84,13 @@ struct BenchResults {
         row("getAssertion over the socket, --busy-poll 0", 1, socketWithoutBusyPoll)
         row("makeCredential rk over the socket", 1, socketOne?.makeCredential)
         row("makeCredential rk over the socket", clients, socketMany?.makeCredential)
+        for off in speedOff {
+            let label = "\(SpeedMechanisms.environmentVariable)=\(off.mechanism)"
+            row("getAssertion over the socket, \(label)", 1, off.one.getAssertion)
+            row("getAssertion over the socket, \(label)", clients, off.many.getAssertion)
+            row("makeCredential rk over the socket, \(label)", 1, off.one.makeCredential)
+            row("makeCredential rk over the socket, \(label)", clients, off.many.makeCredential)
+        }
         row("getAssertion via libfido2 (C, blocking)", 1, libfido2?.figures?.getAssertion)
         row("makeCredential rk via libfido2 (C, blocking)", 1, libfido2?.figures?.makeCredential)
         row("WebAuthn create (rk) via PasskeyClient, socket", 1, webAuthn?.makeCredential)
@@ -202,6 +220,19 @@ struct BenchResults {
         add("socket makeCredential rk/s (1 client) ÷ overwrite+fdatasync/s", socketOne?.makeCredential.operationsPerSecond, syncs)
         add("socket getAssertion/s (1 client) ÷ the same with --busy-poll 0",
             socketOne?.getAssertion.operationsPerSecond, socketWithoutBusyPoll?.operationsPerSecond)
+        // A mechanism earns its place with ≥ 10 % on one of these figures (issue 34).
+        for off in speedOff {
+            let figures: [(String, Measurement?, Measurement)] = [
+                ("getAssertion/s (1 client)", socketOne?.getAssertion, off.one.getAssertion),
+                ("getAssertion/s (\(clients) clients)", socketMany?.getAssertion, off.many.getAssertion),
+                ("makeCredential rk/s (1 client)", socketOne?.makeCredential, off.one.makeCredential),
+                ("makeCredential rk/s (\(clients) clients)", socketMany?.makeCredential, off.many.makeCredential),
+            ]
+            for (figure, on, plain) in figures {
+                add("socket \(figure) ÷ the same with \(SpeedMechanisms.environmentVariable)=\(off.mechanism)",
+                    on?.operationsPerSecond, plain.operationsPerSecond, target: 1.1)
+            }
+        }
         add("socket getAssertion/s, \(clients) clients ÷ 1 client",
             socketMany?.getAssertion.operationsPerSecond, socketOne?.getAssertion.operationsPerSecond)
         add("socket makeCredential rk/s, \(clients) clients ÷ 1 client",

@@ -31,12 +31,27 @@ struct PasskeyBench: AsyncParsableCommand {
     var libfido2Bench: String?
     @Option(name: .customLong("cache-dir"), help: "Where seeded keystores are kept between runs.")
     var cacheDirectory: String = ".build/bench-cache"
+    @Option(name: .customLong("speed-off"), help: ArgumentHelp(
+        "Speed mechanisms each measured off too, a daemon of its own per name, comma-separated; empty for none.",
+        discussion: "Names as PASSKEYD_SPEED_OFF takes them: \(SpeedMechanisms.names.map(\.key).joined(separator: ", ")).",
+        valueName: "names"))
+    var speedOff: String = SpeedMechanisms.names.map(\.key).joined(separator: ",")
 
     func validate() throws {
         guard duration > 0, operations > 0, clients > 0 else { throw ValidationError("duration, operations and clients must be positive") }
         guard !populationSizes.isEmpty, populationSizes.allSatisfy({ $0 > 0 }) else {
             throw ValidationError("--populations takes positive counts, e.g. 10,10000,100000")
         }
+        let unknown = SpeedMechanisms.parse(speedOff).unknown
+        guard unknown.isEmpty else {
+            throw ValidationError("--speed-off names no such mechanism: \(unknown.joined(separator: ", ")); "
+                                  + "it takes \(SpeedMechanisms.names.map(\.key).joined(separator: ", "))")
+        }
+    }
+
+    /// Each mechanism `--speed-off` names, in `PASSKEYD_SPEED_OFF`'s spelling.
+    var mechanismsOff: [String] {
+        SpeedMechanisms.names.filter { SpeedMechanisms.parse(speedOff).off.contains($0.value) }.map(\.key)
     }
 
     var populationSizes: [Int] { populations.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -189,6 +204,22 @@ struct PasskeyBench: AsyncParsableCommand {
         let get = try await Sampler.measure(limits: limits) { _ in try await ceremonies.get() }
         results.webAuthn = BenchResults.Pair(getAssertion: get, makeCredential: create)
         for transport in transports { await transport.close() }
+
+        // The figures above again, each against a daemon with one speed mechanism off:
+        // what that mechanism buys (issue 34), in the same run.
+        for mechanism in mechanismsOff {
+            note("socket, 1 and \(clients) clients, \(SpeedMechanisms.environmentVariable)=\(mechanism) ...")
+            let plain = try await BenchDaemon.start(
+                executable: daemonExecutable, dataDirectory: work + "/\(mechanism)-off-keystore", workDirectory: work,
+                name: "\(mechanism)-off", environment: [SpeedMechanisms.environmentVariable: mechanism])
+            defer { plain.stop() }
+            let transports = (0..<max(clients, 1)).map { _ in UnixSocketTransport(path: plain.socket) }
+            let plainClients = transports.map(BenchClient.init(transport:))
+            let (one, _) = try await measurePair(clients: plainClients, count: 1, users: users)
+            let (many, _) = try await measurePair(clients: plainClients, count: clients, users: users, threads: threads)
+            results.speedOff.append(.init(mechanism: mechanism, one: one, many: many))
+            for transport in transports { await transport.close() }
+        }
 
         note("socket, 1 client, busy polling off ...")
         let quiet = try await BenchDaemon.start(

@@ -126,7 +126,9 @@ struct Passkeyd: AsyncParsableCommand {
         let server: CTAPHIDServer
         do {
             server = try await CTAPHIDServer.start(
-                configuration: .init(socketPath: settings.socket, listener: settings.listener, busyPoll: settings.busyPoll), handler: device.handler, broker: broker,
+                configuration: .init(
+                    socketPath: settings.socket, listener: settings.listener, busyPoll: settings.busyPoll,
+                    quickTransactionsOnLoop: !SpeedMechanisms.turnedOffByEnvironment.contains(.taskExecutor)), handler: device.handler, broker: broker,
                 controls: controls, logger: Logger(label: "passkeyd.server"))
         } catch {
             await device.close()

@@ -27,8 +27,11 @@ struct TemporaryDirectory {
 /// A cheap scrypt cost so passphrase tests stay fast; the format stores whatever cost was used.
 let testScrypt = ScryptParameters(logN: 10, r: 8, p: 1)
 
-func openStore(_ directory: String, passphrase: String? = nil, capacity: Int = Keystore.defaultCapacity) throws(KeystoreError) -> Keystore {
-    try Keystore.open(directory: directory, passphrase: passphrase, capacity: capacity, newStoreScrypt: testScrypt)
+func openStore(
+    _ directory: String, passphrase: String? = nil, capacity: Int = Keystore.defaultCapacity,
+    off: SpeedMechanisms = .turnedOffByEnvironment
+) throws(KeystoreError) -> Keystore {
+    try Keystore.open(directory: directory, passphrase: passphrase, capacity: capacity, newStoreScrypt: testScrypt, off: off)
 }
 
 /// A credential whose every field is distinct and recognisable.
@@ -140,4 +143,19 @@ func credentialWithEveryField(backedUp: Bool = true) -> CredentialSource {
     credential.backup = BackupFlags(eligible: true, backedUp: backedUp)
     credential.countsSignatures = false
     return credential
+}
+
+/// Saves each credential from a task of its own, as from several connections: each is expected
+/// visible to the next call at once, before any flush, and each task then awaits `durable()`.
+func saveConcurrently(_ credentials: [CredentialSource], to store: Keystore) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for credential in credentials {
+            group.addTask {
+                try await store.save(credential)
+                #expect(try await store.credential(id: credential.id) == credential)
+                try await store.durable()
+            }
+        }
+        try await group.waitForAll()
+    }
 }

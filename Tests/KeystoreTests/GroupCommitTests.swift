@@ -130,17 +130,7 @@ import Testing
         defer { temp.remove() }
         let store = try openStore(temp.store)
         let credentials = (0..<16).map { makeCredential(rp: "rp\($0 % 4).example", userHandle: [UInt8($0)]) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for credential in credentials {
-                group.addTask {
-                    try await store.save(credential)
-                    // Visible to the next call before any flush.
-                    #expect(try await store.credential(id: credential.id) == credential)
-                    try await store.durable()
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await saveConcurrently(credentials, to: store)
         try await store.close()
         let reopened = try openStore(temp.store)
         for credential in credentials { #expect(try await reopened.credential(id: credential.id) == credential) }

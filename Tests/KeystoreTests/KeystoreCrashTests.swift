@@ -10,7 +10,8 @@ import Testing
 /// usable afterwards, and the database opens without repair.
 ///
 /// The parent test runs this test binary again, filtered to `burstWriterChild`, with
-/// `PASSKEYD_KEYSTORE_BURST_DIR` set. The child saves credentials as fast as it can and
+/// `PASSKEYD_KEYSTORE_BURST_DIR` set, and `PASSKEYD_SPEED_OFF` naming the speed mechanisms the
+/// child's store runs without (`SpeedMechanisms`): the guarantee holds on every plain path. The child saves credentials as fast as it can and
 /// appends each index to `acks` once `save` and the `durable()` after it have returned —
 /// the moment the daemon would send its CTAP response. The parent SIGKILLs it mid-burst, then checks.
 @Suite struct KeystoreCrashTests {
@@ -34,6 +35,8 @@ import Testing
     func burstWriterChild() async throws {
         let directory = try #require(ProcessInfo.processInfo.environment[Self.burstDirectoryVariable])
         let store = try openStore(directory + "/store")
+        // What the child read from PASSKEYD_SPEED_OFF, for the parent to check.
+        try Data(store.off.description.utf8).write(to: URL(fileURLWithPath: directory + "/off"))
         let acks = open(directory + "/acks", O_WRONLY | O_CREAT | O_APPEND, 0o600)
         try #require(acks >= 0)
         for index in 0..<1_000_000 {
@@ -46,7 +49,8 @@ import Testing
         }
     }
 
-    @Test func acknowledgedWritesSurviveSIGKILL() async throws {
+    @Test(arguments: ["", "recordlog", "groupcommit", "aio"])
+    func acknowledgedWritesSurviveSIGKILL(speedOff: String) async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
         // The store exists before the burst, as it would under a running daemon.
@@ -55,7 +59,8 @@ import Testing
         let child = Process()
         child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         child.arguments = ["--testing-library", "swift-testing", "--filter", "KeystoreCrashTests/burstWriterChild"]
-        child.environment = ProcessInfo.processInfo.environment.merging([Self.burstDirectoryVariable: temp.path]) { $1 }
+        child.environment = ProcessInfo.processInfo.environment.merging(
+            [Self.burstDirectoryVariable: temp.path, SpeedMechanisms.environmentVariable: speedOff]) { $1 }
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()
@@ -69,6 +74,7 @@ import Testing
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         #expect(child.terminationReason == .uncaughtSignal)
+        #expect(FileManager.default.contents(atPath: temp.path + "/off").map { String(decoding: $0, as: UTF8.self) } == speedOff)
 
         let acked = acknowledged(temp)
         try #require(acked.count >= Self.acknowledgementsBeforeKill)

@@ -3,6 +3,7 @@ import CTAP
 import CTAPHID
 import Dispatch
 import Foundation
+import NIOPosix
 import Synchronization
 
 /// A `CTAP2MessageHandler` for the server tests:
@@ -21,6 +22,8 @@ actor FakeHandler: CTAP2MessageHandler {
     private(set) var callers: [CTAPCaller] = []
     /// Callers the server said are gone.
     private(set) var released: [CTAPCaller] = []
+    /// For each handled message, whether it ran on one of NIO's event loops (a connection's).
+    private(set) var ranOnEventLoop: [Bool] = []
 
     init(presence: any UserPresence) {
         self.presence = presence
@@ -29,6 +32,7 @@ actor FakeHandler: CTAP2MessageHandler {
     func handle(_ message: [UInt8], from caller: CTAPCaller,
                 progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         callers.append(caller)
+        ranOnEventLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
         let response = await respond(to: message, progress: progress)
         lastResponse = response
         completed += 1

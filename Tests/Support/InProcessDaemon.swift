@@ -14,11 +14,12 @@ public struct InProcessDaemon: Sendable {
     public static func start(
         handler: any CTAP2MessageHandler, broker: PromptBroker, socketPath: String = TemporaryFolder.freshSocketPath(),
         timing: CTAPHIDServer.Timing = .init(), allowedPeerUID: uid_t = getuid(),
-        busyPoll: Duration = CTAPHIDServer.Configuration.defaultBusyPoll,
+        busyPoll: Duration = CTAPHIDServer.Configuration.defaultBusyPoll, quickTransactionsOnLoop: Bool = true,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> InProcessDaemon {
         let server = try await CTAPHIDServer.start(
-            configuration: .init(socketPath: socketPath, timing: timing, allowedPeerUID: allowedPeerUID, busyPoll: busyPoll),
+            configuration: .init(socketPath: socketPath, timing: timing, allowedPeerUID: allowedPeerUID, busyPoll: busyPoll,
+                                 quickTransactionsOnLoop: quickTransactionsOnLoop),
             handler: handler, broker: broker, logger: logger)
         return InProcessDaemon(server: server, broker: broker)
     }
