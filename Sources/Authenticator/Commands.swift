@@ -1,8 +1,8 @@
 import CBOR
 import CTAP
 
-/// Each command's request bound to the steps that answer it (`AuthenticatorCommand`); the
-/// steps themselves live in the command's own file.
+// Each command's request bound to the steps that answer it (`AuthenticatorCommand`); the
+// steps themselves live in the command's own file.
 
 extension GetInfoRequest: AuthenticatorCommand {
     func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> GetInfoResponse {
