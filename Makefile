@@ -35,9 +35,11 @@ test: deps architecture
 	@if [ -f Tests/Interop/Makefile ]; then $(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all; fi
 	FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) FUZZ_MAX_TIME=$(FUZZ_SMOKE_MAX_TIME) FUZZ_SEED=$(FUZZ_SMOKE_SEED) SWIFT=$(SWIFT) scripts/fuzz.sh
 
-## The module map: imports against Package.swift and docs/architecture.md, and the check's own tests.
+## The module map: imports against Package.swift and docs/architecture.md, each CTAP key stated
+## once (scripts/check-ctap-keys), and the checks' own tests.
 architecture: deps
 	scripts/check-architecture
+	scripts/check-ctap-keys
 	$(PY) -m pytest -p no:cacheprovider -q Tests/Architecture
 
 ## The code's layout, by the toolchain's `swift format` and .swift-format: `make format` rewrites

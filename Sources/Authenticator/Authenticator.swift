@@ -61,18 +61,12 @@ public actor Authenticator: CTAP2MessageHandler {
                                     progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
         await takeTurn()
         defer { endTurn() }
-        let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<Reply?, CTAPStatus> in
+        let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<[UInt8], CTAPStatus> in
             do throws(CTAPStatus) { return .success(try await dispatch(message, from: caller)) } catch { return .failure(error) }
         }
         switch result {
-        case .success(let response):
-            var writer = CBORWriter(prefix: [CTAPStatus.success.rawValue], capacity: 256)
-            switch response {
-            case .value(let value): writer.value(value)
-            case .assertion(let assertion): assertion.encode(into: &writer)
-            case nil: break
-            }
-            return writer.bytes
+        case .success(let answer):
+            return answer
         case .failure(let status):
             logger.debug("command failed", metadata: ["command": "\(message.first ?? 0)", "status": "\(status)"])
             return [status.rawValue]
@@ -115,13 +109,6 @@ public actor Authenticator: CTAP2MessageHandler {
         pinUV = PINUVState()
     }
 
-    /// A command's answer on success, before it is encoded after the status byte.
-    enum Reply: Sendable {
-        case value(CBORValue)
-        /// Written by `GetAssertionResponse` itself, without a `CBORValue` tree (every sign-in).
-        case assertion(GetAssertionResponse)
-    }
-
     /// Where the running command reports that it waits for the user (CTAP 2.1 §11.2.9.2.1).
     @TaskLocal static var progress = ProgressReport { _ in }
 
@@ -136,98 +123,15 @@ public actor Authenticator: CTAP2MessageHandler {
         }
     }
 
-    private func dispatch(_ message: [UInt8], from caller: CTAPCaller) async throws(CTAPStatus) -> Reply? {
+    /// The status byte and the response of a command the profile offers (CTAP 2.1 §8.1).
+    private func dispatch(_ message: [UInt8], from caller: CTAPCaller) async throws(CTAPStatus) -> [UInt8] {
         guard let byte = message.first else { throw .invalidLength }
         // A U2F-only profile answers no CTAP2 command; an older one lacks the newer commands.
         guard let command = CTAPCommand(rawValue: byte), configuration.profile.protocols.contains(.ctap2),
-              !configuration.rules.withheldCommands.contains(command) else { throw .invalidCommand }
+              !configuration.rules.withheldCommands.contains(command), let binding = Self.commands[Int(byte)] else { throw .invalidCommand }
         // CTAP 2.1 §6.3, §6.8: the caller's next command continues its conversation or ends it.
-        let conversation = takeConversation(of: caller)
-        let parameters = Array(message.dropFirst())
-        switch command {
-        case .getInfo:
-            return .value(try await getInfo().cbor)
-        case .makeCredential:
-            let value = try Self.decode(parameters)
-            if configuration.rules.typeChecksEntityIcons, !MakeCredentialRequest.entityIconsAreText(in: value) { throw .cborUnexpectedType }
-            let request = try MakeCredentialRequest(cbor: value)
-            let response = try await underFaults(rpID: request.rp.id, caller: caller) { () async throws(CTAPStatus) in
-                try await makeCredential(request)
-            }
-            await controls.announce(DeviceEvent(made: response, for: request))
-            return .value(response.cbor)
-        case .getAssertion:
-            let request = try GetAssertionRequest(cbor: Self.decode(parameters))
-            let (response, pending) = try await underFaults(rpID: request.rpID, caller: caller) { () async throws(CTAPStatus) in
-                try await getAssertion(request)
-            }
-            conversations[caller] = pending.map(Conversation.assertions)
-            await controls.announce(DeviceEvent(asserted: response, rpID: request.rpID))
-            return .assertion(response)
-        case .getNextAssertion:
-            guard var pending = conversation?.assertions else { throw .notAllowed }
-            let response = try await underFaults(rpID: pending.rpID, caller: caller) { () async throws(CTAPStatus) in
-                try await getNextAssertion(&pending)
-            }
-            conversations[caller] = pending.remaining.isEmpty ? nil : .assertions(pending)
-            await controls.announce(DeviceEvent(asserted: response, rpID: pending.rpID))
-            return .assertion(response)
-        case .clientPIN:
-            let value = try Self.decode(parameters)
-            // A subcommand this version lacks is unknown to it, whatever else the request misses.
-            if let subCommand = ClientPINRequest.subCommand(in: value), configuration.rules.withheldPINSubcommands.contains(subCommand) {
-                throw .invalidSubcommand
-            }
-            let request = try ClientPINRequest(cbor: value)
-            let response = try await clientPIN(request)
-            await controls.announce(DeviceEvent(pinChangedBy: request))
-            return response.map { .value($0.cbor) }
-        case .credentialManagement, .credentialManagementPreview:
-            var enumeration = conversation?.credentialEnumeration
-            let request = try CredentialManagementRequest(parameters: parameters)
-            let response = try await credentialManagement(request, preview: command == .credentialManagementPreview, continuing: &enumeration)
-            conversations[caller] = enumeration.map(Conversation.credentialEnumeration)
-            await controls.announce(DeviceEvent(changedBy: request))
-            return response.map { .value($0.cbor) }
-        case .largeBlobs:
-            var write = conversation?.largeBlobWrite
-            let response = try await largeBlobs(LargeBlobsRequest(cbor: Self.decode(parameters)), continuing: &write)
-            conversations[caller] = write.map(Conversation.largeBlobWrite)
-            return response.map { .value($0.cbor) }
-        case .bioEnrollment, .bioEnrollmentPreview:
-            // A device without a reader does not have the command, whatever its parameters.
-            guard hasFingerprintReader else { throw .invalidCommand }
-            var enrollment = conversation?.fingerprintEnrollment
-            let response = try await bioEnrollment(BioEnrollmentRequest(parameters: parameters), preview: command == .bioEnrollmentPreview,
-                                                   continuing: &enrollment)
-            conversations[caller] = enrollment.map(Conversation.fingerprintEnrollment)
-            return response.map { .value($0.cbor) }
-        case .config:
-            try await authenticatorConfig(AuthenticatorConfigRequest(parameters: parameters))
-            return nil
-        case .reset:
-            try await reset()
-            await controls.announce(DeviceEvent(kind: .reset))
-            return nil
-        case .selection:
-            try await selection()
-            return nil
-        case .passkeydExport:
-            return .value(try await exportCredentials(AuthenticatedVendorRequest(parameters: parameters)).cbor)
-        case .passkeydImport:
-            let request = try AuthenticatedVendorRequest<ImportParameters>(parameters: parameters)
-            try await importCredential(request)
-            await controls.announce(DeviceEvent(imported: request.parameters.credential))
-            return nil
-        case .passkeydAttestationRoot:
-            return .value(AttestationRootResponse(certificate: try await attestationAuthority().rootCertificate).cbor)
-        case .passkeydCredentialFlags:
-            let updated = try await setCredentialFlags(AuthenticatedVendorRequest(parameters: parameters))
-            await controls.announce(DeviceEvent(flagsChangedOn: updated))
-            return nil
-        default:
-            throw .invalidCommand
-        }
+        var context = CommandContext(command: command, caller: caller, conversation: takeConversation(of: caller))
+        return try await answer(binding, Array(message.dropFirst()), &context)
     }
 
     /// Removes and returns the caller's conversation if it has not lapsed; lapsed ones of
@@ -238,11 +142,6 @@ public actor Authenticator: CTAP2MessageHandler {
         conversations = conversations.filter { !$0.value.hasLapsed(at: now, configuration) }
         guard let conversation, !conversation.hasLapsed(at: now, configuration) else { return nil }
         return conversation
-    }
-
-    /// Parameters of a command that takes them: one well-formed CBOR item (CTAP 2.1 §8).
-    static func decode(_ parameters: [UInt8]) throws(CTAPStatus) -> CBORValue {
-        do { return try CBORDecoder.decode(parameters) } catch { throw .invalidCBOR }
     }
 
     func takeTurn() async {

@@ -25,22 +25,27 @@ public struct ARKGPublicSeed: Sendable, Hashable {
     /// Reads the members after `COSEKey` has seen kty ARKG-pub: an alg other than ARKG-P256, an
     /// inner key that is not a P-256 point, or an unknown dkalg is `CTAP2_ERR_UNSUPPORTED_ALGORITHM`.
     init(_ map: CBORMap) throws(CTAPStatus) {
-        guard try map.required(3, CBORRead.int) == COSEAlgorithm.arkgP256.rawValue else { throw .unsupportedAlgorithm }
-        blindingKey = try Self.point(try map.required(-1, CBORRead.any))
-        encapsulationKey = try Self.point(try map.required(-2, CBORRead.any))
-        if let dkalg = try map.optional(-3, CBORRead.int) {
+        guard try map.required(Key.alg, CBORRead.int) == COSEAlgorithm.arkgP256.rawValue else { throw .unsupportedAlgorithm }
+        blindingKey = try Self.point(try map.required(Key.pkbl, CBORRead.any))
+        encapsulationKey = try Self.point(try map.required(Key.pkkem, CBORRead.any))
+        if let dkalg = try map.optional(Key.dkalg, CBORRead.int) {
             guard let algorithm = COSEAlgorithm(rawValue: dkalg) else { throw .unsupportedAlgorithm }
             derivedKeyAlgorithm = algorithm
         }
     }
 
+    /// The seed's COSE labels (§5.1), the only place they are written.
+    enum Key: Int, CodingKey {
+        case kty = 1, alg = 3, pkbl = -1, pkkem = -2, dkalg = -3
+    }
+
     var cbor: CBORValue {
-        .intKeyed([
-            (1, CBORValue(Self.keyType)),
-            (3, CBORValue(COSEAlgorithm.arkgP256.rawValue)),
-            (-1, Self.key(blindingKey, .es256).cbor),
-            (-2, Self.key(encapsulationKey, .ecdhESHKDF256).cbor),
-            (-3, derivedKeyAlgorithm.map { CBORValue($0.rawValue) }),
+        .keyed(Key.self, [
+            (.kty, CBORValue(Self.keyType)),
+            (.alg, CBORValue(COSEAlgorithm.arkgP256.rawValue)),
+            (.pkbl, Self.key(blindingKey, .es256).cbor),
+            (.pkkem, Self.key(encapsulationKey, .ecdhESHKDF256).cbor),
+            (.dkalg, derivedKeyAlgorithm.map { CBORValue($0.rawValue) }),
         ])
     }
 

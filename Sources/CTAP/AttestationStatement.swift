@@ -7,6 +7,11 @@ public enum AttestationStatement: Sendable, Hashable {
     /// `packed` (WebAuthn L3 §8.2): `alg` and `sig`; self attestation when `x5c` is absent.
     case packed(alg: Int, sig: [UInt8], x5c: [[UInt8]]?)
 
+    /// A packed statement's keys (WebAuthn L3 §8.2), the only place they are written.
+    enum PackedKey: String, CodingKey {
+        case alg, sig, x5c
+    }
+
     public var format: String {
         switch self {
         case .none: return "none"
@@ -19,9 +24,7 @@ public enum AttestationStatement: Sendable, Hashable {
         case .none:
             return .map([:])
         case .packed(let alg, let sig, let x5c):
-            var m: [CBORValue: CBORValue] = ["alg": CBORValue(alg), "sig": .byteString(sig)]
-            if let x5c { m["x5c"] = .array(x5c.map { .byteString($0) }) }
-            return .map(m)
+            return .keyed(PackedKey.self, [(.alg, CBORValue(alg)), (.sig, .byteString(sig)), (.x5c, x5c.map { .array($0.map { .byteString($0) }) })])
         }
     }
 
@@ -33,8 +36,8 @@ public enum AttestationStatement: Sendable, Hashable {
             guard map.entries.isEmpty else { throw .invalidParameter }
             self = .none
         case "packed":
-            let x5c = try map.optional("x5c", CBORRead.bytesArray)
-            self = .packed(alg: try map.required("alg", CBORRead.int), sig: try map.required("sig", CBORRead.bytes), x5c: x5c)
+            let x5c = try map.optional(PackedKey.x5c, CBORRead.bytesArray)
+            self = .packed(alg: try map.required(PackedKey.alg, CBORRead.int), sig: try map.required(PackedKey.sig, CBORRead.bytes), x5c: x5c)
         default:
             throw .invalidParameter
         }
@@ -51,14 +54,19 @@ public struct AttestationObject: Sendable, Hashable {
         self.statement = statement
     }
 
+    /// The object's keys (WebAuthn L3 §6.5.4), the only place they are written.
+    enum Key: String, CodingKey {
+        case fmt, authData, attStmt
+    }
+
     public var cbor: CBORValue {
-        ["fmt": .textString(statement.format), "authData": .byteString(authenticatorData), "attStmt": statement.cbor]
+        .keyed(Key.self, [(.fmt, .textString(statement.format)), (.authData, .byteString(authenticatorData)), (.attStmt, statement.cbor)])
     }
 
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        authenticatorData = try map.required("authData", CBORRead.bytes)
+        authenticatorData = try map.required(Key.authData, CBORRead.bytes)
         statement = try AttestationStatement(
-            format: try map.required("fmt", CBORRead.text), cbor: try map.required("attStmt", CBORRead.any))
+            format: try map.required(Key.fmt, CBORRead.text), cbor: try map.required(Key.attStmt, CBORRead.any))
     }
 }

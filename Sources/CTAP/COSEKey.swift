@@ -57,6 +57,11 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
         static let crv: CBORValue = -1
         static let x: CBORValue = -2
         static let y: CBORValue = -3
+        /// RSA's modulus and exponent (RFC 8230 §4).
+        static let n: CBORValue = -1
+        static let e: CBORValue = -2
+        /// An AKP key's public key (ML-DSA, draft-ietf-cose-dilithium).
+        static let pub: CBORValue = -1
     }
 
     public var algorithm: COSEAlgorithm {
@@ -88,9 +93,9 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
         case .secp256k1(let x, let y):
             return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es256K.rawValue), Label.crv: 8, Label.x: .byteString(x), Label.y: .byteString(y)]
         case .rsa(let n, let e, let algorithm):
-            return [Label.kty: 3, Label.alg: CBORValue(algorithm.rawValue), -1: .byteString(n), -2: .byteString(e)]
+            return [Label.kty: 3, Label.alg: CBORValue(algorithm.rawValue), Label.n: .byteString(n), Label.e: .byteString(e)]
         case .mldsa(let publicKey, let algorithm):
-            return [Label.kty: 7, Label.alg: CBORValue(algorithm.rawValue), -1: .byteString(publicKey)]
+            return [Label.kty: 7, Label.alg: CBORValue(algorithm.rawValue), Label.pub: .byteString(publicKey)]
         case .arkgP256(let seed):
             return seed.cbor
         }
@@ -108,7 +113,7 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
             guard let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)), Self.rsaAlgorithms.contains(algorithm) else {
                 throw .unsupportedAlgorithm
             }
-            let n = try map.required(-1, CBORRead.bytes), e = try map.required(-2, CBORRead.bytes)
+            let n = try map.required(Label.n, CBORRead.bytes), e = try map.required(Label.e, CBORRead.bytes)
             guard !n.isEmpty, !e.isEmpty else { throw .invalidParameter }
             self = .rsa(n: n, e: e, algorithm: algorithm)
             return
@@ -116,7 +121,7 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
             guard let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)), let length = Self.mldsaPublicKeyLengths[algorithm] else {
                 throw .unsupportedAlgorithm
             }
-            let publicKey = try map.required(-1, CBORRead.bytes)
+            let publicKey = try map.required(Label.pub, CBORRead.bytes)
             guard publicKey.count == length else { throw .invalidParameter }
             self = .mldsa(publicKey: publicKey, algorithm: algorithm)
             return

@@ -24,3 +24,26 @@ public enum CTAPCommand: UInt8, Sendable, CaseIterable {
     /// The test attestation root certificate (public, unauthenticated).
     case passkeydAttestationRoot = 0xB3
 }
+
+extension CTAPCommand {
+    /// The request each code is parsed as; a CTAP 2.1-PRE code shares its command's request.
+    public var requestType: any CTAPCommandRequest.Type {
+        switch self {
+        case .makeCredential: MakeCredentialRequest.self
+        case .getAssertion: GetAssertionRequest.self
+        case .getInfo: GetInfoRequest.self
+        case .clientPIN: ClientPINRequest.self
+        case .reset: ResetRequest.self
+        case .getNextAssertion: GetNextAssertionRequest.self
+        case .bioEnrollment, .bioEnrollmentPreview: BioEnrollmentRequest.self
+        case .credentialManagement, .credentialManagementPreview: CredentialManagementRequest.self
+        case .selection: SelectionRequest.self
+        case .largeBlobs: LargeBlobsRequest.self
+        case .config: AuthenticatorConfigRequest.self
+        case .passkeydExport: AuthenticatedVendorRequest<ExportParameters>.self
+        case .passkeydImport: AuthenticatedVendorRequest<ImportParameters>.self
+        case .passkeydCredentialFlags: AuthenticatedVendorRequest<CredentialFlagsParameters>.self
+        case .passkeydAttestationRoot: AttestationRootRequest.self
+        }
+    }
+}

@@ -8,6 +8,7 @@ import CBOR
 /// statuses: members are read in declaration order, a missing required key is
 /// `CTAP2_ERR_MISSING_PARAMETER`, a present key of the wrong type `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`,
 /// and unknown keys are ignored (`HandWrittenCodingTests` holds both paths to the same answers).
+/// Both name their keys through `CodingKeys`, the structure's only key table.
 public struct GetAssertionRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case rpID = 0x01, clientDataHash, allowList, extensions, options, pinUvAuthParam, pinUvAuthProtocol
@@ -39,27 +40,27 @@ public struct GetAssertionRequest: CTAPStructure, Sendable, Hashable {
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
         // Declaration order: the first member that fails decides the status, as with `Codable`.
-        let rpID = try map.required(1, String.init(cbor:))
-        let clientDataHash = try map.required(2, [UInt8].init(cbor:))
-        let allowList = try map.optional(3, [PublicKeyCredentialDescriptor].init(cborArray:))
-        let extensions = try map.optional(4, ExtensionMap.init(cbor:))
-        let options = try map.optional(5, RequestOptions.init(cbor:))
-        let pinUvAuthParam = try map.optional(6, [UInt8].init(cbor:))
-        let pinUvAuthProtocol = try map.optional(7, Unsigned.int(cbor:))
+        let rpID = try map.required(CodingKeys.rpID, String.init(cbor:))
+        let clientDataHash = try map.required(CodingKeys.clientDataHash, [UInt8].init(cbor:))
+        let allowList = try map.optional(CodingKeys.allowList, [PublicKeyCredentialDescriptor].init(cborArray:))
+        let extensions = try map.optional(CodingKeys.extensions, ExtensionMap.init(cbor:))
+        let options = try map.optional(CodingKeys.options, RequestOptions.init(cbor:))
+        let pinUvAuthParam = try map.optional(CodingKeys.pinUvAuthParam, [UInt8].init(cbor:))
+        let pinUvAuthProtocol = try map.optional(CodingKeys.pinUvAuthProtocol, Unsigned.int(cbor:))
         self.init(rpID: rpID, clientDataHash: clientDataHash, allowList: allowList ?? [], extensions: extensions ?? ExtensionMap(),
                   options: options ?? RequestOptions(), pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol)
         try validate()
     }
 
     public var cbor: CBORValue {
-        .intKeyed([
-            (1, .textString(rpID)),
-            (2, .byteString(clientDataHash)),
-            (3, allowList.isEmpty ? nil : allowList.cborArray),
-            (4, extensions.isEmpty ? nil : extensions.cbor),
-            (5, options.isEmpty ? nil : options.cbor),
-            (6, pinUvAuthParam.map(CBORValue.byteString)),
-            (7, pinUvAuthProtocol.map { CBORValue($0) }),
+        .keyed(CodingKeys.self, [
+            (.rpID, .textString(rpID)),
+            (.clientDataHash, .byteString(clientDataHash)),
+            (.allowList, allowList.isEmpty ? nil : allowList.cborArray),
+            (.extensions, extensions.isEmpty ? nil : extensions.cbor),
+            (.options, options.isEmpty ? nil : options.cbor),
+            (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString)),
+            (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) }),
         ])
     }
 

@@ -7,7 +7,8 @@ import CBOR
 /// container, dynamic casts and metadata lookups per member. They keep `CTAPStructure`'s statuses:
 /// members are read in declaration order, a missing required key is `CTAP2_ERR_MISSING_PARAMETER`,
 /// a present key of the wrong type `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`, unknown keys are ignored, then
-/// `validate()` (`HandWrittenCodingTests` holds both paths to the same answers).
+/// `validate()` (`HandWrittenCodingTests` holds both paths to the same answers). Both name their
+/// keys through `CodingKeys`, the structure's only key table.
 public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case clientDataHash = 0x01, rp, user, pubKeyCredParams, excludeList, extensions, options
@@ -51,17 +52,17 @@ public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
         // Declaration order: the first member that fails decides the status, as with `Codable`.
-        let clientDataHash = try map.required(1, [UInt8].init(cbor:))
-        let rp = try map.required(2, PublicKeyCredentialRpEntity.init(cbor:))
-        let user = try map.required(3, PublicKeyCredentialUserEntity.init(cbor:))
-        let pubKeyCredParams = try map.required(4, [PublicKeyCredentialParameters].init(cborArray:))
-        let excludeList = try map.optional(5, [PublicKeyCredentialDescriptor].init(cborArray:))
-        let extensions = try map.optional(6, ExtensionMap.init(cbor:))
-        let options = try map.optional(7, RequestOptions.init(cbor:))
-        let pinUvAuthParam = try map.optional(8, [UInt8].init(cbor:))
-        let pinUvAuthProtocol = try map.optional(9, Unsigned.int(cbor:))
-        let enterpriseAttestation = try map.optional(10, Int.init(cbor:))
-        let attestationFormatsPreference = try map.optional(11, [String].init(cborArray:))
+        let clientDataHash = try map.required(CodingKeys.clientDataHash, [UInt8].init(cbor:))
+        let rp = try map.required(CodingKeys.rp, PublicKeyCredentialRpEntity.init(cbor:))
+        let user = try map.required(CodingKeys.user, PublicKeyCredentialUserEntity.init(cbor:))
+        let pubKeyCredParams = try map.required(CodingKeys.pubKeyCredParams, [PublicKeyCredentialParameters].init(cborArray:))
+        let excludeList = try map.optional(CodingKeys.excludeList, [PublicKeyCredentialDescriptor].init(cborArray:))
+        let extensions = try map.optional(CodingKeys.extensions, ExtensionMap.init(cbor:))
+        let options = try map.optional(CodingKeys.options, RequestOptions.init(cbor:))
+        let pinUvAuthParam = try map.optional(CodingKeys.pinUvAuthParam, [UInt8].init(cbor:))
+        let pinUvAuthProtocol = try map.optional(CodingKeys.pinUvAuthProtocol, Unsigned.int(cbor:))
+        let enterpriseAttestation = try map.optional(CodingKeys.enterpriseAttestation, Int.init(cbor:))
+        let attestationFormatsPreference = try map.optional(CodingKeys.attestationFormatsPreference, [String].init(cborArray:))
         self.init(clientDataHash: clientDataHash, rp: rp, user: user, pubKeyCredParams: pubKeyCredParams,
                   excludeList: excludeList ?? [], extensions: extensions ?? ExtensionMap(), options: options ?? RequestOptions(),
                   pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol, enterpriseAttestation: enterpriseAttestation,
@@ -70,18 +71,18 @@ public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
     }
 
     public var cbor: CBORValue {
-        .intKeyed([
-            (1, .byteString(clientDataHash)),
-            (2, rp.cbor),
-            (3, user.cbor),
-            (4, pubKeyCredParams.cborArray),
-            (5, excludeList.isEmpty ? nil : excludeList.cborArray),
-            (6, extensions.isEmpty ? nil : extensions.cbor),
-            (7, options.isEmpty ? nil : options.cbor),
-            (8, pinUvAuthParam.map(CBORValue.byteString)),
-            (9, pinUvAuthProtocol.map { CBORValue($0) }),
-            (10, enterpriseAttestation.map { CBORValue($0) }),
-            (11, attestationFormatsPreference?.cborArray),
+        .keyed(CodingKeys.self, [
+            (.clientDataHash, .byteString(clientDataHash)),
+            (.rp, rp.cbor),
+            (.user, user.cbor),
+            (.pubKeyCredParams, pubKeyCredParams.cborArray),
+            (.excludeList, excludeList.isEmpty ? nil : excludeList.cborArray),
+            (.extensions, extensions.isEmpty ? nil : extensions.cbor),
+            (.options, options.isEmpty ? nil : options.cbor),
+            (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString)),
+            (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) }),
+            (.enterpriseAttestation, enterpriseAttestation.map { CBORValue($0) }),
+            (.attestationFormatsPreference, attestationFormatsPreference?.cborArray),
         ])
     }
 
@@ -91,7 +92,7 @@ public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
     /// 2.0 §5.1 and WebAuthn L1). Later versions dropped the member and ignore it, so the typed
     /// entities do not keep it; a 2.0 device type-checks it from the request's value.
     public static func entityIconsAreText(in value: CBORValue) -> Bool {
-        let entities = [CodingKeys.rp, .user].compactMap { value.mapValue?[CBORValue($0.rawValue)]?.mapValue }
+        let entities = [CodingKeys.rp, .user].compactMap { value.mapValue?[$0.cborKey]?.mapValue }
         return entities.allSatisfy { entity in entity["icon"].map { $0.textValue != nil } ?? true }
     }
 }

@@ -2,6 +2,11 @@ import CBOR
 
 /// authenticatorMakeCredential response (CTAP 2.1 §6.1.2, "authenticatorMakeCredential response structure").
 public struct MakeCredentialResponse: Sendable, Hashable {
+    /// The response map's keys (§6.1.2), the only place they are written.
+    enum Key: Int, CodingKey {
+        case format = 0x01, authenticatorData, attestationStatement, enterpriseAttestation, largeBlobKey, unsignedExtensionOutputs
+    }
+
     public var format: String { attestation.statement.format }
     public var attestation: AttestationObject
     public var enterpriseAttestation: Bool?
@@ -19,24 +24,24 @@ public struct MakeCredentialResponse: Sendable, Hashable {
     }
 
     public var cbor: CBORValue {
-        .intKeyed([
-            (0x01, .textString(attestation.statement.format)),
-            (0x02, .byteString(attestation.authenticatorData)),
-            (0x03, attestation.statement.cbor),
-            (0x04, enterpriseAttestation.map { .boolean($0) }),
-            (0x05, largeBlobKey.map { .byteString($0) }),
-            (0x06, unsignedExtensionOutputs.isEmpty ? nil : unsignedExtensionOutputs.cbor),
+        .keyed(Key.self, [
+            (.format, .textString(attestation.statement.format)),
+            (.authenticatorData, .byteString(attestation.authenticatorData)),
+            (.attestationStatement, attestation.statement.cbor),
+            (.enterpriseAttestation, enterpriseAttestation.map { .boolean($0) }),
+            (.largeBlobKey, largeBlobKey.map { .byteString($0) }),
+            (.unsignedExtensionOutputs, unsignedExtensionOutputs.isEmpty ? nil : unsignedExtensionOutputs.cbor),
         ])
     }
 
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        let format = try map.required(0x01, CBORRead.text)
-        let authData = try map.required(0x02, CBORRead.bytes)
-        let statement = try AttestationStatement(format: format, cbor: try map.required(0x03, CBORRead.any))
+        let format = try map.required(Key.format, CBORRead.text)
+        let authData = try map.required(Key.authenticatorData, CBORRead.bytes)
+        let statement = try AttestationStatement(format: format, cbor: try map.required(Key.attestationStatement, CBORRead.any))
         attestation = AttestationObject(authenticatorData: authData, statement: statement)
-        enterpriseAttestation = try map.optional(0x04, CBORRead.bool)
-        largeBlobKey = try map.optional(0x05, CBORRead.bytes)
-        unsignedExtensionOutputs = try map.optional(0x06, CBORRead.any).map { value throws(CTAPStatus) in try ExtensionMap(cbor: value) } ?? ExtensionMap()
+        enterpriseAttestation = try map.optional(Key.enterpriseAttestation, CBORRead.bool)
+        largeBlobKey = try map.optional(Key.largeBlobKey, CBORRead.bytes)
+        unsignedExtensionOutputs = try map.optional(Key.unsignedExtensionOutputs, CBORRead.any).map { value throws(CTAPStatus) in try ExtensionMap(cbor: value) } ?? ExtensionMap()
     }
 }

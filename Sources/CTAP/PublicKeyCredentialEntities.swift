@@ -59,67 +59,93 @@ public struct PublicKeyCredentialParameters: CTAPStructure, Sendable, Hashable {
 // and the credential parameters in every registration, so they are coded by hand rather than
 // through `Codable` over `CBORValue`, with `CTAPStructure`'s statuses:
 // members in declaration order (missing required: CTAP2_ERR_MISSING_PARAMETER; wrong type:
-// CTAP2_ERR_CBOR_UNEXPECTED_TYPE; unknown keys ignored), then `validate()`.
+// CTAP2_ERR_CBOR_UNEXPECTED_TYPE; unknown keys ignored), then `validate()`. Their keys are the
+// member names, through the synthesized `CodingKeys`; a writer puts text keys in CTAP 2.1 §8's
+// canonical order: shorter first, then bytewise.
 
 extension PublicKeyCredentialUserEntity {
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        let id = try map.required("id", [UInt8].init(cbor:))
-        let name = try map.optional("name", String.init(cbor:))
-        let displayName = try map.optional("displayName", String.init(cbor:))
+        let id = try map.required(CodingKeys.id, [UInt8].init(cbor:))
+        let name = try map.optional(CodingKeys.name, String.init(cbor:))
+        let displayName = try map.optional(CodingKeys.displayName, String.init(cbor:))
         self.init(id: id, name: name, displayName: displayName)
         try validate()
     }
 
     public var cbor: CBORValue {
-        var entries: [CBORValue: CBORValue] = ["id": .byteString(id)]
-        if let name { entries["name"] = .textString(name) }
-        if let displayName { entries["displayName"] = .textString(displayName) }
-        return .map(entries)
+        .keyed(CodingKeys.self, [(.id, .byteString(id)), (.name, name.map(CBORValue.textString)),
+                                 (.displayName, displayName.map(CBORValue.textString))])
+    }
+
+    /// `cbor.encoded`'s bytes, written directly (in every sign-in's answer).
+    public func encode(into writer: inout CBORWriter) {
+        writer.mapHeader(count: 1 + (name == nil ? 0 : 1) + (displayName == nil ? 0 : 1))
+        // "id" (62 …), "name" (64 …), "displayName" (6B …).
+        writer.key(CodingKeys.id)
+        writer.byteString(id)
+        if let name {
+            writer.key(CodingKeys.name)
+            writer.textString(name)
+        }
+        if let displayName {
+            writer.key(CodingKeys.displayName)
+            writer.textString(displayName)
+        }
     }
 }
 
 extension PublicKeyCredentialDescriptor {
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        let type = try map.required("type", String.init(cbor:))
-        let id = try map.required("id", [UInt8].init(cbor:))
-        let transports = try map.optional("transports", [String].init(cborArray:))
+        let type = try map.required(CodingKeys.type, String.init(cbor:))
+        let id = try map.required(CodingKeys.id, [UInt8].init(cbor:))
+        let transports = try map.optional(CodingKeys.transports, [String].init(cborArray:))
         self.init(id: id, type: type, transports: transports)
         try validate()
     }
 
     public var cbor: CBORValue {
-        var entries: [CBORValue: CBORValue] = ["type": .textString(type), "id": .byteString(id)]
-        if let transports { entries["transports"] = transports.cborArray }
-        return .map(entries)
+        .keyed(CodingKeys.self, [(.type, .textString(type)), (.id, .byteString(id)), (.transports, transports?.cborArray)])
+    }
+
+    /// `cbor.encoded`'s bytes, written directly (in every sign-in's answer).
+    public func encode(into writer: inout CBORWriter) {
+        writer.mapHeader(count: transports == nil ? 2 : 3)
+        // "id" (62 …), "type" (64 …), "transports" (6A …).
+        writer.key(CodingKeys.id)
+        writer.byteString(id)
+        writer.key(CodingKeys.type)
+        writer.textString(type)
+        if let transports {
+            writer.key(CodingKeys.transports)
+            writer.value(transports.cborArray)
+        }
     }
 }
 
 extension PublicKeyCredentialRpEntity {
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        let id = try map.required("id", String.init(cbor:))
-        let name = try map.optional("name", String.init(cbor:))
+        let id = try map.required(CodingKeys.id, String.init(cbor:))
+        let name = try map.optional(CodingKeys.name, String.init(cbor:))
         self.init(id: id, name: name)
         try validate()
     }
 
     public var cbor: CBORValue {
-        var entries: [CBORValue: CBORValue] = ["id": .textString(id)]
-        if let name { entries["name"] = .textString(name) }
-        return .map(entries)
+        .keyed(CodingKeys.self, [(.id, .textString(id)), (.name, name.map(CBORValue.textString))])
     }
 }
 
 extension PublicKeyCredentialParameters {
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        let type = try map.required("type", String.init(cbor:))
-        let alg = try map.required("alg", Int.init(cbor:))
+        let type = try map.required(CodingKeys.type, String.init(cbor:))
+        let alg = try map.required(CodingKeys.alg, Int.init(cbor:))
         self.init(alg: alg, type: type)
         try validate()
     }
 
-    public var cbor: CBORValue { ["type": .textString(type), "alg": CBORValue(alg)] }
+    public var cbor: CBORValue { .keyed(CodingKeys.self, [(.type, .textString(type)), (.alg, CBORValue(alg))]) }
 }

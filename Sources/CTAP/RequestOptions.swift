@@ -19,22 +19,19 @@ public struct RequestOptions: CTAPStructure, OmittedWhenEmpty, Sendable, Hashabl
     public var isEmpty: Bool { rk == nil && up == nil && uv == nil }
 }
 
-// Coded by hand (it rides on every request that has options), with `CTAPStructure`'s statuses.
+// Coded by hand (it rides on every request that has options), with `CTAPStructure`'s statuses;
+// the keys are the member names, through the synthesized `CodingKeys`.
 extension RequestOptions {
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        let rk = try map.optional("rk", Bool.init(cbor:))
-        let up = try map.optional("up", Bool.init(cbor:))
-        let uv = try map.optional("uv", Bool.init(cbor:))
+        let rk = try map.optional(CodingKeys.rk, Bool.init(cbor:))
+        let up = try map.optional(CodingKeys.up, Bool.init(cbor:))
+        let uv = try map.optional(CodingKeys.uv, Bool.init(cbor:))
         self.init(rk: rk, up: up, uv: uv)
         try validate()
     }
 
     public var cbor: CBORValue {
-        var entries: [CBORValue: CBORValue] = [:]
-        if let rk { entries["rk"] = .boolean(rk) }
-        if let up { entries["up"] = .boolean(up) }
-        if let uv { entries["uv"] = .boolean(uv) }
-        return .map(entries)
+        .keyed(CodingKeys.self, [(.rk, rk.map(CBORValue.boolean)), (.up, up.map(CBORValue.boolean)), (.uv, uv.map(CBORValue.boolean))])
     }
 }

@@ -23,22 +23,24 @@ public struct AuthenticatedVendorRequest<Parameters: CTAPStructure & Sendable & 
         [command.rawValue] + (receivedParameterBytes ?? parameters.cbor.encoded)
     }
 
-    /// `{1: parameters, 2: pinUvAuthProtocol, 3: pinUvAuthParam}`.
+    /// The request map's keys, the only place they are written.
+    enum Key: Int, CodingKey {
+        case parameters = 1, pinUvAuthProtocol, pinUvAuthParam
+    }
+
     public var cbor: CBORValue {
-        var map: [CBORValue: CBORValue] = [1: parameters.cbor]
-        if let pinUvAuthProtocol { map[2] = CBORValue(pinUvAuthProtocol) }
-        if let pinUvAuthParam { map[3] = .byteString(pinUvAuthParam) }
-        return .map(map)
+        .keyed(Key.self, [(.parameters, parameters.cbor), (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) }),
+                          (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString))])
     }
 
     public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
         let value: CBORValue
         do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
         let map = try CBORMap(value)
-        parameters = try Parameters(cbor: try map.required(1) { $0 })
-        pinUvAuthProtocol = try map.optional(2, CBORRead.int)
-        pinUvAuthParam = try map.optional(3, CBORRead.bytes)
-        guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[CBORValue(1)] else { throw .invalidCBOR }
+        parameters = try Parameters(cbor: try map.required(Key.parameters) { $0 })
+        pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.int)
+        pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
+        guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[Key.parameters.cborKey] else { throw .invalidCBOR }
         receivedParameterBytes = raw
     }
 

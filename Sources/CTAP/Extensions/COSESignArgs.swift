@@ -20,13 +20,18 @@ public struct COSESignArgs: Sendable, Hashable {
     /// `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`, a member of the wrong type the latter.
     public init(decoding bytes: [UInt8]) throws(CTAPStatus) {
         let map = try CBORMap(decoding: bytes)
-        algorithm = try map.optional(3, CBORRead.int)
-        arkgKeyHandle = try map.optional(-1, CBORRead.bytes)
-        arkgContext = try map.optional(-2, CBORRead.bytes)
+        algorithm = try map.optional(Key.algorithm, CBORRead.int)
+        arkgKeyHandle = try map.optional(Key.arkgKeyHandle, CBORRead.bytes)
+        arkgContext = try map.optional(Key.arkgContext, CBORRead.bytes)
+    }
+
+    /// The map's labels, the only place they are written.
+    enum Key: Int, CodingKey {
+        case algorithm = 3, arkgKeyHandle = -1, arkgContext = -2
     }
 
     public var encoded: [UInt8] {
-        CBORValue.intKeyed([(3, algorithm.map { CBORValue($0) }), (-1, arkgKeyHandle.map { .byteString($0) }),
-                            (-2, arkgContext.map { .byteString($0) })]).encoded
+        CBORValue.keyed(Key.self, [(.algorithm, algorithm.map { CBORValue($0) }), (.arkgKeyHandle, arkgKeyHandle.map { .byteString($0) }),
+                                   (.arkgContext, arkgContext.map { .byteString($0) })]).encoded
     }
 }

@@ -40,31 +40,35 @@ public struct DeviceEvent: Sendable, Equatable {
         self.detail = detail
     }
 
+    /// The event map's keys (docs/vendor-commands.md), the only place they are written.
+    enum Key: String, CodingKey {
+        case kind, time, rpID = "rpId", credentialID = "credentialId", userName, signCount, detail, dropped
+    }
+
     public var cbor: CBORValue {
-        var map: [CBORValue: CBORValue] = [
-            "kind": .textString(kind.rawValue),
-            "time": CBORValue(Int64((time.timeIntervalSince1970 * 1000).rounded())),
-        ]
-        if let rpID { map["rpId"] = .textString(rpID) }
-        if let credentialID { map["credentialId"] = .byteString(credentialID) }
-        if let userName { map["userName"] = .textString(userName) }
-        if let signCount { map["signCount"] = .unsigned(UInt64(signCount)) }
-        if let detail { map["detail"] = .textString(detail) }
-        if dropped > 0 { map["dropped"] = CBORValue(dropped) }
-        return .map(map)
+        .keyed(Key.self, [
+            (.kind, .textString(kind.rawValue)),
+            (.time, CBORValue(Int64((time.timeIntervalSince1970 * 1000).rounded()))),
+            (.rpID, rpID.map(CBORValue.textString)),
+            (.credentialID, credentialID.map(CBORValue.byteString)),
+            (.userName, userName.map(CBORValue.textString)),
+            (.signCount, signCount.map { .unsigned(UInt64($0)) }),
+            (.detail, detail.map(CBORValue.textString)),
+            (.dropped, dropped > 0 ? CBORValue(dropped) : nil),
+        ])
     }
 
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        guard let kind = Kind(rawValue: try map.required("kind", CBORRead.text)) else { throw .invalidParameter }
+        guard let kind = Kind(rawValue: try map.required(Key.kind, CBORRead.text)) else { throw .invalidParameter }
         self.kind = kind
-        time = Date(timeIntervalSince1970: TimeInterval(try map.required("time", CBORRead.int)) / 1000)
-        rpID = try map.optional("rpId", CBORRead.text)
-        credentialID = try map.optional("credentialId", CBORRead.bytes)
-        userName = try map.optional("userName", CBORRead.text)
-        signCount = try map.optional("signCount", CBORRead.int).flatMap(UInt32.init(exactly:))
-        detail = try map.optional("detail", CBORRead.text)
-        dropped = try map.optional("dropped", CBORRead.int) ?? 0
+        time = Date(timeIntervalSince1970: TimeInterval(try map.required(Key.time, CBORRead.int)) / 1000)
+        rpID = try map.optional(Key.rpID, CBORRead.text)
+        credentialID = try map.optional(Key.credentialID, CBORRead.bytes)
+        userName = try map.optional(Key.userName, CBORRead.text)
+        signCount = try map.optional(Key.signCount, CBORRead.int).flatMap(UInt32.init(exactly:))
+        detail = try map.optional(Key.detail, CBORRead.text)
+        dropped = try map.optional(Key.dropped, CBORRead.int) ?? 0
     }
 
     public init(bytes: [UInt8]) throws(CTAPStatus) {

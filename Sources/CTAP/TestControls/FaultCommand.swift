@@ -7,11 +7,16 @@ public enum FaultCommand: Sendable, Equatable {
     case list
     case clear
 
+    /// The request map's keys (docs/vendor-commands.md), the only place they are written.
+    enum Key: String, CodingKey {
+        case op, rule
+    }
+
     public var cbor: CBORValue {
         switch self {
-        case .set(let rule): .map(["op": "set", "rule": rule.cbor])
-        case .list: .map(["op": "list"])
-        case .clear: .map(["op": "clear"])
+        case .set(let rule): .keyed(Key.self, [(.op, "set"), (.rule, rule.cbor)])
+        case .list: .keyed(Key.self, [(.op, "list")])
+        case .clear: .keyed(Key.self, [(.op, "clear")])
         }
     }
 
@@ -19,8 +24,8 @@ public enum FaultCommand: Sendable, Equatable {
         let value: CBORValue
         do { value = try CBORDecoder.decode(bytes) } catch { throw .invalidCBOR }
         let map = try CBORMap(value)
-        switch try map.required("op", CBORRead.text) {
-        case "set": self = .set(try FaultRule(cbor: try map.required("rule") { $0 }))
+        switch try map.required(Key.op, CBORRead.text) {
+        case "set": self = .set(try FaultRule(cbor: try map.required(Key.rule) { $0 }))
         case "list": self = .list
         case "clear": self = .clear
         default: throw .invalidSubcommand

@@ -21,22 +21,24 @@ public struct FaultRule: Sendable, Hashable {
         return "\(fault.name): \(times)" + (rpID.map { " for \($0)" } ?? "")
     }
 
+    /// The rule map's keys (docs/vendor-commands.md), the only place they are written.
+    enum Key: String, CodingKey {
+        case fault, count, rp
+    }
+
     public var cbor: CBORValue {
-        var map: [CBORValue: CBORValue] = ["fault": .textString(fault.name)]
-        if let remaining { map["count"] = CBORValue(remaining) }
-        if let rpID { map["rp"] = .textString(rpID) }
-        return .map(map)
+        .keyed(Key.self, [(.fault, .textString(fault.name)), (.count, remaining.map { CBORValue($0) }), (.rp, rpID.map(CBORValue.textString))])
     }
 
     /// A rule from the FAULT vendor command (docs/vendor-commands.md); a count below 1 or a
     /// fault not understood is `CTAP1_ERR_INVALID_PARAMETER`.
     public init(cbor: CBORValue) throws(CTAPStatus) {
         let map = try CBORMap(cbor)
-        let name = try map.required("fault", CBORRead.text)
+        let name = try map.required(Key.fault, CBORRead.text)
         guard let fault = try? Fault(parsing: name) else { throw .invalidParameter }
         self.fault = fault
-        remaining = try map.optional("count", CBORRead.int)
+        remaining = try map.optional(Key.count, CBORRead.int)
         if let remaining, remaining < 1 { throw .invalidParameter }
-        rpID = try map.optional("rp", CBORRead.text)
+        rpID = try map.optional(Key.rp, CBORRead.text)
     }
 }

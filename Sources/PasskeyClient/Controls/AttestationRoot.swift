@@ -4,7 +4,6 @@ extension CTAP2Session {
     /// passkeyd's test attestation root (vendor command passkeydAttestationRoot, docs/vendor-commands.md),
     /// DER: the trust anchor for credentials made under `passkeyd --attestation x5c`.
     public func attestationRoot() async throws(CTAP2Error) -> [UInt8] {
-        guard let body = try await send(.passkeydAttestationRoot) else { throw .malformedResponse }
-        do { return try AttestationRootResponse(cbor: body).certificate } catch { throw .malformedResponse }
+        try await call(AttestationRootRequest()).certificate
     }
 }

@@ -23,9 +23,7 @@ public struct CredentialTransferSession: Sendable {
         while true {
             let parameters = ExportParameters(rpID: rpID, includePrivateKeys: includePrivateKeys ? true : nil,
                                               offset: records.isEmpty ? nil : records.count)
-            guard let body = try await call(.passkeydExport, parameters) else { throw .malformedResponse }
-            let page: ExportResponse
-            do { page = try ExportResponse(cbor: body) } catch { throw .malformedResponse }
+            let page = try await call(parameters)
             records += page.credentials
             guard let total = page.total else { throw .malformedResponse }
             if records.count >= total || page.credentials.isEmpty { return records }
@@ -34,18 +32,17 @@ public struct CredentialTransferSession: Sendable {
 
     /// Stores one credential as discoverable; one with the same RP and user handle is replaced.
     public func importCredential(_ record: CredentialRecord) async throws(CTAP2Error) {
-        _ = try await call(.passkeydImport, ImportParameters(credential: record))
+        _ = try await call(ImportParameters(credential: record))
     }
 
     /// Sets a stored credential's BE and BS (nil: unchanged); BS without BE is refused.
     public func setBackupFlags(credentialID: [UInt8], eligible: Bool?, backedUp: Bool?) async throws(CTAP2Error) {
-        _ = try await call(.passkeydCredentialFlags,
-                           CredentialFlagsParameters(credentialID: credentialID, backupEligible: eligible, backupState: backedUp))
+        _ = try await call(CredentialFlagsParameters(credentialID: credentialID, backupEligible: eligible, backupState: backedUp))
     }
 
-    private func call<P: CTAPStructure & Sendable & Hashable>(_ command: CTAPCommand, _ parameters: P) async throws(CTAP2Error) -> CBORValue? {
+    private func call<P: VendorCommandParameters>(_ parameters: P) async throws(CTAP2Error) -> P.Response {
         var request = AuthenticatedVendorRequest(parameters: parameters, pinUvAuthProtocol: token.protocolVersion)
-        request.pinUvAuthParam = token.authenticate(request.authenticatedMessage(command))
-        return try await session.send(command, request.cbor)
+        request.pinUvAuthParam = token.authenticate(request.authenticatedMessage(P.command))
+        return try await session.call(request)
     }
 }

@@ -33,20 +33,26 @@ public struct CTAP2Session: Sendable {
         do { return try parse(body) } catch { throw .malformedResponse }
     }
 
+    /// Sends a command's request and parses its answer as the command's response type.
+    public func call<Request: CTAPCommandRequest>(_ request: Request) async throws(CTAP2Error) -> Request.Response {
+        let body = try await send(Request.command, request.commandParameters)
+        do { return try Request.Response(body: body) } catch { throw .malformedResponse }
+    }
+
     public func getInfo() async throws(CTAP2Error) -> GetInfoResponse {
-        try await request(.getInfo, nil, as: GetInfoResponse.init(cbor:))
+        try await call(GetInfoRequest())
     }
 
     public func makeCredential(_ request: MakeCredentialRequest) async throws(CTAP2Error) -> MakeCredentialResponse {
-        try await self.request(.makeCredential, request.cbor, as: MakeCredentialResponse.init(cbor:))
+        try await call(request)
     }
 
     public func getAssertion(_ request: GetAssertionRequest) async throws(CTAP2Error) -> GetAssertionResponse {
-        try await self.request(.getAssertion, request.cbor, as: GetAssertionResponse.init(cbor:))
+        try await call(request)
     }
 
     public func getNextAssertion() async throws(CTAP2Error) -> GetAssertionResponse {
-        try await request(.getNextAssertion, nil, as: GetAssertionResponse.init(cbor:))
+        try await call(GetNextAssertionRequest())
     }
 
     /// getAssertion followed by getNextAssertion for every further account (CTAP 2.1 §6.3).
@@ -60,10 +66,10 @@ public struct CTAP2Session: Sendable {
     }
 
     public func reset() async throws(CTAP2Error) {
-        _ = try await send(.reset)
+        _ = try await call(ResetRequest())
     }
 
     public func selection() async throws(CTAP2Error) {
-        _ = try await send(.selection)
+        _ = try await call(SelectionRequest())
     }
 }
