@@ -17,6 +17,18 @@ struct SocketDaemon {
     var path: String { daemon.socketPath }
     var broker: PromptBroker { daemon.broker }
 
+    /// How long a client here lets the device stay silent. This daemon runs in the test process,
+    /// whose cooperative pool (one thread per core) the other suites keep busy for seconds at a
+    /// time (scrypt, ML-DSA known answers, passkeyd processes started beside): a request can wait
+    /// that long for a pool thread before its transaction starts and keepalives begin. A daemon
+    /// of its own has its own pool; the transport's 5 s default is for that one.
+    static let patience = Duration.seconds(60)
+
+    /// A client of this daemon with `patience`.
+    func transport() -> UnixSocketTransport {
+        UnixSocketTransport(path: path, silenceTimeout: Self.patience)
+    }
+
     static func start(path: String = TemporaryFolder.freshSocketPath("pkc-test"), store: InMemoryCredentialStore = InMemoryCredentialStore(),
                       presence: PresenceMode = .auto, uv: VerificationMode = .auto) async throws -> SocketDaemon {
         let broker = PromptBroker()
@@ -51,7 +63,7 @@ struct SocketDaemon {
 
     @Test func registrationAndSignInOverTheSocketVerify() async throws {
         try await SocketDaemon.with { daemon in
-            let transport = UnixSocketTransport(path: daemon.path)
+            let transport = daemon.transport()
             let (client, _) = try client(transport)
             let user = PublicKeyCredentialUserEntityJSON(id: [1, 2, 3], name: "alice", displayName: "Alice")
             let credential = try await rp.finishRegistration(try await client.create(await rp.registrationOptions(user: user)))
@@ -67,7 +79,7 @@ struct SocketDaemon {
 
     @Test func keepalivesReachTheUserAgentWhileATouchIsPending() async throws {
         try await SocketDaemon.with(presence: .prompt, uv: .off) { daemon in
-            let transport = UnixSocketTransport(path: daemon.path)
+            let transport = daemon.transport()
             let (client, agent) = try client(transport)
             let options = await rp.registrationOptions(user: .init(id: [7], name: "bob", displayName: "Bob"), userVerification: .discouraged)
             async let created = client.create(options)
@@ -89,7 +101,7 @@ struct SocketDaemon {
 
     @Test func cancellingDuringATouchCancelsOnTheDeviceAndTheConnectionStaysReady() async throws {
         try await SocketDaemon.with(presence: .prompt, uv: .off) { daemon in
-            let transport = UnixSocketTransport(path: daemon.path)
+            let transport = daemon.transport()
             let (client, _) = try client(transport)
             let options = await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)
             let pending = Task { try await client.create(options) }
@@ -109,7 +121,7 @@ struct SocketDaemon {
 
     @Test func conditionalCancelledHalfwayLeavesTheDaemonReadyOnTheSameConnection() async throws {
         try await SocketDaemon.with { daemon in
-            let transport = UnixSocketTransport(path: daemon.path)
+            let transport = daemon.transport()
             let (client, agent) = try client(transport, picks: [.wait, .first])
             let user = PublicKeyCredentialUserEntityJSON(id: [4], name: "dave", displayName: "Dave")
             let credential = try await rp.finishRegistration(try await client.create(await rp.registrationOptions(user: user)))
@@ -129,8 +141,8 @@ struct SocketDaemon {
 
     @Test func aSecondClientWaitsOutABusyDeviceInsteadOfFailing() async throws {
         try await SocketDaemon.with(presence: .prompt, uv: .off) { daemon in
-            let first = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
-            let second = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
+            let first = CTAP2Session(transport: daemon.transport())
+            let second = CTAP2Session(transport: daemon.transport())
             let request = MakeCredentialRequest(
                 clientDataHash: [UInt8](repeating: 2, count: 32), rp: .init(id: "example.com"), user: .init(id: [2]),
                 pubKeyCredParams: [.init(alg: -7)], options: .init(rk: true))
@@ -146,7 +158,7 @@ struct SocketDaemon {
 
     @Test func longMessagesAreFragmentedBothWays() async throws {
         try await SocketDaemon.with(uv: .off) { daemon in
-            let session = CTAP2Session(transport: UnixSocketTransport(path: daemon.path))
+            let session = CTAP2Session(transport: daemon.transport())
             let exclude = (0..<60).map { n in PublicKeyCredentialDescriptor(id: [UInt8](repeating: UInt8(n), count: 100)) }
             let request = MakeCredentialRequest(
                 clientDataHash: [UInt8](repeating: 1, count: 32), rp: .init(id: "example.com"),
@@ -161,7 +173,7 @@ struct SocketDaemon {
     @Test func transportReconnectsAfterTheDaemonRestarts() async throws {
         let store = InMemoryCredentialStore()
         let first = try await SocketDaemon.start(store: store, uv: .off)
-        let session = CTAP2Session(transport: UnixSocketTransport(path: first.path))
+        let session = CTAP2Session(transport: first.transport())
         do { _ = try await session.getInfo() } catch {
             await first.daemon.stop()
             throw error
