@@ -28,7 +28,7 @@ public actor Authenticator: CTAP2MessageHandler {
     /// Each caller's unfinished getNextAssertion run or credential enumeration.
     var conversations: [CTAPCaller: Conversation] = [:]
     /// Key agreement keys, the wrong-PIN streak and the pinUvAuthToken: gone at power-off.
-    var pinUV = PINUVState()
+    var pinUV = PinUvState()
     /// One command at a time, power cycles included.
     private var turns = TurnQueue()
 
@@ -106,7 +106,7 @@ public actor Authenticator: CTAP2MessageHandler {
     func powerUp() {
         poweredUpAt = configuration.now()
         conversations = [:]
-        pinUV = PINUVState()
+        pinUV = PinUvState()
     }
 
     /// Where the running command reports that it waits for the user (CTAP 2.1 §11.2.9.2.1).

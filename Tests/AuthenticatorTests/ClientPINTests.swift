@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct ClientPINTests {
     @Test(arguments: bothProtocols)
-    func setPINTurnsClientPinOnInGetInfo(version: PINUVAuthProtocolVersion) async throws {
+    func setPINTurnsClientPinOnInGetInfo(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         let before = try await platform.info()
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func changePINReplacesThePINAndVoidsTokens(version: PINUVAuthProtocolVersion) async throws {
+    func changePINReplacesThePINAndVoidsTokens(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func newPINsAreCheckedAgainstThePolicy(version: PINUVAuthProtocolVersion) async throws {
+    func newPINsAreCheckedAgainstThePolicy(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         // Three emoji: 12 bytes but 3 code points, short of the 4 the spec requires.
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func aWrongPINCostsARetryThatSurvivesARestart(version: PINUVAuthProtocolVersion) async throws {
+    func aWrongPINCostsARetryThatSurvivesARestart(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func threeWrongInARowBlockUntilPowerCycle(version: PINUVAuthProtocolVersion) async throws {
+    func threeWrongInARowBlockUntilPowerCycle(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)
@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func eightWrongBlockThePINUntilReset(version: PINUVAuthProtocolVersion) async throws {
+    func eightWrongBlockThePINUntilReset(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)
@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func aMismatchRegeneratesTheKeyAgreementKey(version: PINUVAuthProtocolVersion) async throws {
+    func aMismatchRegeneratesTheKeyAgreementKey(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)
@@ -171,7 +171,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func tokenPermissionsMustBeGrantable(version: PINUVAuthProtocolVersion) async throws {
+    func tokenPermissionsMustBeGrantable(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)

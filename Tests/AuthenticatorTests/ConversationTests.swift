@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func twoCallersInterleavedEachFinishTheirOwnEnumeration(version: PINUVAuthProtocolVersion) async throws {
+    func twoCallersInterleavedEachFinishTheirOwnEnumeration(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, _) = try await CredentialManagementTests.populated(version)
         func send(_ request: CredentialManagementRequest, from caller: CTAPCaller) async throws -> CredentialManagementResponse {
             let (status, body) = try await h.send(.credentialManagement, request.cbor, from: caller)

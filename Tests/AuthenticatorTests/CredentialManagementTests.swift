@@ -10,7 +10,7 @@ import Testing
     static let rpC = PublicKeyCredentialRpEntity(id: "c.example", name: "C")
 
     /// A PIN-protected device holding credentials: two for A, one each for B and C.
-    static func populated(_ version: PINUVAuthProtocolVersion, capacity: Int = 10) async throws -> (Harness, PlatformPIN, [String: [UInt8]]) {
+    static func populated(_ version: PinUvAuthProtocolVersion, capacity: Int = 10) async throws -> (Harness, PlatformPIN, [String: [UInt8]]) {
         let h = Harness(capacity: capacity)
         let platform = PlatformPIN(h, version)
         try #require(try await platform.setPIN("1234") == .success)
@@ -36,7 +36,7 @@ import Testing
     static func hash(_ rpID: String) -> [UInt8] { Array(SHA256.hash(data: Array(rpID.utf8))) }
 
     @Test(arguments: bothProtocols)
-    func metadataCountsWhatIsStoredAndWhatRoomIsLeft(version: PINUVAuthProtocolVersion) async throws {
+    func metadataCountsWhatIsStoredAndWhatRoomIsLeft(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, _) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
         let (status, response) = try await Self.send(h, platform.credentialManagement(.getCredsMetadata, token: token))
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func relyingPartiesAreEnumeratedInOrderThenTheStateEnds(version: PINUVAuthProtocolVersion) async throws {
+    func relyingPartiesAreEnumeratedInOrderThenTheStateEnds(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, _) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
         let (status, first) = try await Self.send(h, platform.credentialManagement(.enumerateRPsBegin, token: token))
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func credentialsOfAnRPAreEnumeratedWithTheirPublicKeys(version: PINUVAuthProtocolVersion) async throws {
+    func credentialsOfAnRPAreEnumeratedWithTheirPublicKeys(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
         let params = CredentialManagementParameters(rpIDHash: Self.hash(Self.rpA.id))
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func deleteRemovesTheCredentialForGood(version: PINUVAuthProtocolVersion) async throws {
+    func deleteRemovesTheCredentialForGood(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
         let params = CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["b.example/1"])))
@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func updateUserInformationReplacesNamesButNotTheHandle(version: PINUVAuthProtocolVersion) async throws {
+    func updateUserInformationReplacesNamesButNotTheHandle(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
         let id = PublicKeyCredentialDescriptor(id: try #require(ids["c.example/1"]))
@@ -128,7 +128,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func everyAuthenticatedSubcommandNeedsAValidCMToken(version: PINUVAuthProtocolVersion) async throws {
+    func everyAuthenticatedSubcommandNeedsAValidCMToken(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, ids) = try await Self.populated(version)
         let id = PublicKeyCredentialDescriptor(id: try #require(ids["a.example/1"]))
         let cases: [(CredentialManagementSubcommand, CredentialManagementParameters?)] = [
@@ -163,7 +163,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func anRPBoundTokenManagesOnlyThatRP(version: PINUVAuthProtocolVersion) async throws {
+    func anRPBoundTokenManagesOnlyThatRP(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm, rpID: Self.rpA.id)
         // Device-wide views are closed to it.
@@ -182,7 +182,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func enumerationStateGoesStale(version: PINUVAuthProtocolVersion) async throws {
+    func enumerationStateGoesStale(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
         let begin = platform.credentialManagement(.enumerateRPsBegin, token: token)
@@ -215,7 +215,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func emptyStoreHasNoCredentialsToEnumerate(version: PINUVAuthProtocolVersion) async throws {
+    func emptyStoreHasNoCredentialsToEnumerate(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)
@@ -240,7 +240,7 @@ import Testing
     /// A CTAP 2.1-PRE platform has only getPinToken's token: the preview command takes it,
     /// 0x0A still wants the cm permission.
     @Test(arguments: bothProtocols)
-    func thePreviewCommandTakesALegacyGetPinToken(version: PINUVAuthProtocolVersion) async throws {
+    func thePreviewCommandTakesALegacyGetPinToken(version: PinUvAuthProtocolVersion) async throws {
         let (h, _, _) = try await Self.populated(version)
         let platform = PlatformPIN(h, version)
         let legacy = try await platform.grantedToken(pin: "1234")

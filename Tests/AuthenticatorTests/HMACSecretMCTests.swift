@@ -6,7 +6,7 @@ import Testing
 /// hmac-secret-mc (CTAP 2.2 §12.7): the outputs at creation are the ones a later assertion gives.
 @Suite struct HMACSecretMCTests {
     @Test(arguments: bothProtocols)
-    func creationOutputsMatchTheAssertionsOfTheSameSalts(version: PINUVAuthProtocolVersion) async throws {
+    func creationOutputsMatchTheAssertionsOfTheSameSalts(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness(presence: Array(repeating: .approved, count: 4))
         let platform = PlatformPIN(h, version)
         let salts = [UInt8](repeating: 0x11, count: 32) + [UInt8](repeating: 0x22, count: 32)

@@ -17,7 +17,7 @@ import Testing
     }
 
     /// Asks for the secrets of `salts` and returns the decrypted outputs (nil when none came back).
-    func secrets(_ h: Harness, _ version: PINUVAuthProtocolVersion, credential: [UInt8], salts: [UInt8],
+    func secrets(_ h: Harness, _ version: PinUvAuthProtocolVersion, credential: [UInt8], salts: [UInt8],
                  uv: Bool = false, corruptAuth: Bool = false) async throws -> (CTAPStatus, [UInt8]?) {
         let platform = PlatformPIN(h, version)
         let (platformKey, secret) = try await platform.keyAgreement()
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func outputsAreStablePerSaltAndCredential(version: PINUVAuthProtocolVersion) async throws {
+    func outputsAreStablePerSaltAndCredential(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness()
         for rk in [true, false] {
             let credential = try await register(h, rk: rk)
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func userVerificationSelectsTheOtherSecret(version: PINUVAuthProtocolVersion) async throws {
+    func userVerificationSelectsTheOtherSecret(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness(verifier: .always(.verified))
         let credential = try await register(h, rk: false)
         let without = try await secrets(h, version, credential: credential, salts: salt1).1

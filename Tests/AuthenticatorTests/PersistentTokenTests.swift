@@ -10,7 +10,7 @@ import Testing
     typealias CM = CredentialManagementTests
 
     @Test(arguments: bothProtocols)
-    func itReadsAcrossPowerCyclesAndOtherTokens(version: PINUVAuthProtocolVersion) async throws {
+    func itReadsAcrossPowerCyclesAndOtherTokens(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, _) = try await CM.populated(version)
         #expect(try await platform.info().options["perCredMgmtRO"] == true)
         let persistent = try await platform.grantedToken(pin: "1234", permissions: .pcmr)

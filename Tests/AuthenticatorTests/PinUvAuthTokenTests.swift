@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct PinUvAuthTokenTests {
     /// A device with PIN "1234" set.
-    static func protected(_ version: PINUVAuthProtocolVersion, verifier: ScriptedVerifier? = nil) async throws -> (Harness, PlatformPIN) {
+    static func protected(_ version: PinUvAuthProtocolVersion, verifier: ScriptedVerifier? = nil) async throws -> (Harness, PlatformPIN) {
         let h = Harness(verifier: verifier)
         let platform = PlatformPIN(h, version)
         try #require(try await platform.setPIN("1234") == .success)
@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func aTokenAuthorisesOneMakeCredentialWithTheUVFlag(version: PINUVAuthProtocolVersion) async throws {
+    func aTokenAuthorisesOneMakeCredentialWithTheUVFlag(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: [.mc, .ga], rpID: Fixture.rp.id)
         let response = try await h.makeCredential(platform.makeCredential(token))
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func aTokenAuthorisesGetAssertionWithUVAndUserNames(version: PINUVAuthProtocolVersion) async throws {
+    func aTokenAuthorisesGetAssertionWithUVAndUserNames(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
         _ = try await h.makeCredential(platform.makeCredential(try await platform.grantedToken(pin: "1234", permissions: .mc)))
         let token = try await platform.grantedToken(pin: "1234", permissions: .ga)
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func legacyGetPinTokenGrantsMakeCredentialAndGetAssertionOnly(version: PINUVAuthProtocolVersion) async throws {
+    func legacyGetPinTokenGrantsMakeCredentialAndGetAssertionOnly(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
         let token = try await platform.grantedToken(pin: "1234")
         #expect(try await h.status(of: .getAssertion, platform.getAssertion(token, up: false).cbor) == .noCredentials)
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func permissionsAreEnforced(version: PINUVAuthProtocolVersion) async throws {
+    func permissionsAreEnforced(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
         let gaOnly = try await platform.grantedToken(pin: "1234", permissions: .ga)
         #expect(try await h.status(of: .makeCredential, platform.makeCredential(gaOnly).cbor) == .pinAuthInvalid)
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func aTokenIsBoundToItsRPOrToTheFirstItServes(version: PINUVAuthProtocolVersion) async throws {
+    func aTokenIsBoundToItsRPOrToTheFirstItServes(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
         let other = PublicKeyCredentialRpEntity(id: "other.example", name: "Other")
         let bound = try await platform.grantedToken(pin: "1234", permissions: [.mc, .ga], rpID: Fixture.rp.id)
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func tokensExpireAsTheUsageTimerSays(version: PINUVAuthProtocolVersion) async throws {
+    func tokensExpireAsTheUsageTimerSays(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
         // Not used within 30 s: gone.
         let idle = try await platform.grantedToken(pin: "1234", permissions: .ga)
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func aNewTokenPowerCycleAndResetEachEndTheOldOne(version: PINUVAuthProtocolVersion) async throws {
+    func aNewTokenPowerCycleAndResetEachEndTheOldOne(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
         let first = try await platform.grantedToken(pin: "1234", permissions: .ga)
         let second = try await platform.grantedToken(pin: "1234", permissions: .ga)
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func aParamThatDoesNotVerifyIsRefused(version: PINUVAuthProtocolVersion) async throws {
+    func aParamThatDoesNotVerifyIsRefused(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .mc)
         var request = platform.makeCredential(token)
@@ -115,7 +115,7 @@ import Testing
         #expect(try await h.status(of: .makeCredential, request.cbor) == .pinAuthInvalid)
         // The token answers only under the protocol it was handed out under.
         var crossed = platform.makeCredential(token)
-        let otherVersion: PINUVAuthProtocolVersion = version == .one ? .two : .one
+        let otherVersion: PinUvAuthProtocolVersion = version == .one ? .two : .one
         crossed.pinUvAuthParam = otherVersion.implementation.authenticate(key: token.secret, message: Fixture.clientDataHash)
         crossed.pinUvAuthProtocol = otherVersion.rawValue
         #expect(try await h.status(of: .makeCredential, crossed.cbor) == .pinAuthInvalid)
@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func builtInUVTokenCarriesPresence(version: PINUVAuthProtocolVersion) async throws {
+    func builtInUVTokenCarriesPresence(version: PinUvAuthProtocolVersion) async throws {
         let h = Harness(verifier: .always(.verified))
         let platform = PlatformPIN(h, version)
         let (status, token) = try await platform.tokenUsingUV(permissions: [.mc], rpID: Fixture.rp.id)
@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test(arguments: bothProtocols)
-    func failedUVCountsDownToBlockedAndThePINStillWorks(version: PINUVAuthProtocolVersion) async throws {
+    func failedUVCountsDownToBlockedAndThePINStillWorks(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version, verifier: .always(.failed))
         #expect(try await platform.uvRetries() == 8)
         for remaining in stride(from: 7, through: 1, by: -1) {

@@ -21,11 +21,11 @@ extension PinUvAuthToken {
 /// the CTAP PIN types.
 struct PlatformPIN {
     let harness: Harness
-    let version: PINUVAuthProtocolVersion
-    var implementation: any PINUVAuthProtocol { version.implementation }
+    let version: PinUvAuthProtocolVersion
+    var implementation: any PinUvAuthProtocol { version.implementation }
     private let session: CTAP2Session
 
-    init(_ harness: Harness, _ version: PINUVAuthProtocolVersion) {
+    init(_ harness: Harness, _ version: PinUvAuthProtocolVersion) {
         self.harness = harness
         self.version = version
         session = CTAP2Session(transport: InProcessTransport(device: harness.authenticator))
@@ -182,4 +182,4 @@ struct PlatformPIN {
     }
 }
 
-let bothProtocols: [PINUVAuthProtocolVersion] = [.one, .two]
+let bothProtocols: [PinUvAuthProtocolVersion] = [.one, .two]

@@ -52,7 +52,7 @@ private struct Conversation {
     var input: FuzzInput
     let authenticator: Authenticator
     var caller = Self.callers[0]
-    var version = PINUVAuthProtocolVersion.two
+    var version = PinUvAuthProtocolVersion.two
     var pin: [UInt8] = []
     var token: SymmetricKey?
     /// Credential IDs the authenticator has returned, for later requests to name: the fuzzer
@@ -127,7 +127,7 @@ private struct Conversation {
         }
     }
 
-    var implementation: any PINUVAuthProtocol { version.implementation }
+    var implementation: any PinUvAuthProtocol { version.implementation }
 
     /// getKeyAgreement, then the platform's half (§6.5.5.4).
     mutating func keyAgreement() async -> (platformKey: COSEKey, secret: SymmetricKey)? {

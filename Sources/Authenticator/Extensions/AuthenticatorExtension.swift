@@ -63,7 +63,7 @@ struct ExtensionContext: Sendable {
     let userVerified: Bool
     /// The device's key agreement keys by PIN/UV protocol (CTAP 2.1 §6.5.6), for extensions
     /// that share a secret with the platform (hmac-secret).
-    let keyAgreements: [PINUVAuthProtocolVersion: PINUVAuthenticatorKeyAgreement]
+    let keyAgreements: [PinUvAuthProtocolVersion: PinUvAuthenticatorKeyAgreement]
     /// The device's wrapping key, root of per-credential derived secrets; gone at reset.
     let wrappingKey: [UInt8]
     /// makeCredential: the minimum PIN length when the RP may learn it (CTAP 2.1 §12.4), else nil.

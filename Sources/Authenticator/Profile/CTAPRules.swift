@@ -61,7 +61,7 @@ public struct CTAPRules: Sendable, Hashable {
     /// credential management (2.1 §6.13) and bio enrollment (2.1 §6.12) included.
     public var legacyTokenPermissions: PinUvAuthTokenPermissions
     /// PIN/UV auth protocols, the platform's preferred first (getInfo `pinUvAuthProtocols`).
-    public var pinUvAuthProtocols: [PINUVAuthProtocolVersion]
+    public var pinUvAuthProtocols: [PinUvAuthProtocolVersion]
     /// makeCredential or getAssertion with a pinAuth but no pinProtocol, or one not supported:
     /// 2.0 §5.1 step 7 and §5.2 step 3 say `CTAP2_ERR_PIN_AUTH_INVALID`; 2.1 §6.1.2 step 2
     /// says `CTAP2_ERR_MISSING_PARAMETER` and `CTAP1_ERR_INVALID_PARAMETER`.

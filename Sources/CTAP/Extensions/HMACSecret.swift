@@ -23,11 +23,11 @@ public struct HMACSecretInput: CTAPStructure, Sendable, Hashable {
     public var saltEnc: [UInt8]
     public var saltAuth: [UInt8]
     /// Absent from CTAP 2.0 platforms, which mean protocol one.
-    public var pinUvAuthProtocol: PINUVAuthProtocolVersion?
+    public var pinUvAuthProtocol: PinUvAuthProtocolVersion?
 
-    public var version: PINUVAuthProtocolVersion { pinUvAuthProtocol ?? .one }
+    public var version: PinUvAuthProtocolVersion { pinUvAuthProtocol ?? .one }
 
-    public init(keyAgreement: COSEKey, saltEnc: [UInt8], saltAuth: [UInt8], version: PINUVAuthProtocolVersion) {
+    public init(keyAgreement: COSEKey, saltEnc: [UInt8], saltAuth: [UInt8], version: PinUvAuthProtocolVersion) {
         self.keyAgreement = keyAgreement
         self.saltEnc = saltEnc
         self.saltAuth = saltAuth

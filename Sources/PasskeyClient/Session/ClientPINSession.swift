@@ -8,14 +8,14 @@ public struct ClientPINSession: Sendable {
     /// The session the subcommands are sent on.
     public let session: CTAP2Session
     /// The PIN/UV auth protocol every subcommand and token of this session uses (§6.5.4).
-    public let pinProtocol: any PINUVAuthProtocol
+    public let pinProtocol: any PinUvAuthProtocol
     /// Whether the authenticator grants tokens with permissions (getInfo's `pinUvAuthToken`);
     /// otherwise tokens come from the CTAP 2.0 getPinToken.
     public let supportsPermissions: Bool
 
     /// Chooses the first protocol the authenticator lists that this client implements (§6.5.5.1).
     public init(session: CTAP2Session, info: GetInfoResponse) throws(CTAP2Error) {
-        guard let version = info.pinUvAuthProtocols.lazy.compactMap(PINUVAuthProtocolVersion.init(rawValue:)).first else {
+        guard let version = info.pinUvAuthProtocols.lazy.compactMap(PinUvAuthProtocolVersion.init(rawValue:)).first else {
             throw .status(.invalidParameter)
         }
         self.session = session
@@ -130,7 +130,7 @@ public struct ClientPINSession: Sendable {
 /// A pinUvAuthToken held by the platform, with the protocol that authenticates with it.
 public struct PinUvAuthToken: Sendable {
     /// The protocol the token was obtained with, which authenticates with it.
-    public let pinProtocol: any PINUVAuthProtocol
+    public let pinProtocol: any PinUvAuthProtocol
     let key: SymmetricKey
 
     /// pinUvAuthParam for a message: authenticate(token, message) (§6.5.6).

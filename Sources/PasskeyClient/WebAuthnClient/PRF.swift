@@ -9,7 +9,7 @@ import WebAuthn
 struct PRFEvaluation: Sendable {
     let input: HMACSecretInput
     let secret: SymmetricKey
-    let pinProtocol: any PINUVAuthProtocol
+    let pinProtocol: any PinUvAuthProtocol
     let hasSecond: Bool
 
     static func salt(_ value: [UInt8]) -> [UInt8] {

@@ -4,11 +4,11 @@ import Crypto
 /// the key derivation, encryption and MAC both the authenticator and the platform run.
 ///
 /// Conforming types are stateless; the authenticator's key agreement key lives in
-/// `PINUVAuthenticatorKeyAgreement`. Keys are `SymmetricKey` so secrets are zeroed on
+/// `PinUvAuthenticatorKeyAgreement`. Keys are `SymmetricKey` so secrets are zeroed on
 /// release and never print.
-public protocol PINUVAuthProtocol: Sendable {
+public protocol PinUvAuthProtocol: Sendable {
     /// The `pinUvAuthProtocol` number on the wire.
-    var version: PINUVAuthProtocolVersion { get }
+    var version: PinUvAuthProtocolVersion { get }
 
     /// kdf(Z): the shared secret from Z, the x-coordinate of the ECDH result.
     func kdf(_ z: SymmetricKey) -> SymmetricKey
@@ -24,7 +24,7 @@ public protocol PINUVAuthProtocol: Sendable {
     func authenticate(key: SymmetricKey, message: [UInt8]) -> [UInt8]
 }
 
-extension PINUVAuthProtocol {
+extension PinUvAuthProtocol {
     /// verify(key, message, signature): succeeds only when `signature` is exactly
     /// `authenticate(key, message)`, compared in constant time; otherwise
     /// `CTAP2_ERR_PIN_AUTH_INVALID`, the status the command steps assign to a bad pinUvAuthParam.
@@ -44,12 +44,12 @@ extension PINUVAuthProtocol {
     /// `encapsulate(peerKey:)` with a chosen platform key, for known-answer tests.
     func encapsulate(peerKey: COSEKey, platformKey: P256.KeyAgreement.PrivateKey) throws(CTAPStatus) -> (platformKeyAgreement: COSEKey, sharedSecret: SymmetricKey) {
         let secret = try ecdh(privateKey: platformKey, peerKey: peerKey)
-        return (PINUVKeyAgreement.coseKey(platformKey.publicKey), secret)
+        return (PinUvKeyAgreement.coseKey(platformKey.publicKey), secret)
     }
 
     /// ecdh(peerCoseKey) of §6.5.6: Z is the x-coordinate of the shared point, then kdf(Z).
     func ecdh(privateKey: P256.KeyAgreement.PrivateKey, peerKey: COSEKey) throws(CTAPStatus) -> SymmetricKey {
-        let peer = try PINUVKeyAgreement.publicKey(peerKey)
+        let peer = try PinUvKeyAgreement.publicKey(peerKey)
         let z: SharedSecret
         do { z = try privateKey.sharedSecretFromKeyAgreement(with: peer) } catch { throw .invalidParameter }
         return kdf(SymmetricKey(data: z))

@@ -7,7 +7,7 @@ struct PinUvAuthTokenState: Sendable {
     /// The token, 32 random bytes for both protocols.
     let key: SymmetricKey
     /// The protocol it was handed out under; a pinUvAuthParam under another cannot verify.
-    let authProtocol: PINUVAuthProtocolVersion
+    let authProtocol: PinUvAuthProtocolVersion
     var permissions: PinUvAuthTokenPermissions
     /// The permissions RP ID: set with the token, or bound on first use by mc/ga (§6.5.5.7).
     var rpID: String?
@@ -37,7 +37,7 @@ struct PinUvAuthTokenState: Sendable {
 
     /// resetPinUvAuthToken() then beginUsingPinUvAuthToken(userIsPresent:) (§6.5.2.2):
     /// a fresh random token, in use from `now`, with the user verified.
-    init(authProtocol: PINUVAuthProtocolVersion, permissions: PinUvAuthTokenPermissions, rpID: String?,
+    init(authProtocol: PinUvAuthProtocolVersion, permissions: PinUvAuthTokenPermissions, rpID: String?,
          userIsPresent: Bool, now: ContinuousClock.Instant, isLegacy: Bool = false, isPINDerived: Bool = false) {
         key = SymmetricKey(size: .bits256)
         self.isLegacy = isLegacy

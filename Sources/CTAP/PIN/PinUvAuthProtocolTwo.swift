@@ -3,14 +3,14 @@ import CryptoExtras
 
 /// PIN/UV auth protocol two (CTAP 2.1 §6.5.8): HKDF-derived HMAC and AES keys,
 /// AES-256-CBC with a random IV sent in front, and full 32-byte MACs.
-public struct PINUVAuthProtocolTwo: PINUVAuthProtocol {
+public struct PinUvAuthProtocolTwo: PinUvAuthProtocol {
     static let salt = [UInt8](repeating: 0, count: 32)
     static let hmacKeyInfo = Array("CTAP2 HMAC key".utf8)
     static let aesKeyInfo = Array("CTAP2 AES key".utf8)
 
     public init() {}
 
-    public var version: PINUVAuthProtocolVersion { .two }
+    public var version: PinUvAuthProtocolVersion { .two }
 
     /// kdf(Z) = HKDF-SHA-256(Z, 32 zero bytes, "CTAP2 HMAC key", 32) || HKDF-SHA-256(Z, 32 zero bytes, "CTAP2 AES key", 32).
     public func kdf(_ z: SymmetricKey) -> SymmetricKey {

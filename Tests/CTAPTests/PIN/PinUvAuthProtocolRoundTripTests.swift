@@ -4,13 +4,13 @@ import Testing
 
 /// Both ends of each protocol with fresh keys, as the authenticator and a platform run them.
 @Suite("PIN/UV auth protocol round trips")
-struct PINUVAuthProtocolRoundTripTests {
+struct PinUvAuthProtocolRoundTripTests {
     /// A point that is not on P-256.
     static let offCurve = COSEKey.p256(x: [UInt8](repeating: 0, count: 31) + [1], y: [UInt8](repeating: 0, count: 31) + [1], algorithm: .ecdhESHKDF256)
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func platformAndAuthenticatorAgreeOnTheSharedSecret(version: PINUVAuthProtocolVersion) throws {
-        let authenticator = PINUVAuthenticatorKeyAgreement(protocol: version)
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func platformAndAuthenticatorAgreeOnTheSharedSecret(version: PinUvAuthProtocolVersion) throws {
+        let authenticator = PinUvAuthenticatorKeyAgreement(protocol: version)
         let (platformKey, platformSecret) = try version.implementation.encapsulate(peerKey: authenticator.getPublicKey())
         let authenticatorSecret = try authenticator.decapsulate(peerKey: platformKey)
         #expect(platformSecret == authenticatorSecret)
@@ -18,18 +18,18 @@ struct PINUVAuthProtocolRoundTripTests {
         #expect(platformKey.algorithm == .ecdhESHKDF256)
     }
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func eachEncapsulationUsesAFreshPlatformKey(version: PINUVAuthProtocolVersion) throws {
-        let authenticator = PINUVAuthenticatorKeyAgreement(protocol: version)
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func eachEncapsulationUsesAFreshPlatformKey(version: PinUvAuthProtocolVersion) throws {
+        let authenticator = PinUvAuthenticatorKeyAgreement(protocol: version)
         let first = try version.implementation.encapsulate(peerKey: authenticator.getPublicKey())
         let second = try version.implementation.encapsulate(peerKey: authenticator.getPublicKey())
         #expect(first.platformKeyAgreement != second.platformKeyAgreement)
         #expect(first.sharedSecret != second.sharedSecret)
     }
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func regenerateInvalidatesSecretsMadeWithTheOldKey(version: PINUVAuthProtocolVersion) throws {
-        var authenticator = PINUVAuthenticatorKeyAgreement(protocol: version)
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func regenerateInvalidatesSecretsMadeWithTheOldKey(version: PinUvAuthProtocolVersion) throws {
+        var authenticator = PinUvAuthenticatorKeyAgreement(protocol: version)
         let oldPublicKey = authenticator.getPublicKey()
         let (platformKey, platformSecret) = try version.implementation.encapsulate(peerKey: oldPublicKey)
         authenticator.regenerate()
@@ -37,9 +37,9 @@ struct PINUVAuthProtocolRoundTripTests {
         #expect(try authenticator.decapsulate(peerKey: platformKey) != platformSecret)
     }
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func whatThePlatformEncryptsTheAuthenticatorDecrypts(version: PINUVAuthProtocolVersion) throws {
-        let authenticator = PINUVAuthenticatorKeyAgreement(protocol: version)
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func whatThePlatformEncryptsTheAuthenticatorDecrypts(version: PinUvAuthProtocolVersion) throws {
+        let authenticator = PinUvAuthenticatorKeyAgreement(protocol: version)
         let p = version.implementation
         let (platformKey, platformSecret) = try p.encapsulate(peerKey: authenticator.getPublicKey())
         let authenticatorSecret = try authenticator.decapsulate(peerKey: platformKey)
@@ -50,9 +50,9 @@ struct PINUVAuthProtocolRoundTripTests {
         #expect(try p.decrypt(key: authenticatorSecret, ciphertext: ciphertext) == paddedPin)
     }
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func theAuthenticatorVerifiesWhatThePlatformAuthenticated(version: PINUVAuthProtocolVersion) throws {
-        let authenticator = PINUVAuthenticatorKeyAgreement(protocol: version)
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func theAuthenticatorVerifiesWhatThePlatformAuthenticated(version: PinUvAuthProtocolVersion) throws {
+        let authenticator = PinUvAuthenticatorKeyAgreement(protocol: version)
         let p = version.implementation
         let (platformKey, platformSecret) = try p.encapsulate(peerKey: authenticator.getPublicKey())
         let authenticatorSecret = try authenticator.decapsulate(peerKey: platformKey)
@@ -63,8 +63,8 @@ struct PINUVAuthProtocolRoundTripTests {
         try p.verify(key: authenticatorSecret, message: message, signature: mac)
     }
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func verifyRejectsATamperedMACOrMessage(version: PINUVAuthProtocolVersion) throws {
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func verifyRejectsATamperedMACOrMessage(version: PinUvAuthProtocolVersion) throws {
         let p = version.implementation
         let key = SymmetricKey(size: .bits256)
         let message: [UInt8] = Array("clientDataHash".utf8)
@@ -82,8 +82,8 @@ struct PINUVAuthProtocolRoundTripTests {
         }
     }
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func plaintextThatIsNotWholeBlocksIsRefused(version: PINUVAuthProtocolVersion) throws {
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func plaintextThatIsNotWholeBlocksIsRefused(version: PinUvAuthProtocolVersion) throws {
         let p = version.implementation
         let key = SymmetricKey(size: SymmetricKeySize(bitCount: version == .one ? 256 : 512))
         #expect(throws: CTAPStatus.invalidParameter) { try p.encrypt(key: key, plaintext: [UInt8](repeating: 1, count: 15)) }
@@ -93,11 +93,11 @@ struct PINUVAuthProtocolRoundTripTests {
 
     @Test func protocolTwoRefusesCiphertextShorterThanItsIV() {
         let key = SymmetricKey(size: SymmetricKeySize(bitCount: 512))
-        #expect(throws: CTAPStatus.invalidParameter) { try PINUVAuthProtocolTwo().decrypt(key: key, ciphertext: [UInt8](repeating: 0, count: 15)) }
+        #expect(throws: CTAPStatus.invalidParameter) { try PinUvAuthProtocolTwo().decrypt(key: key, ciphertext: [UInt8](repeating: 0, count: 15)) }
     }
 
     @Test func protocolTwoUsesAFreshIVForEachEncryption() throws {
-        let two = PINUVAuthProtocolTwo()
+        let two = PinUvAuthProtocolTwo()
         let key = SymmetricKey(size: SymmetricKeySize(bitCount: 512))
         let plaintext = [UInt8](repeating: 7, count: 32)
         let a = try two.encrypt(key: key, plaintext: plaintext)
@@ -107,24 +107,24 @@ struct PINUVAuthProtocolRoundTripTests {
         #expect(try two.decrypt(key: key, ciphertext: b) == plaintext)
     }
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func aPeerKeyOffTheCurveIsAnInvalidParameter(version: PINUVAuthProtocolVersion) {
-        let authenticator = PINUVAuthenticatorKeyAgreement(protocol: version)
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func aPeerKeyOffTheCurveIsAnInvalidParameter(version: PinUvAuthProtocolVersion) {
+        let authenticator = PinUvAuthenticatorKeyAgreement(protocol: version)
         #expect(throws: CTAPStatus.invalidParameter) { try authenticator.decapsulate(peerKey: Self.offCurve) }
         #expect(throws: CTAPStatus.invalidParameter) { try version.implementation.encapsulate(peerKey: Self.offCurve) }
     }
 
-    @Test(arguments: PINUVAuthProtocolVersion.allCases)
-    func aPeerKeyOnAnotherCurveIsAnInvalidParameter(version: PINUVAuthProtocolVersion) {
-        let authenticator = PINUVAuthenticatorKeyAgreement(protocol: version)
+    @Test(arguments: PinUvAuthProtocolVersion.allCases)
+    func aPeerKeyOnAnotherCurveIsAnInvalidParameter(version: PinUvAuthProtocolVersion) {
+        let authenticator = PinUvAuthenticatorKeyAgreement(protocol: version)
         let ed25519 = COSEKey.ed25519(x: [UInt8](repeating: 9, count: 32))
         #expect(throws: CTAPStatus.invalidParameter) { try authenticator.decapsulate(peerKey: ed25519) }
         #expect(throws: CTAPStatus.invalidParameter) { try version.implementation.encapsulate(peerKey: ed25519) }
     }
 
     @Test func theVersionNamesItsImplementation() {
-        #expect(PINUVAuthProtocolVersion(rawValue: 1)?.implementation.version == .one)
-        #expect(PINUVAuthProtocolVersion(rawValue: 2)?.implementation.version == .two)
-        #expect(PINUVAuthProtocolVersion(rawValue: 3) == nil)
+        #expect(PinUvAuthProtocolVersion(rawValue: 1)?.implementation.version == .one)
+        #expect(PinUvAuthProtocolVersion(rawValue: 2)?.implementation.version == .two)
+        #expect(PinUvAuthProtocolVersion(rawValue: 3) == nil)
     }
 }

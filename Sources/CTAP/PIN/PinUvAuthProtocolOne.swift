@@ -2,12 +2,12 @@ import Crypto
 
 /// PIN/UV auth protocol one (CTAP 2.1 §6.5.7): SHA-256 of Z as the single key,
 /// AES-256-CBC with an all-zero IV, and MACs truncated to 16 bytes.
-public struct PINUVAuthProtocolOne: PINUVAuthProtocol {
+public struct PinUvAuthProtocolOne: PinUvAuthProtocol {
     static let zeroIV = [UInt8](repeating: 0, count: AESCBC.blockSize)
 
     public init() {}
 
-    public var version: PINUVAuthProtocolVersion { .one }
+    public var version: PinUvAuthProtocolVersion { .one }
 
     /// kdf(Z) = SHA-256(Z).
     public func kdf(_ z: SymmetricKey) -> SymmetricKey {

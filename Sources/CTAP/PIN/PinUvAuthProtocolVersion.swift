@@ -2,23 +2,23 @@ import CBOR
 
 /// The PIN/UV auth protocol numbers CTAP 2.1 defines (§6.5.7, §6.5.8), as sent in
 /// `pinUvAuthProtocol` and listed in getInfo's `pinUvAuthProtocols`.
-public enum PINUVAuthProtocolVersion: Int, Sendable, Hashable, CaseIterable {
+public enum PinUvAuthProtocolVersion: Int, Sendable, Hashable, CaseIterable {
     case one = 1
     case two = 2
 
     /// The implementation of this protocol.
-    public var implementation: any PINUVAuthProtocol {
+    public var implementation: any PinUvAuthProtocol {
         switch self {
-        case .one: return PINUVAuthProtocolOne()
-        case .two: return PINUVAuthProtocolTwo()
+        case .one: return PinUvAuthProtocolOne()
+        case .two: return PinUvAuthProtocolTwo()
         }
     }
 }
 
-extension PINUVAuthProtocolVersion: CBORMember {
+extension PinUvAuthProtocolVersion: CBORMember {
     /// An integer; one this specification does not define is `CTAP1_ERR_INVALID_PARAMETER`.
     public init(cbor: CBORValue) throws(CTAPStatus) {
-        guard let version = PINUVAuthProtocolVersion(rawValue: try Int(cbor: cbor)) else { throw .invalidParameter }
+        guard let version = PinUvAuthProtocolVersion(rawValue: try Int(cbor: cbor)) else { throw .invalidParameter }
         self = version
     }
 

@@ -5,17 +5,17 @@ import Crypto
 ///
 /// A value type: the `Authenticator` actor owns one per supported protocol and
 /// replaces the key on `regenerate()` (after a PIN mismatch, §6.5.5.7) and on reset.
-public struct PINUVAuthenticatorKeyAgreement: Sendable {
-    public let authProtocol: any PINUVAuthProtocol
+public struct PinUvAuthenticatorKeyAgreement: Sendable {
+    public let authProtocol: any PinUvAuthProtocol
     private var privateKey: P256.KeyAgreement.PrivateKey
 
     /// initialize(): a fresh key agreement key, as at power-on.
-    public init(protocol version: PINUVAuthProtocolVersion) {
+    public init(protocol version: PinUvAuthProtocolVersion) {
         self.init(protocol: version.implementation, privateKey: P256.KeyAgreement.PrivateKey())
     }
 
     /// A chosen key, for known-answer tests.
-    init(protocol authProtocol: any PINUVAuthProtocol, privateKey: P256.KeyAgreement.PrivateKey) {
+    init(protocol authProtocol: any PinUvAuthProtocol, privateKey: P256.KeyAgreement.PrivateKey) {
         self.authProtocol = authProtocol
         self.privateKey = privateKey
     }
@@ -27,7 +27,7 @@ public struct PINUVAuthenticatorKeyAgreement: Sendable {
 
     /// getPublicKey(): the key agreement key as a COSE_Key for getKeyAgreement's response.
     public func getPublicKey() -> COSEKey {
-        PINUVKeyAgreement.coseKey(privateKey.publicKey)
+        PinUvKeyAgreement.coseKey(privateKey.publicKey)
     }
 
     /// decapsulate(peerCoseKey): the shared secret with the platform key from the request's

@@ -1,7 +1,7 @@
 import Crypto
 
 /// Conversions between COSE_Key and P-256 key agreement points (CTAP 2.1 §6.5.6 getPublicKey).
-enum PINUVKeyAgreement {
+enum PinUvKeyAgreement {
     /// The point a peer sent. The spec asks for alg -25, but hosts differ on it, so only the
     /// curve and the point are checked; a point not on P-256 is `CTAP1_ERR_INVALID_PARAMETER`.
     static func publicKey(_ key: COSEKey) throws(CTAPStatus) -> P256.KeyAgreement.PublicKey {

@@ -16,13 +16,13 @@ public struct PersistentPinUvAuthToken: Sendable, Codable, Equatable {
 
     /// verify(token, message, param) under the token's own protocol; any failure is
     /// `CTAP2_ERR_PIN_AUTH_INVALID`.
-    func verify(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, message: [UInt8]) throws(CTAPStatus) {
+    func verify(_ param: [UInt8], protocol version: PinUvAuthProtocolVersion, message: [UInt8]) throws(CTAPStatus) {
         guard version.rawValue == pinUvAuthProtocol else { throw .pinAuthInvalid }
         try version.implementation.verify(key: SymmetricKey(data: key), message: message, signature: param)
     }
 
     /// The token encrypted to the platform's shared secret, as the subcommands return it.
-    func encrypted(with sharedSecret: SymmetricKey, protocol version: PINUVAuthProtocolVersion) throws(CTAPStatus) -> [UInt8] {
+    func encrypted(with sharedSecret: SymmetricKey, protocol version: PinUvAuthProtocolVersion) throws(CTAPStatus) -> [UInt8] {
         try version.implementation.encrypt(key: sharedSecret, plaintext: key)
     }
 }

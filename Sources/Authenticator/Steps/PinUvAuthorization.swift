@@ -14,7 +14,7 @@ extension Authenticator {
     /// Steps 1–2 of makeCredential and getAssertion (CTAP 2.1 §6.1.2, §6.2.2): a zero-length
     /// pinUvAuthParam is a probe answered after presence; otherwise its protocol must be named
     /// (`CTAP2_ERR_MISSING_PARAMETER`) and supported (`CTAP1_ERR_INVALID_PARAMETER`).
-    func pinUvAuthProtocol(for param: [UInt8]?, _ number: Int?, probe: UserActionRequest) async throws(CTAPStatus) -> PINUVAuthProtocolVersion? {
+    func pinUvAuthProtocol(for param: [UInt8]?, _ number: Int?, probe: UserActionRequest) async throws(CTAPStatus) -> PinUvAuthProtocolVersion? {
         guard let param else { return nil }
         if param.isEmpty { try await answerPinUvAuthProbe(probe) }
         // CTAP 2.0 §5.1 step 7 and 2.1 §6.1.2 step 2 answer these differently.
@@ -26,7 +26,7 @@ extension Authenticator {
     /// by the pinUvAuthToken when a pinUvAuthParam came, else by the built-in method when
     /// `uv` asked for it. Returns whether the user was verified and whether presence is
     /// already established (the token's flag, or the built-in method's touch).
-    func verifyUser(pinUvAuthParam param: [UInt8]?, protocol version: PINUVAuthProtocolVersion?, requestsUV: Bool,
+    func verifyUser(pinUvAuthParam param: [UInt8]?, protocol version: PinUvAuthProtocolVersion?, requestsUV: Bool,
                     clientDataHash: [UInt8], permission: PinUvAuthTokenPermissions, rpID: String,
                     purpose: UserActionRequest, wantsPresence: Bool) async throws(CTAPStatus) -> (verified: Bool, present: Bool) {
         if let version, let param {
@@ -46,7 +46,7 @@ extension Authenticator {
     /// clientDataHash, pinUvAuthParam), then the permission, the permissions RP ID and
     /// the userVerified flag. Every failure is `CTAP2_ERR_PIN_AUTH_INVALID`. A token
     /// with no permissions RP ID is bound to this one by its first use.
-    func verifyPinUvAuthParam(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, clientDataHash: [UInt8],
+    func verifyPinUvAuthParam(_ param: [UInt8], protocol version: PinUvAuthProtocolVersion, clientDataHash: [UInt8],
                               permission: PinUvAuthTokenPermissions, rpID: String) throws(CTAPStatus) {
         let token = try authorize(param, protocol: version, message: clientDataHash, permission: permission)
         guard configuration.rules.tokenUse.bindsToRP else { return }
@@ -60,7 +60,7 @@ extension Authenticator {
     /// verifies and which holds `permission`; it is then marked used. Every failure is
     /// `CTAP2_ERR_PIN_AUTH_INVALID`.
     /// `legacyAllowed`: a getPinToken token stands in for `permission` (the preview command).
-    func authorize(_ param: [UInt8], protocol version: PINUVAuthProtocolVersion, message: [UInt8],
+    func authorize(_ param: [UInt8], protocol version: PinUvAuthProtocolVersion, message: [UInt8],
                    permission: PinUvAuthTokenPermissions, legacyAllowed: Bool = false) throws(CTAPStatus) -> PinUvAuthTokenState {
         var token = try tokenInUse()
         guard token.authProtocol == version else { throw .pinAuthInvalid }

@@ -14,7 +14,7 @@ extension Authenticator {
         // The counters start again from the fresh state's marks.
         counterLeases = SignatureCounterLeases()
         // The PIN went with the device state; its tokens and key agreement keys go too.
-        pinUV = PINUVState()
+        pinUV = PinUvState()
         // Every caller's enumeration and assertion run named credentials that are gone.
         conversations = [:]
         logger.notice("authenticator reset: every credential is gone")

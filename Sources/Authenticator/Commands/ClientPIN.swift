@@ -38,20 +38,20 @@ extension Authenticator {
 
     /// A pinUvAuthProtocol this device supports; another is `CTAP1_ERR_INVALID_PARAMETER` (§6.5.5.1).
     func pinUvAuthProtocol(_ number: Int?, missing: CTAPStatus = .missingParameter,
-                           unsupported: CTAPStatus = .invalidParameter) throws(CTAPStatus) -> PINUVAuthProtocolVersion {
+                           unsupported: CTAPStatus = .invalidParameter) throws(CTAPStatus) -> PinUvAuthProtocolVersion {
         guard let number else { throw missing }
-        guard let version = PINUVAuthProtocolVersion(rawValue: number),
+        guard let version = PinUvAuthProtocolVersion(rawValue: number),
               configuration.rules.pinUvAuthProtocols.contains(version) else { throw unsupported }
         return version
     }
 
-    private func keyAgreement(_ version: PINUVAuthProtocolVersion) throws(CTAPStatus) -> PINUVAuthenticatorKeyAgreement {
+    private func keyAgreement(_ version: PinUvAuthProtocolVersion) throws(CTAPStatus) -> PinUvAuthenticatorKeyAgreement {
         guard let agreement = pinUV.keyAgreements[version] else { throw .invalidParameter }
         return agreement
     }
 
     /// decapsulate(keyAgreement); a bad platform key is `CTAP1_ERR_INVALID_PARAMETER`.
-    private func sharedSecret(_ version: PINUVAuthProtocolVersion, platformKey: COSEKey?) throws(CTAPStatus) -> SymmetricKey {
+    private func sharedSecret(_ version: PinUvAuthProtocolVersion, platformKey: COSEKey?) throws(CTAPStatus) -> SymmetricKey {
         guard let platformKey else { throw .missingParameter }
         return try keyAgreement(version).decapsulate(peerKey: platformKey)
     }
@@ -175,7 +175,7 @@ extension Authenticator {
 
     /// The common tail of getPinToken and getPinUvAuthTokenUsingPinWithPermissions
     /// (§6.5.5.7.2 steps 5–15).
-    private func tokenUsingPIN(_ request: ClientPINRequest, version: PINUVAuthProtocolVersion,
+    private func tokenUsingPIN(_ request: ClientPINRequest, version: PinUvAuthProtocolVersion,
                                permissions: PinUvAuthTokenPermissions, rpID: String?,
                                isLegacy: Bool = false) async throws(CTAPStatus) -> ClientPINResponse {
         try await checkPINUsable()
@@ -198,7 +198,7 @@ extension Authenticator {
 
     /// A new persistent pinUvAuthToken (CTAP 2.2 §6.5.2.1), replacing any earlier one; the
     /// volatile token is left as it was. The device identifier it reveals is made with the first.
-    private func issuePersistentToken(_ version: PINUVAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) -> ClientPINResponse {
+    private func issuePersistentToken(_ version: PinUvAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) -> ClientPINResponse {
         let token = PersistentPinUvAuthToken(key: SecureRandom.bytes(32), pinUvAuthProtocol: version.rawValue)
         let identifier = SecureRandom.bytes(16)
         try await updateDeviceState { state in
@@ -222,7 +222,7 @@ extension Authenticator {
     /// The current-PIN check of changePIN and the token subcommands (§6.5.5.7.2 steps 7–9):
     /// pinRetries goes down and is persisted BEFORE the comparison, so pulling the plug
     /// mid-check cannot buy a free guess. A mismatch regenerates the key agreement keys.
-    private func verifyCurrentPIN(_ pinHashEnc: [UInt8], version: PINUVAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) {
+    private func verifyCurrentPIN(_ pinHashEnc: [UInt8], version: PinUvAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) {
         // Step 7: decrement, durably.
         let (stored, retriesLeft) = try await updateDeviceState { state throws(CTAPStatus) -> ([UInt8], Int) in
             guard let stored = state.pinHash else { throw .pinNotSet }
@@ -249,7 +249,7 @@ extension Authenticator {
     /// (else `CTAP1_ERR_INVALID_PARAMETER`), trailing 0x00 padding dropped, then at least
     /// `minimumLength` Unicode code points and at most 63 bytes of UTF-8
     /// (else `CTAP2_ERR_PIN_POLICY_VIOLATION`).
-    static func decryptNewPIN(_ newPinEnc: [UInt8], version: PINUVAuthProtocolVersion, secret: SymmetricKey,
+    static func decryptNewPIN(_ newPinEnc: [UInt8], version: PinUvAuthProtocolVersion, secret: SymmetricKey,
                               minimumLength: Int) throws(CTAPStatus) -> (bytes: [UInt8], codePoints: Int) {
         var padded = try version.implementation.decrypt(key: secret, ciphertext: newPinEnc)
         defer { padded.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }

@@ -2,9 +2,9 @@ import CTAP
 
 /// The volatile half of the PIN/UV state (CTAP 2.1 §6.5.2): what a power cycle
 /// starts afresh. pinRetries, uvRetries and the PIN hash persist in `DeviceState`.
-struct PINUVState: Sendable {
+struct PinUvState: Sendable {
     /// The authenticator's key agreement key per protocol (§6.5.6 initialize).
-    var keyAgreements: [PINUVAuthProtocolVersion: PINUVAuthenticatorKeyAgreement]
+    var keyAgreements: [PinUvAuthProtocolVersion: PinUvAuthenticatorKeyAgreement]
     /// Wrong PINs in a row since power-up; at 3, PIN operations answer
     /// CTAP2_ERR_PIN_AUTH_BLOCKED until the next power cycle (§6.5.5.7.2 step 6).
     var consecutiveMismatches = 0
@@ -18,7 +18,7 @@ struct PINUVState: Sendable {
     static let mismatchesBeforePowerCycle = 3
 
     init() {
-        keyAgreements = Dictionary(uniqueKeysWithValues: PINUVAuthProtocolVersion.allCases.map { ($0, PINUVAuthenticatorKeyAgreement(protocol: $0)) })
+        keyAgreements = Dictionary(uniqueKeysWithValues: PinUvAuthProtocolVersion.allCases.map { ($0, PinUvAuthenticatorKeyAgreement(protocol: $0)) })
     }
 
     /// Whether the device needs a power cycle before the PIN can be tried again

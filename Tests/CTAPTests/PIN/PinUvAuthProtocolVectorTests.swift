@@ -4,7 +4,7 @@ import Testing
 
 /// Known answers from an independent implementation (Fixtures/pin/generate.py).
 @Suite("PIN/UV auth protocol known-answer vectors")
-struct PINUVAuthProtocolVectorTests {
+struct PinUvAuthProtocolVectorTests {
     let v: PINVectors
     let authenticatorPublicKey: COSEKey
     let platformPublicKey: COSEKey
@@ -15,8 +15,8 @@ struct PINUVAuthProtocolVectorTests {
         platformPublicKey = .p256(x: v.platformPublicKeyX.bytes, y: v.platformPublicKeyY.bytes, algorithm: .ecdhESHKDF256)
     }
 
-    func authenticator(_ authProtocol: any PINUVAuthProtocol) throws -> PINUVAuthenticatorKeyAgreement {
-        PINUVAuthenticatorKeyAgreement(
+    func authenticator(_ authProtocol: any PinUvAuthProtocol) throws -> PinUvAuthenticatorKeyAgreement {
+        PinUvAuthenticatorKeyAgreement(
             protocol: authProtocol,
             privateKey: try P256.KeyAgreement.PrivateKey(rawRepresentation: v.authenticatorPrivateKey.bytes))
     }
@@ -26,12 +26,12 @@ struct PINUVAuthProtocolVectorTests {
     }
 
     @Test func getPublicKeyEncodesTheKeyAgreementPointWithAlgorithmMinus25() throws {
-        #expect(try authenticator(PINUVAuthProtocolOne()).getPublicKey() == authenticatorPublicKey)
-        #expect(try authenticator(PINUVAuthProtocolTwo()).getPublicKey() == authenticatorPublicKey)
+        #expect(try authenticator(PinUvAuthProtocolOne()).getPublicKey() == authenticatorPublicKey)
+        #expect(try authenticator(PinUvAuthProtocolTwo()).getPublicKey() == authenticatorPublicKey)
     }
 
     @Test func protocolOneDerivesTheSharedSecretOnBothSides() throws {
-        let one = PINUVAuthProtocolOne()
+        let one = PinUvAuthProtocolOne()
         #expect(secretBytes(one.kdf(SymmetricKey(data: v.z.bytes))) == v.protocolOne.sharedSecret.bytes)
 
         let (platformKeyAgreement, platformSecret) = try one.encapsulate(peerKey: authenticatorPublicKey, platformKey: platformKey())
@@ -43,7 +43,7 @@ struct PINUVAuthProtocolVectorTests {
     }
 
     @Test func protocolOneEncryptsAndDecryptsWithAZeroIV() throws {
-        let one = PINUVAuthProtocolOne()
+        let one = PinUvAuthProtocolOne()
         let key = SymmetricKey(data: v.protocolOne.sharedSecret.bytes)
         #expect(try one.encrypt(key: key, plaintext: v.paddedNewPin.bytes) == v.protocolOne.newPinEnc.bytes)
         #expect(try one.encrypt(key: key, plaintext: v.pinHash.bytes) == v.protocolOne.pinHashEnc.bytes)
@@ -54,7 +54,7 @@ struct PINUVAuthProtocolVectorTests {
     }
 
     @Test func protocolOneAuthenticatesWithTheSharedSecretAndWithAToken() throws {
-        let one = PINUVAuthProtocolOne()
+        let one = PinUvAuthProtocolOne()
         let secret = SymmetricKey(data: v.protocolOne.sharedSecret.bytes)
         let token = SymmetricKey(data: v.pinUvAuthToken.bytes)
         #expect(one.authenticate(key: secret, message: v.message.bytes) == v.protocolOne.authenticate.bytes)
@@ -64,7 +64,7 @@ struct PINUVAuthProtocolVectorTests {
     }
 
     @Test func protocolTwoDerivesTheSharedSecretOnBothSides() throws {
-        let two = PINUVAuthProtocolTwo()
+        let two = PinUvAuthProtocolTwo()
         #expect(v.protocolTwo.sharedSecret.bytes == v.protocolTwo.hmacKey.bytes + v.protocolTwo.aesKey.bytes)
         #expect(secretBytes(two.kdf(SymmetricKey(data: v.z.bytes))) == v.protocolTwo.sharedSecret.bytes)
 
@@ -77,7 +77,7 @@ struct PINUVAuthProtocolVectorTests {
     }
 
     @Test func protocolTwoEncryptsWithTheAESKeyAndPrefixesTheIV() throws {
-        let two = PINUVAuthProtocolTwo()
+        let two = PinUvAuthProtocolTwo()
         let key = SymmetricKey(data: v.protocolTwo.sharedSecret.bytes)
         let iv = v.protocolTwo.iv.bytes
         #expect(try two.encrypt(key: key, plaintext: v.paddedNewPin.bytes, iv: iv) == v.protocolTwo.newPinEnc.bytes)
@@ -89,7 +89,7 @@ struct PINUVAuthProtocolVectorTests {
     }
 
     @Test func protocolTwoAuthenticatesWithTheHMACKeyAndWithTheWholeToken() throws {
-        let two = PINUVAuthProtocolTwo()
+        let two = PinUvAuthProtocolTwo()
         let secret = SymmetricKey(data: v.protocolTwo.sharedSecret.bytes)
         let token = SymmetricKey(data: v.pinUvAuthToken.bytes)
         #expect(two.authenticate(key: secret, message: v.message.bytes) == v.protocolTwo.authenticate.bytes)

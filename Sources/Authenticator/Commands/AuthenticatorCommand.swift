@@ -3,7 +3,7 @@ import CTAP
 
 /// A command this authenticator answers: its request type bound to the spec steps that answer
 /// it. `Authenticator.dispatch` finds it through `CTAPCommand.requestType`; adding a command
-/// is its request type in `CTAP`, its steps, and this conformance (`Commands.swift`).
+/// is its request type in `CTAP`, its steps, and this conformance (`CommandBindings.swift`).
 protocol AuthenticatorCommand: CTAPCommandRequest {
     /// Parses the parameters as this device reads them: by default as the request type does;
     /// a profile's own rules (CTAP 2.0's stricter checks, a command it lacks) come first.
