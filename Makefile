@@ -29,7 +29,7 @@ release: deps
 	$(MAKE) --no-print-directory -C integrations/preload
 
 ## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.
-test: deps architecture
+test: deps architecture format-lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@if [ -f Tests/Interop/Makefile ]; then $(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all; fi

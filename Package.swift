@@ -3,18 +3,18 @@ import PackageDescription
 
 let crypto: [Target.Dependency] = [
     .product(name: "Crypto", package: "swift-crypto"),
-    .product(name: "CryptoExtras", package: "swift-crypto"),
+    .product(name: "CryptoExtras", package: "swift-crypto")
 ]
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let nio: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio"),
-    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio")
 ]
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 // The U2F attestation certificate and the --attestation x5c test PKI (docs/profiles.md says why not a hand-written DER writer).
 let certificates: [Target.Dependency] = [
     .product(name: "X509", package: "swift-certificates"),
-    .product(name: "SwiftASN1", package: "swift-asn1"),
+    .product(name: "SwiftASN1", package: "swift-asn1")
 ]
 
 let package = Package(
@@ -25,7 +25,7 @@ let package = Package(
         .executable(name: "passkeyctl", targets: ["passkeyctl"]),
         .executable(name: "passkeydemo", targets: ["passkeydemo"]),
         .library(name: "PasskeyClient", targets: ["PasskeyClient"]),
-        .library(name: "RelyingParty", targets: ["RelyingParty"]),
+        .library(name: "RelyingParty", targets: ["RelyingParty"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.0"),
@@ -40,7 +40,7 @@ let package = Package(
         // `passkeydemo --web`'s HTTP server (docs/passkeydemo.md says why).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         // `make docs`: DocC archives for the PasskeyClient and RelyingParty libraries (build-time plugin only).
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     ],
     targets: [
         // Strict, canonical CTAP2 CBOR. No dependencies.
@@ -61,42 +61,61 @@ let package = Package(
         // ML-DSA-44 (FIPS 204) written here, as no mirrored library offers it (docs/algorithms.md says why).
         .target(name: "MLDSA"),
         // The device's behaviour, as an actor over a pluggable credential store.
-        .target(name: "Authenticator", dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", "PasskeydConcurrency", logging] + crypto + certificates),
+        .target(
+            name: "Authenticator",
+            dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", "PasskeydConcurrency", logging] + crypto + certificates
+        ),
         // Linux's native AIO syscalls, which Glibc does not wrap: the record log's early block write.
         .systemLibrary(name: "CLinuxAIO"),
         // prctl(2) and setrlimit(2) behind one C call: passkeyd turns its core dumps off.
         .systemLibrary(name: "CLinuxProcess"),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
-        .target(name: "Keystore", dependencies: [
-            "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
-            .target(name: "CLinuxAIO", condition: .when(platforms: [.linux])),
-        ] + crypto),
+        .target(
+            name: "Keystore",
+            dependencies: [
+                "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
+                .target(name: "CLinuxAIO", condition: .when(platforms: [.linux]))
+            ] + crypto),
         // The CTAPHID server on the Unix socket.
-        .target(name: "PasskeyDaemon", dependencies: ["Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", "CBOR", logging] + nio),
+        .target(
+            name: "PasskeyDaemon",
+            dependencies: ["Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", "CBOR", logging] + nio),
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
-        .target(name: "PasskeyClient", dependencies: [
-            "WebAuthn", "CTAP", "CTAPHID", "PasskeydLocal", "PasskeydConcurrency", "CBOR", logging, crypto[0], .product(name: "CompressNIO", package: "compress-nio"),
-            .product(name: "NIOCore", package: "swift-nio"),
-        ]),
+        .target(
+            name: "PasskeyClient",
+            dependencies: [
+                "WebAuthn", "CTAP", "CTAPHID", "PasskeydLocal", "PasskeydConcurrency", "CBOR", logging, crypto[0],
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio")
+            ]),
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
         .target(name: "WebAuthn", dependencies: ["CTAP", crypto[0]]),
         // What a relying party's server does: challenges and verification.
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR", "Secp256k1", "MLDSA"] + crypto),
-        .executableTarget(name: "passkeyd", dependencies: [
-            "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "PasskeydLocal", argumentParser, logging,
-            .target(name: "CLinuxProcess", condition: .when(platforms: [.linux])),
-        ]),
-        .executableTarget(name: "passkeyctl", dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "PasskeydLocal", "WebAuthn", argumentParser, logging]),
+        .executableTarget(
+            name: "passkeyd",
+            dependencies: [
+                "PasskeyDaemon", "Keystore", "Authenticator", "CTAP", "PasskeydLocal", argumentParser, logging,
+                .target(name: "CLinuxProcess", condition: .when(platforms: [.linux]))
+            ]),
+        .executableTarget(
+            name: "passkeyctl",
+            dependencies: ["PasskeyClient", "CTAP", "CTAPHID", "PasskeydLocal", "WebAuthn", argumentParser, logging]),
         // The six classic passkey sign-in scenarios, end to end against a verifying relying party;
         // on a terminal, the seed apps' feature list and the courier app's account flows.
-        .executableTarget(name: "passkeydemo", dependencies: [
-            "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", argumentParser, logging,
-            "CBOR", crypto[0], .product(name: "Hummingbird", package: "hummingbird"),
-        ], resources: [.embedInCode("Web/Assets/demo.js"), .embedInCode("Web/Assets/demo.css")]),
+        .executableTarget(
+            name: "passkeydemo",
+            dependencies: [
+                "PasskeyClient", "RelyingParty", "WebAuthn", "Authenticator", "CTAP", "CTAPHID", "PasskeydLocal",
+                argumentParser, logging,
+                "CBOR", crypto[0], .product(name: "Hummingbird", package: "hummingbird")
+            ], resources: [.embedInCode("Web/Assets/demo.js"), .embedInCode("Web/Assets/demo.css")]),
         // `make bench`: throughput and latency over the socket against in-process baselines.
-        .executableTarget(name: "passkeybench", dependencies: [
-            "PasskeyClient", "Keystore", "Authenticator", "CTAP", "WebAuthn", argumentParser, logging, crypto[0],
-        ]),
+        .executableTarget(
+            name: "passkeybench",
+            dependencies: [
+                "PasskeyClient", "Keystore", "Authenticator", "CTAP", "WebAuthn", argumentParser, logging, crypto[0]
+            ]),
 
         // What every socket test starts: an in-process CTAPHIDServer or the real passkeyd on a
         // temporary socket and data folder, and the built executables. A plain target because a
@@ -112,19 +131,37 @@ let package = Package(
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),
         .testTarget(name: "PasskeydLocalTests", dependencies: ["PasskeydLocal"]),
-        .testTarget(name: "AuthenticatorTests", dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto + certificates),
-        .testTarget(name: "KeystoreTests", dependencies: ["Keystore", "Authenticator", "CBOR", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]]),
-        .testTarget(name: "PasskeyDaemonTests", dependencies: ["PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", "CBOR"] + nio
-            + [logging, .product(name: "NIOEmbedded", package: "swift-nio")]),
-        .testTarget(name: "PasskeyClientTests", dependencies: [
-            "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator", "CBOR", "CTAP", "CTAPHID", "PasskeydLocal", logging,
-        ]),
+        .testTarget(
+            name: "AuthenticatorTests",
+            dependencies: ["Authenticator", "PasskeyClient", "CTAP", "CBOR", "Secp256k1", "MLDSA", logging] + crypto
+                + certificates),
+        .testTarget(
+            name: "KeystoreTests",
+            dependencies: [
+                "Keystore", "Authenticator", "CBOR", "CTAP", .product(name: "GRDB", package: "GRDB.swift"), crypto[0]
+            ]),
+        .testTarget(
+            name: "PasskeyDaemonTests",
+            dependencies: [
+                "PasskeydTestSupport", "PasskeyDaemon", "Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", "CBOR"
+            ] + nio
+                + [logging, .product(name: "NIOEmbedded", package: "swift-nio")]),
+        .testTarget(
+            name: "PasskeyClientTests",
+            dependencies: [
+                "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator",
+                "CBOR", "CTAP", "CTAPHID", "PasskeydLocal", logging
+            ]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
-        .testTarget(name: "PasskeyctlTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "PasskeydLocal", "WebAuthn"]),
+        .testTarget(
+            name: "PasskeyctlTests",
+            dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP", "PasskeydLocal", "WebAuthn"]),
         // The passkeyd executable itself: flags, environment, refusals, --detach, signals.
         .testTarget(name: "PasskeydTests", dependencies: ["PasskeydTestSupport", "PasskeyClient", "CTAP"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CTAP", "CBOR"]),
-        .testTarget(name: "RelyingPartyTests", dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR", "Secp256k1", "MLDSA"] + crypto),
+        .testTarget(
+            name: "RelyingPartyTests",
+            dependencies: ["RelyingParty", "WebAuthn", "CTAP", "CBOR", "Secp256k1", "MLDSA"] + crypto)
     ]
 )
 
@@ -142,7 +179,8 @@ if Context.environment["PASSKEYD_FUZZ"] == "1" {
     func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
         .executableTarget(
             name: name, dependencies: ["FuzzSupport", "LibFuzzerDriver"] + dependencies, path: "Fuzz/Targets/\(name)",
-            swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])], linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])])
+            swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])])
     }
     package.targets += [
         .target(name: "FuzzSupport", path: "Fuzz/Targets/FuzzSupport", swiftSettings: sanitize),
@@ -151,6 +189,6 @@ if Context.environment["PASSKEYD_FUZZ"] == "1" {
         fuzzTarget("FuzzCTAPRequests", ["CTAP", "CBOR"]),
         fuzzTarget("FuzzCTAPHIDReassembler", ["CTAPHID"]),
         fuzzTarget("FuzzAuthenticator", ["Authenticator", "CTAP", "CBOR", crypto[0]]),
-        fuzzTarget("FuzzKeystore", ["Keystore", "Authenticator", "CTAP"]),
+        fuzzTarget("FuzzKeystore", ["Keystore", "Authenticator", "CTAP"])
     ]
 }

@@ -49,20 +49,27 @@ public actor Authenticator: CTAP2MessageHandler {
         self.poweredUpAt = configuration.now()
     }
 
-    public func handle(_ message: [UInt8], from caller: CTAPCaller,
-                       progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+    public func handle(
+        _ message: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8] {
         let answer = await handleBeforeDurable(message, from: caller, progress: progress)
         return await durable() ? answer : [CTAPStatus.other.rawValue]
     }
 
     /// The command runs in its turn; the store's flush of what it saved is left to
     /// `durable()`, which the next command need not wait for.
-    public func handleBeforeDurable(_ message: [UInt8], from caller: CTAPCaller,
-                                    progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+    public func handleBeforeDurable(
+        _ message: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8] {
         await takeTurn()
         defer { endTurn() }
-        let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<[UInt8], CTAPStatus> in
-            do throws(CTAPStatus) { return .success(try await dispatch(message, from: caller)) } catch { return .failure(error) }
+        let result = await Self.$progress.withValue(ProgressReport(report: progress)) {
+            () async -> Result<[UInt8], CTAPStatus> in
+            do throws(CTAPStatus) { return .success(try await dispatch(message, from: caller)) } catch {
+                return .failure(error)
+            }
         }
         switch result {
         case .success(let answer):
@@ -128,7 +135,8 @@ public actor Authenticator: CTAP2MessageHandler {
         guard let byte = message.first else { throw .invalidLength }
         // A U2F-only profile answers no CTAP2 command; an older one lacks the newer commands.
         guard let command = CTAPCommand(rawValue: byte), configuration.profile.protocols.contains(.ctap2),
-              !configuration.rules.withheldCommands.contains(command), let binding = Self.commands[Int(byte)] else { throw .invalidCommand }
+            !configuration.rules.withheldCommands.contains(command), let binding = Self.commands[Int(byte)]
+        else { throw .invalidCommand }
         // CTAP 2.1 §6.3, §6.8: the caller's next command continues its conversation or ends it.
         var context = CommandContext(command: command, caller: caller, conversation: takeConversation(of: caller))
         return try await answer(binding, Array(message.dropFirst()), &context)

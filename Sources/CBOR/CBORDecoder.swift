@@ -46,7 +46,9 @@ public struct CBORDecoder {
     ///
     /// Responses such as authenticator data embed CBOR followed by more fields
     /// (CTAP 2.1 §6.1, attested credential data then extensions).
-    public static func decodePrefix(_ bytes: [UInt8], maxDepth: Int = ctapNestingLimit) throws(CBORError) -> (value: CBORValue, length: Int) {
+    public static func decodePrefix(_ bytes: [UInt8], maxDepth: Int = ctapNestingLimit) throws(CBORError) -> (
+        value: CBORValue, length: Int
+    ) {
         var decoder = CBORDecoder(bytes: bytes, maxDepth: maxDepth)
         let value = try decoder.decodeItem(depth: 0)
         return (value, decoder.offset)
@@ -55,7 +57,9 @@ public struct CBORDecoder {
     /// The exact encoded bytes of each value of a top-level map, by key; nil when the item is
     /// not a map. For messages whose MAC covers parameters as sent rather than as re-encoded
     /// (CTAP 2.1 §6.8: subCommandParams), since this decoder accepts non-shortest forms.
-    public static func mapValueEncodings(_ bytes: [UInt8], maxDepth: Int = ctapNestingLimit) throws(CBORError) -> [CBORValue: [UInt8]]? {
+    public static func mapValueEncodings(_ bytes: [UInt8], maxDepth: Int = ctapNestingLimit) throws(CBORError)
+        -> [CBORValue: [UInt8]]?
+    {
         var decoder = CBORDecoder(bytes: bytes, maxDepth: maxDepth)
         let initial = try decoder.readByte()
         guard initial >> 5 == 5 else { return nil }
@@ -66,7 +70,9 @@ public struct CBORDecoder {
             let key = try decoder.decodeItem(depth: 1)
             let start = decoder.offset
             _ = try decoder.decodeItem(depth: 1)
-            guard encodings.updateValue(Array(bytes[start..<decoder.offset]), forKey: key) == nil else { throw .duplicateMapKey }
+            guard encodings.updateValue(Array(bytes[start..<decoder.offset]), forKey: key) == nil else {
+                throw .duplicateMapKey
+            }
         }
         guard decoder.offset == bytes.count else { throw .trailingBytes }
         return encodings

@@ -96,7 +96,8 @@ public enum CBOREncoder {
     }
 
     static func canonicalOrder(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        let majorA = a[0] >> 5, majorB = b[0] >> 5
+        let majorA = a[0] >> 5
+        let majorB = b[0] >> 5
         if majorA != majorB { return majorA < majorB }
         if a.count != b.count { return a.count < b.count }
         return a.lexicographicallyPrecedes(b)

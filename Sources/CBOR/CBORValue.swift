@@ -102,13 +102,13 @@ extension CBORValue {
     /// a dictionary silently drop one of the two entries.
     public static func == (lhs: CBORValue, rhs: CBORValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.unsigned(a), .unsigned(b)): return a == b
-        case let (.negative(a), .negative(b)): return a == b
-        case let (.byteString(a), .byteString(b)): return a == b
-        case let (.textString(a), .textString(b)): return a.utf8.elementsEqual(b.utf8)
-        case let (.array(a), .array(b)): return a == b
-        case let (.map(a), .map(b)): return a == b
-        case let (.boolean(a), .boolean(b)): return a == b
+        case (.unsigned(let a), .unsigned(let b)): return a == b
+        case (.negative(let a), .negative(let b)): return a == b
+        case (.byteString(let a), .byteString(let b)): return a == b
+        case (.textString(let a), .textString(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.array(let a), .array(let b)): return a == b
+        case (.map(let a), .map(let b)): return a == b
+        case (.boolean(let a), .boolean(let b)): return a == b
         case (.null, .null), (.undefined, .undefined): return true
         default: return false
         }
@@ -118,8 +118,12 @@ extension CBORValue {
     /// byte: every map lookup (a request's members, a record's fields) hashes its key.
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .unsigned(let n): hasher.combine(0 as UInt8); hasher.combine(n)
-        case .negative(let n): hasher.combine(1 as UInt8); hasher.combine(n)
+        case .unsigned(let n):
+            hasher.combine(0 as UInt8)
+            hasher.combine(n)
+        case .negative(let n):
+            hasher.combine(1 as UInt8)
+            hasher.combine(n)
         case .byteString(let b):
             hasher.combine(2 as UInt8)
             hasher.combine(b.count)
@@ -129,9 +133,15 @@ extension CBORValue {
             hasher.combine(s.utf8.count)
             // The UTF-8 bytes, as `==` compares them.
             s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        case .array(let a): hasher.combine(4 as UInt8); hasher.combine(a)
-        case .map(let m): hasher.combine(5 as UInt8); hasher.combine(m)
-        case .boolean(let b): hasher.combine(6 as UInt8); hasher.combine(b)
+        case .array(let a):
+            hasher.combine(4 as UInt8)
+            hasher.combine(a)
+        case .map(let m):
+            hasher.combine(5 as UInt8)
+            hasher.combine(m)
+        case .boolean(let b):
+            hasher.combine(6 as UInt8)
+            hasher.combine(b)
         case .null: hasher.combine(7 as UInt8)
         case .undefined: hasher.combine(8 as UInt8)
         }

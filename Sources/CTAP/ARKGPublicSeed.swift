@@ -25,7 +25,9 @@ public struct ARKGPublicSeed: Sendable, Hashable {
     /// Reads the members after `COSEKey` has seen kty ARKG-pub: an alg other than ARKG-P256, an
     /// inner key that is not a P-256 point, or an unknown dkalg is `CTAP2_ERR_UNSUPPORTED_ALGORITHM`.
     init(_ map: CBORMap) throws(CTAPStatus) {
-        guard try map.required(Key.alg, CBORRead.int) == COSEAlgorithm.arkgP256.rawValue else { throw .unsupportedAlgorithm }
+        guard try map.required(Key.alg, CBORRead.int) == COSEAlgorithm.arkgP256.rawValue else {
+            throw .unsupportedAlgorithm
+        }
         blindingKey = try Self.point(try map.required(Key.pkbl, CBORRead.any))
         encapsulationKey = try Self.point(try map.required(Key.pkkem, CBORRead.any))
         if let dkalg = try map.optional(Key.dkalg, CBORRead.int) {
@@ -36,17 +38,23 @@ public struct ARKGPublicSeed: Sendable, Hashable {
 
     /// The seed's COSE labels (§5.1), the only place they are written.
     enum Key: Int, CodingKey {
-        case kty = 1, alg = 3, pkbl = -1, pkkem = -2, dkalg = -3
+        case kty = 1
+        case alg = 3
+        case pkbl = -1
+        case pkkem = -2
+        case dkalg = -3
     }
 
     var cbor: CBORValue {
-        .keyed(Key.self, [
-            (.kty, CBORValue(Self.keyType)),
-            (.alg, CBORValue(COSEAlgorithm.arkgP256.rawValue)),
-            (.pkbl, Self.key(blindingKey, .es256).cbor),
-            (.pkkem, Self.key(encapsulationKey, .ecdhESHKDF256).cbor),
-            (.dkalg, derivedKeyAlgorithm.map { CBORValue($0.rawValue) }),
-        ])
+        .keyed(
+            Key.self,
+            [
+                (.kty, CBORValue(Self.keyType)),
+                (.alg, CBORValue(COSEAlgorithm.arkgP256.rawValue)),
+                (.pkbl, Self.key(blindingKey, .es256).cbor),
+                (.pkkem, Self.key(encapsulationKey, .ecdhESHKDF256).cbor),
+                (.dkalg, derivedKeyAlgorithm.map { CBORValue($0.rawValue) })
+            ])
     }
 
     private static func key(_ point: [UInt8], _ algorithm: COSEAlgorithm) -> COSEKey {

@@ -24,7 +24,12 @@ public enum AttestationStatement: Sendable, Hashable {
         case .none:
             return .map([:])
         case .packed(let alg, let sig, let x5c):
-            return .keyed(PackedKey.self, [(.alg, CBORValue(alg)), (.sig, .byteString(sig)), (.x5c, x5c.map { .array($0.map { .byteString($0) }) })])
+            return .keyed(
+                PackedKey.self,
+                [
+                    (.alg, CBORValue(alg)), (.sig, .byteString(sig)),
+                    (.x5c, x5c.map { .array($0.map { .byteString($0) }) })
+                ])
         }
     }
 
@@ -37,7 +42,9 @@ public enum AttestationStatement: Sendable, Hashable {
             self = .none
         case "packed":
             let x5c = try map.optional(PackedKey.x5c, CBORRead.bytesArray)
-            self = .packed(alg: try map.required(PackedKey.alg, CBORRead.int), sig: try map.required(PackedKey.sig, CBORRead.bytes), x5c: x5c)
+            self = .packed(
+                alg: try map.required(PackedKey.alg, CBORRead.int),
+                sig: try map.required(PackedKey.sig, CBORRead.bytes), x5c: x5c)
         default:
             throw .invalidParameter
         }
@@ -60,7 +67,12 @@ public struct AttestationObject: Sendable, Hashable {
     }
 
     public var cbor: CBORValue {
-        .keyed(Key.self, [(.fmt, .textString(statement.format)), (.authData, .byteString(authenticatorData)), (.attStmt, statement.cbor)])
+        .keyed(
+            Key.self,
+            [
+                (.fmt, .textString(statement.format)), (.authData, .byteString(authenticatorData)),
+                (.attStmt, statement.cbor)
+            ])
     }
 
     public init(cbor: CBORValue) throws(CTAPStatus) {

@@ -29,8 +29,10 @@ public struct AuthenticatorData: Sendable, Hashable {
     }
 
     /// Builds authenticator data; the AT and ED flags follow from what is present.
-    public init(rpIDHash: [UInt8], flags: Flags, signCount: UInt32,
-                attestedCredentialData: AttestedCredentialData? = nil, extensions: CBORValue? = nil) {
+    public init(
+        rpIDHash: [UInt8], flags: Flags, signCount: UInt32,
+        attestedCredentialData: AttestedCredentialData? = nil, extensions: CBORValue? = nil
+    ) {
         self.rpIDHash = rpIDHash
         var flags = flags.subtracting([.attestedCredentialData, .extensionData])
         if attestedCredentialData != nil { flags.insert(.attestedCredentialData) }

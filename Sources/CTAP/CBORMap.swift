@@ -43,7 +43,9 @@ public enum CBORRead {
     public static func any(_ v: CBORValue) -> CBORValue? { v }
 
     /// An array of byte strings.
-    public static func bytesArray(_ v: CBORValue) throws(CTAPStatus) -> [[UInt8]]? { try array(of: element(\.bytesValue))(v) }
+    public static func bytesArray(_ v: CBORValue) throws(CTAPStatus) -> [[UInt8]]? {
+        try array(of: element(\.bytesValue))(v)
+    }
 
     /// An element reader from an accessor: a value of the wrong type is `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`.
     static func element<T>(_ accessor: @escaping (CBORValue) -> T?) -> (CBORValue) throws(CTAPStatus) -> T {
@@ -54,7 +56,9 @@ public enum CBORRead {
     }
 
     /// An array whose every element must parse with `element`; a wrong element type fails the whole array.
-    public static func array<T>(of element: @escaping (CBORValue) throws(CTAPStatus) -> T) -> (CBORValue) throws(CTAPStatus) -> [T]? {
+    public static func array<T>(of element: @escaping (CBORValue) throws(CTAPStatus) -> T) -> (CBORValue)
+        throws(CTAPStatus) -> [T]?
+    {
         { (value: CBORValue) throws(CTAPStatus) -> [T]? in
             guard let items = value.arrayValue else { return nil }
             var out: [T] = []
@@ -89,11 +93,14 @@ extension CodingKey {
 }
 
 extension CBORMap {
-    public func optional<T>(_ key: some CodingKey, _ read: (CBORValue) throws(CTAPStatus) -> T?) throws(CTAPStatus) -> T? {
+    public func optional<T>(_ key: some CodingKey, _ read: (CBORValue) throws(CTAPStatus) -> T?) throws(CTAPStatus)
+        -> T?
+    {
         try optional(key.cborKey, read)
     }
 
-    public func required<T>(_ key: some CodingKey, _ read: (CBORValue) throws(CTAPStatus) -> T?) throws(CTAPStatus) -> T {
+    public func required<T>(_ key: some CodingKey, _ read: (CBORValue) throws(CTAPStatus) -> T?) throws(CTAPStatus) -> T
+    {
         try required(key.cborKey, read)
     }
 }

@@ -37,7 +37,9 @@ extension UInt64: CBORRepresentable {
 
 /// Major type 0 only, and it must fit (subcommand numbers).
 extension UInt8: CBORRepresentable {
-    public init(cbor: CBORValue) throws(CTAPStatus) { self = try expectType(cbor.unsignedValue.flatMap(UInt8.init(exactly:))) }
+    public init(cbor: CBORValue) throws(CTAPStatus) {
+        self = try expectType(cbor.unsignedValue.flatMap(UInt8.init(exactly:)))
+    }
     public var cbor: CBORValue { .unsigned(UInt64(self)) }
 }
 
@@ -76,7 +78,7 @@ extension Dictionary: CBORRepresentable where Key == String, Value: CBORRepresen
     }
 
     public var cbor: CBORValue {
-        .map(Dictionary<CBORValue, CBORValue>(uniqueKeysWithValues: map { (.textString($0.key), $0.value.cbor) }))
+        .map([CBORValue: CBORValue](uniqueKeysWithValues: map { (.textString($0.key), $0.value.cbor) }))
     }
 }
 

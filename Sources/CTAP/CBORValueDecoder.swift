@@ -73,11 +73,19 @@ struct CBORValueDecoder: Decoder {
         func decode(_ type: String.Type, forKey key: Key) throws -> String { try String(cbor: value(key)) }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Bool(cbor: value(key)) }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Int(cbor: value(key)) }
-        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try entries[CBORValueDecoder.key(key)].map(String.init(cbor:)) }
-        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try entries[CBORValueDecoder.key(key)].map(Bool.init(cbor:)) }
-        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try entries[CBORValueDecoder.key(key)].map(Int.init(cbor:)) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+            try entries[CBORValueDecoder.key(key)].map(String.init(cbor:))
+        }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+            try entries[CBORValueDecoder.key(key)].map(Bool.init(cbor:))
+        }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+            try entries[CBORValueDecoder.key(key)].map(Int.init(cbor:))
+        }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try CBORValueDecoder(value: value(key)).container(keyedBy: type)
         }
 
@@ -108,7 +116,9 @@ struct CBORValueDecoder: Decoder {
             try CBORValueDecoder.decode(T.self, from: next())
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try CBORValueDecoder(value: next()).container(keyedBy: type)
         }
 

@@ -52,14 +52,18 @@ final class CBORValueEncoder: Encoder {
             storage.map?[CBORValueDecoder.key(key)] = try CBORValueEncoder.encode(value)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+            -> KeyedEncodingContainer<NestedKey>
+        {
             preconditionFailure("CTAP structures nest through their members' types")
         }
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             preconditionFailure("CTAP structures nest through their members' types")
         }
         mutating func superEncoder() -> any Encoder { preconditionFailure("CTAP structures have no superclass") }
-        mutating func superEncoder(forKey key: Key) -> any Encoder { preconditionFailure("CTAP structures have no superclass") }
+        mutating func superEncoder(forKey key: Key) -> any Encoder {
+            preconditionFailure("CTAP structures have no superclass")
+        }
     }
 
     private struct UnkeyedContainer: UnkeyedEncodingContainer {
@@ -68,9 +72,13 @@ final class CBORValueEncoder: Encoder {
         var count: Int { storage.array?.count ?? 0 }
 
         mutating func encodeNil() throws { storage.array?.append(.null) }
-        mutating func encode<T: Encodable>(_ value: T) throws { storage.array?.append(try CBORValueEncoder.encode(value)) }
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            storage.array?.append(try CBORValueEncoder.encode(value))
+        }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+            NestedKey
+        > {
             preconditionFailure("CTAP structures nest through their members' types")
         }
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -83,17 +83,33 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
     public var cbor: CBORValue {
         switch self {
         case .p256(let x, let y, let algorithm):
-            return [Label.kty: 2, Label.alg: CBORValue(algorithm.rawValue), Label.crv: 1, Label.x: .byteString(x), Label.y: .byteString(y)]
+            return [
+                Label.kty: 2, Label.alg: CBORValue(algorithm.rawValue), Label.crv: 1, Label.x: .byteString(x),
+                Label.y: .byteString(y)
+            ]
         case .p384(let x, let y):
-            return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es384.rawValue), Label.crv: 2, Label.x: .byteString(x), Label.y: .byteString(y)]
+            return [
+                Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es384.rawValue), Label.crv: 2, Label.x: .byteString(x),
+                Label.y: .byteString(y)
+            ]
         case .p521(let x, let y):
-            return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es512.rawValue), Label.crv: 3, Label.x: .byteString(x), Label.y: .byteString(y)]
+            return [
+                Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es512.rawValue), Label.crv: 3, Label.x: .byteString(x),
+                Label.y: .byteString(y)
+            ]
         case .ed25519(let x):
-            return [Label.kty: 1, Label.alg: CBORValue(COSEAlgorithm.edDSA.rawValue), Label.crv: 6, Label.x: .byteString(x)]
+            return [
+                Label.kty: 1, Label.alg: CBORValue(COSEAlgorithm.edDSA.rawValue), Label.crv: 6, Label.x: .byteString(x)
+            ]
         case .secp256k1(let x, let y):
-            return [Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es256K.rawValue), Label.crv: 8, Label.x: .byteString(x), Label.y: .byteString(y)]
+            return [
+                Label.kty: 2, Label.alg: CBORValue(COSEAlgorithm.es256K.rawValue), Label.crv: 8,
+                Label.x: .byteString(x), Label.y: .byteString(y)
+            ]
         case .rsa(let n, let e, let algorithm):
-            return [Label.kty: 3, Label.alg: CBORValue(algorithm.rawValue), Label.n: .byteString(n), Label.e: .byteString(e)]
+            return [
+                Label.kty: 3, Label.alg: CBORValue(algorithm.rawValue), Label.n: .byteString(n), Label.e: .byteString(e)
+            ]
         case .mldsa(let publicKey, let algorithm):
             return [Label.kty: 7, Label.alg: CBORValue(algorithm.rawValue), Label.pub: .byteString(publicKey)]
         case .arkgP256(let seed):
@@ -110,15 +126,19 @@ public enum COSEKey: CBORMember, Sendable, Hashable {
         // Labels below 0 are key-type specific (RFC 9052 §7.1), so kty decides how to read them.
         switch kty {
         case 3:
-            guard let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)), Self.rsaAlgorithms.contains(algorithm) else {
+            guard let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)), Self.rsaAlgorithms.contains(algorithm)
+            else {
                 throw .unsupportedAlgorithm
             }
-            let n = try map.required(Label.n, CBORRead.bytes), e = try map.required(Label.e, CBORRead.bytes)
+            let n = try map.required(Label.n, CBORRead.bytes)
+            let e = try map.required(Label.e, CBORRead.bytes)
             guard !n.isEmpty, !e.isEmpty else { throw .invalidParameter }
             self = .rsa(n: n, e: e, algorithm: algorithm)
             return
         case 7:
-            guard let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)), let length = Self.mldsaPublicKeyLengths[algorithm] else {
+            guard let algorithm = alg.flatMap(COSEAlgorithm.init(rawValue:)),
+                let length = Self.mldsaPublicKeyLengths[algorithm]
+            else {
                 throw .unsupportedAlgorithm
             }
             let publicKey = try map.required(Label.pub, CBORRead.bytes)

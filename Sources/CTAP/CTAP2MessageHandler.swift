@@ -10,13 +10,17 @@ public protocol CTAP2MessageHandler: Sendable {
     /// so the transport can say it in its keepalives (CTAP 2.1 §11.2.9.2.1). It runs on the
     /// caller's executor (`nonsending`): a report costs the handler no switch away and back,
     /// which for a task preferring an event loop is two jobs through the loop's queue.
-    func handle(_ message: [UInt8], from caller: CTAPCaller,
-                progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8]
+    func handle(
+        _ message: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8]
     /// Answers like `handle`, but may return before what the command stored is durable, so
     /// the next command can run while the store flushes (group commit). The transport lets
     /// the answer out only after `durable()` returns true, and answers CTAP1_ERR_OTHER otherwise.
-    func handleBeforeDurable(_ message: [UInt8], from caller: CTAPCaller,
-                             progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8]
+    func handleBeforeDurable(
+        _ message: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8]
     /// Returns once every answer given so far rests on durable state; false if the store
     /// could not make it durable.
     func durable() async -> Bool
@@ -37,8 +41,10 @@ public protocol CTAP2MessageHandler: Sendable {
     var profileName: String? { get }
     /// Answers one CTAP1/U2F command APDU (CTAP 2.1 §11.2.9.1.1 CTAPHID_MSG) with the
     /// response APDU: data, if any, then the status word.
-    func handleAPDU(_ apdu: [UInt8], from caller: CTAPCaller,
-                    progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8]
+    func handleAPDU(
+        _ apdu: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8]
 }
 
 extension CTAP2MessageHandler {
@@ -46,16 +52,20 @@ extension CTAP2MessageHandler {
     public var protocols: CTAPProtocols { .ctap2 }
     public var profileName: String? { nil }
     /// A handler without CTAP1 knows no instruction (ISO 7816-4 SW_INS_NOT_SUPPORTED).
-    public func handleAPDU(_ apdu: [UInt8], from caller: CTAPCaller,
-                           progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+    public func handleAPDU(
+        _ apdu: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8] {
         StatusWord.instructionNotSupported.bytes
     }
 }
 
 extension CTAP2MessageHandler {
     /// A handler whose answers are durable when `handle` returns.
-    public func handleBeforeDurable(_ message: [UInt8], from caller: CTAPCaller,
-                                    progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+    public func handleBeforeDurable(
+        _ message: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8] {
         await handle(message, from: caller, progress: progress)
     }
 

@@ -11,7 +11,8 @@ import CBOR
 /// Both name their keys through `CodingKeys`, the structure's only key table.
 public struct GetAssertionRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case rpID = 0x01, clientDataHash, allowList, extensions, options, pinUvAuthParam, pinUvAuthProtocol
+        case rpID = 0x01
+        case clientDataHash, allowList, extensions, options, pinUvAuthParam, pinUvAuthProtocol
     }
 
     public var rpID: String
@@ -47,21 +48,25 @@ public struct GetAssertionRequest: CTAPStructure, Sendable, Hashable {
         let options = try map.optional(CodingKeys.options, RequestOptions.init(cbor:))
         let pinUvAuthParam = try map.optional(CodingKeys.pinUvAuthParam, [UInt8].init(cbor:))
         let pinUvAuthProtocol = try map.optional(CodingKeys.pinUvAuthProtocol, Unsigned.int(cbor:))
-        self.init(rpID: rpID, clientDataHash: clientDataHash, allowList: allowList ?? [], extensions: extensions ?? ExtensionMap(),
-                  options: options ?? RequestOptions(), pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol)
+        self.init(
+            rpID: rpID, clientDataHash: clientDataHash, allowList: allowList ?? [],
+            extensions: extensions ?? ExtensionMap(),
+            options: options ?? RequestOptions(), pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol)
         try validate()
     }
 
     public var cbor: CBORValue {
-        .keyed(CodingKeys.self, [
-            (.rpID, .textString(rpID)),
-            (.clientDataHash, .byteString(clientDataHash)),
-            (.allowList, allowList.isEmpty ? nil : allowList.cborArray),
-            (.extensions, extensions.isEmpty ? nil : extensions.cbor),
-            (.options, options.isEmpty ? nil : options.cbor),
-            (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString)),
-            (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) }),
-        ])
+        .keyed(
+            CodingKeys.self,
+            [
+                (.rpID, .textString(rpID)),
+                (.clientDataHash, .byteString(clientDataHash)),
+                (.allowList, allowList.isEmpty ? nil : allowList.cborArray),
+                (.extensions, extensions.isEmpty ? nil : extensions.cbor),
+                (.options, options.isEmpty ? nil : options.cbor),
+                (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString)),
+                (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) })
+            ])
     }
 
     public func validate() throws(CTAPStatus) { try ClientDataHash.validate(clientDataHash) }

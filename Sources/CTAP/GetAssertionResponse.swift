@@ -5,7 +5,8 @@ import CBOR
 /// named through `CodingKeys`, the only key table.
 public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case credential = 0x01, authenticatorData, signature, user, numberOfCredentials, userSelected, largeBlobKey
+        case credential = 0x01
+        case authenticatorData, signature, user, numberOfCredentials, userSelected, largeBlobKey
     }
 
     public var credential: PublicKeyCredentialDescriptor
@@ -19,9 +20,11 @@ public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
     /// The credential's largeBlobKey, when the largeBlobKey extension asked for it (CTAP 2.1 §12.3).
     public var largeBlobKey: [UInt8]?
 
-    public init(credential: PublicKeyCredentialDescriptor, authenticatorData: [UInt8], signature: [UInt8],
-                user: PublicKeyCredentialUserEntity? = nil, numberOfCredentials: Int? = nil, userSelected: Bool? = nil,
-                largeBlobKey: [UInt8]? = nil) {
+    public init(
+        credential: PublicKeyCredentialDescriptor, authenticatorData: [UInt8], signature: [UInt8],
+        user: PublicKeyCredentialUserEntity? = nil, numberOfCredentials: Int? = nil, userSelected: Bool? = nil,
+        largeBlobKey: [UInt8]? = nil
+    ) {
         self.largeBlobKey = largeBlobKey
         self.credential = credential
         self.authenticatorData = authenticatorData
@@ -40,15 +43,17 @@ public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
         let numberOfCredentials = try map.optional(CodingKeys.numberOfCredentials, Int.init(cbor:))
         let userSelected = try map.optional(CodingKeys.userSelected, Bool.init(cbor:))
         let largeBlobKey = try map.optional(CodingKeys.largeBlobKey, [UInt8].init(cbor:))
-        self.init(credential: credential, authenticatorData: authenticatorData, signature: signature, user: user,
-                  numberOfCredentials: numberOfCredentials, userSelected: userSelected, largeBlobKey: largeBlobKey)
+        self.init(
+            credential: credential, authenticatorData: authenticatorData, signature: signature, user: user,
+            numberOfCredentials: numberOfCredentials, userSelected: userSelected, largeBlobKey: largeBlobKey)
     }
 
     /// The response's members, written as `cbor.encoded` writes them (CTAP 2.1 §8's canonical
     /// form: numeric keys in order), without building and sorting a `CBORValue` tree: every
     /// sign-in's answer is one of these.
     public func encode(into writer: inout CBORWriter) {
-        let count = 3 + (user == nil ? 0 : 1) + (numberOfCredentials == nil ? 0 : 1) + (userSelected == nil ? 0 : 1)
+        let count =
+            3 + (user == nil ? 0 : 1) + (numberOfCredentials == nil ? 0 : 1) + (userSelected == nil ? 0 : 1)
             + (largeBlobKey == nil ? 0 : 1)
         writer.mapHeader(count: count)
         writer.key(CodingKeys.credential)
@@ -76,14 +81,16 @@ public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
     }
 
     public var cbor: CBORValue {
-        .keyed(CodingKeys.self, [
-            (.credential, credential.cbor),
-            (.authenticatorData, .byteString(authenticatorData)),
-            (.signature, .byteString(signature)),
-            (.user, user?.cbor),
-            (.numberOfCredentials, numberOfCredentials.map { CBORValue($0) }),
-            (.userSelected, userSelected.map(CBORValue.boolean)),
-            (.largeBlobKey, largeBlobKey.map(CBORValue.byteString)),
-        ])
+        .keyed(
+            CodingKeys.self,
+            [
+                (.credential, credential.cbor),
+                (.authenticatorData, .byteString(authenticatorData)),
+                (.signature, .byteString(signature)),
+                (.user, user?.cbor),
+                (.numberOfCredentials, numberOfCredentials.map { CBORValue($0) }),
+                (.userSelected, userSelected.map(CBORValue.boolean)),
+                (.largeBlobKey, largeBlobKey.map(CBORValue.byteString))
+            ])
     }
 }

@@ -3,15 +3,21 @@ import CBOR
 /// authenticatorGetInfo response (CTAP 2.1 §6.4): what the authenticator is and can do.
 public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case versions = 0x01, extensions, aaguid, options, maxMsgSize, pinUvAuthProtocols
+        case versions = 0x01
+        case extensions, aaguid, options, maxMsgSize, pinUvAuthProtocols
         case maxCredentialCountInList, maxCredentialIdLength, transports, algorithms
         case maxSerializedLargeBlobArray = 0x0B
-        case forcePINChange = 0x0C, minPINLength, firmwareVersion, maxCredBlobLength, maxRPIDsForSetMinPINLength
-        case preferredPlatformUvAttempts = 0x11, uvModality
+        case forcePINChange = 0x0C
+        case minPINLength, firmwareVersion, maxCredBlobLength, maxRPIDsForSetMinPINLength
+        case preferredPlatformUvAttempts = 0x11
+        case uvModality
         case remainingDiscoverableCredentials = 0x14
-        case attestationFormats = 0x16, uvCountSinceLastPinEntry, longTouchForReset
-        case encIdentifier = 0x19, transportsForReset, pinComplexityPolicy
-        case maxPINLength = 0x1D, encCredStoreState
+        case attestationFormats = 0x16
+        case uvCountSinceLastPinEntry, longTouchForReset
+        case encIdentifier = 0x19
+        case transportsForReset, pinComplexityPolicy
+        case maxPINLength = 0x1D
+        case encCredStoreState
         case authenticatorConfigCommands = 0x1F
     }
 
@@ -63,7 +69,8 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
         versions: [String], extensions: [String] = [], aaguid: [UInt8], options: [String: Bool] = [:],
         maxMsgSize: Int? = nil, pinUvAuthProtocols: [Int] = [], maxCredentialCountInList: Int? = nil,
         maxCredentialIdLength: Int? = nil, transports: [String] = [], algorithms: [PublicKeyCredentialParameters] = [],
-        maxSerializedLargeBlobArray: Int? = nil, forcePINChange: Bool? = nil, minPINLength: Int? = nil, firmwareVersion: Int? = nil,
+        maxSerializedLargeBlobArray: Int? = nil, forcePINChange: Bool? = nil, minPINLength: Int? = nil,
+        firmwareVersion: Int? = nil,
         maxCredBlobLength: Int? = nil, maxRPIDsForSetMinPINLength: Int? = nil,
         preferredPlatformUvAttempts: Int? = nil, uvModality: Int? = nil, remainingDiscoverableCredentials: Int? = nil,
         encIdentifier: [UInt8]? = nil, attestationFormats: [String]? = nil, uvCountSinceLastPinEntry: Int? = nil,

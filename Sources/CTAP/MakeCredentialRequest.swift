@@ -11,7 +11,8 @@ import CBOR
 /// keys through `CodingKeys`, the structure's only key table.
 public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case clientDataHash = 0x01, rp, user, pubKeyCredParams, excludeList, extensions, options
+        case clientDataHash = 0x01
+        case rp, user, pubKeyCredParams, excludeList, extensions, options
         case pinUvAuthParam, pinUvAuthProtocol, enterpriseAttestation, attestationFormatsPreference
     }
 
@@ -55,35 +56,42 @@ public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
         let clientDataHash = try map.required(CodingKeys.clientDataHash, [UInt8].init(cbor:))
         let rp = try map.required(CodingKeys.rp, PublicKeyCredentialRpEntity.init(cbor:))
         let user = try map.required(CodingKeys.user, PublicKeyCredentialUserEntity.init(cbor:))
-        let pubKeyCredParams = try map.required(CodingKeys.pubKeyCredParams, [PublicKeyCredentialParameters].init(cborArray:))
+        let pubKeyCredParams = try map.required(
+            CodingKeys.pubKeyCredParams, [PublicKeyCredentialParameters].init(cborArray:))
         let excludeList = try map.optional(CodingKeys.excludeList, [PublicKeyCredentialDescriptor].init(cborArray:))
         let extensions = try map.optional(CodingKeys.extensions, ExtensionMap.init(cbor:))
         let options = try map.optional(CodingKeys.options, RequestOptions.init(cbor:))
         let pinUvAuthParam = try map.optional(CodingKeys.pinUvAuthParam, [UInt8].init(cbor:))
         let pinUvAuthProtocol = try map.optional(CodingKeys.pinUvAuthProtocol, Unsigned.int(cbor:))
         let enterpriseAttestation = try map.optional(CodingKeys.enterpriseAttestation, Int.init(cbor:))
-        let attestationFormatsPreference = try map.optional(CodingKeys.attestationFormatsPreference, [String].init(cborArray:))
-        self.init(clientDataHash: clientDataHash, rp: rp, user: user, pubKeyCredParams: pubKeyCredParams,
-                  excludeList: excludeList ?? [], extensions: extensions ?? ExtensionMap(), options: options ?? RequestOptions(),
-                  pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol, enterpriseAttestation: enterpriseAttestation,
-                  attestationFormatsPreference: attestationFormatsPreference)
+        let attestationFormatsPreference = try map.optional(
+            CodingKeys.attestationFormatsPreference, [String].init(cborArray:))
+        self.init(
+            clientDataHash: clientDataHash, rp: rp, user: user, pubKeyCredParams: pubKeyCredParams,
+            excludeList: excludeList ?? [], extensions: extensions ?? ExtensionMap(),
+            options: options ?? RequestOptions(),
+            pinUvAuthParam: pinUvAuthParam, pinUvAuthProtocol: pinUvAuthProtocol,
+            enterpriseAttestation: enterpriseAttestation,
+            attestationFormatsPreference: attestationFormatsPreference)
         try validate()
     }
 
     public var cbor: CBORValue {
-        .keyed(CodingKeys.self, [
-            (.clientDataHash, .byteString(clientDataHash)),
-            (.rp, rp.cbor),
-            (.user, user.cbor),
-            (.pubKeyCredParams, pubKeyCredParams.cborArray),
-            (.excludeList, excludeList.isEmpty ? nil : excludeList.cborArray),
-            (.extensions, extensions.isEmpty ? nil : extensions.cbor),
-            (.options, options.isEmpty ? nil : options.cbor),
-            (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString)),
-            (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) }),
-            (.enterpriseAttestation, enterpriseAttestation.map { CBORValue($0) }),
-            (.attestationFormatsPreference, attestationFormatsPreference?.cborArray),
-        ])
+        .keyed(
+            CodingKeys.self,
+            [
+                (.clientDataHash, .byteString(clientDataHash)),
+                (.rp, rp.cbor),
+                (.user, user.cbor),
+                (.pubKeyCredParams, pubKeyCredParams.cborArray),
+                (.excludeList, excludeList.isEmpty ? nil : excludeList.cborArray),
+                (.extensions, extensions.isEmpty ? nil : extensions.cbor),
+                (.options, options.isEmpty ? nil : options.cbor),
+                (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString)),
+                (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) }),
+                (.enterpriseAttestation, enterpriseAttestation.map { CBORValue($0) }),
+                (.attestationFormatsPreference, attestationFormatsPreference?.cborArray)
+            ])
     }
 
     public func validate() throws(CTAPStatus) { try ClientDataHash.validate(clientDataHash) }

@@ -74,8 +74,12 @@ extension PublicKeyCredentialUserEntity {
     }
 
     public var cbor: CBORValue {
-        .keyed(CodingKeys.self, [(.id, .byteString(id)), (.name, name.map(CBORValue.textString)),
-                                 (.displayName, displayName.map(CBORValue.textString))])
+        .keyed(
+            CodingKeys.self,
+            [
+                (.id, .byteString(id)), (.name, name.map(CBORValue.textString)),
+                (.displayName, displayName.map(CBORValue.textString))
+            ])
     }
 
     /// `cbor.encoded`'s bytes, written directly (in every sign-in's answer).
@@ -106,7 +110,8 @@ extension PublicKeyCredentialDescriptor {
     }
 
     public var cbor: CBORValue {
-        .keyed(CodingKeys.self, [(.type, .textString(type)), (.id, .byteString(id)), (.transports, transports?.cborArray)])
+        .keyed(
+            CodingKeys.self, [(.type, .textString(type)), (.id, .byteString(id)), (.transports, transports?.cborArray)])
     }
 
     /// `cbor.encoded`'s bytes, written directly (in every sign-in's answer).

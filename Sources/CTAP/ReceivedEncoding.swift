@@ -14,7 +14,9 @@ public struct ReceivedEncoding: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) {}
 
     /// Decodes a command's parameter bytes and keeps the encoding of the member at `key`, when present.
-    public static func decode(_ message: [UInt8], keeping key: Int) throws(CTAPStatus) -> (value: CBORValue, member: ReceivedEncoding) {
+    public static func decode(_ message: [UInt8], keeping key: Int) throws(CTAPStatus) -> (
+        value: CBORValue, member: ReceivedEncoding
+    ) {
         let value: CBORValue
         do { value = try CBORDecoder.decode(message) } catch { throw .invalidCBOR }
         guard value.mapValue?[CBORValue(key)] != nil else { return (value, ReceivedEncoding()) }

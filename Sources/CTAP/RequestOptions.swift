@@ -32,6 +32,8 @@ extension RequestOptions {
     }
 
     public var cbor: CBORValue {
-        .keyed(CodingKeys.self, [(.rk, rk.map(CBORValue.boolean)), (.up, up.map(CBORValue.boolean)), (.uv, uv.map(CBORValue.boolean))])
+        .keyed(
+            CodingKeys.self,
+            [(.rk, rk.map(CBORValue.boolean)), (.up, up.map(CBORValue.boolean)), (.uv, uv.map(CBORValue.boolean))])
     }
 }

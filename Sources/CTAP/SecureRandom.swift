@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Bytes from the kernel's CSPRNG, one `getrandom(2)` per 256 bytes (`getentropy(3)`). Swift's

@@ -77,7 +77,8 @@ public struct CTAPHIDReassembler: Sendable {
                 return .failed(channel: channel, error: .invalidLength)
             }
             if length <= CTAPHIDPacket.initializationCapacity {
-                return .complete(CTAPHIDMessage(channel: channel, command: command, payload: Array(data.prefix(length))))
+                return .complete(
+                    CTAPHIDMessage(channel: channel, command: command, payload: Array(data.prefix(length))))
             }
             if command == .`init`, partial != nil {
                 // An INIT that needs continuation packets while another channel is receiving cannot be honoured.

@@ -22,8 +22,10 @@ public struct DaemonStatus: Sendable, Equatable {
     /// The device profile (`u2f`, `fido2.0`, `fido2.1`); absent from older daemons.
     public var profile: String?
 
-    public init(version: String, pid: Int, socket: String, startedAt: Date, pending: String,
-                promptID: UInt64? = nil, rpID: String? = nil, profile: String? = nil) {
+    public init(
+        version: String, pid: Int, socket: String, startedAt: Date, pending: String,
+        promptID: UInt64? = nil, rpID: String? = nil, profile: String? = nil
+    ) {
         self.profile = profile
         self.version = version
         self.pid = pid
@@ -40,7 +42,7 @@ public struct DaemonStatus: Sendable, Equatable {
             "pid": CBORValue(pid),
             "socket": .textString(socket),
             "startedAt": CBORValue(Int64(startedAt.timeIntervalSince1970)),
-            "pending": .textString(pending),
+            "pending": .textString(pending)
         ]
         if let promptID { map["promptId"] = .unsigned(promptID) }
         if let rpID { map["rpId"] = .textString(rpID) }

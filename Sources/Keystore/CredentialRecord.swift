@@ -19,7 +19,7 @@ extension CredentialSource {
     /// The members of `CredentialSource` this reader knows, by their coding names.
     static let recordMembers: Set<String> = [
         "id", "rp", "user", "algorithm", "privateKey", "signCount", "createdAt", "credProtect",
-        "hmacSecret", "largeBlobKey", "credBlob", "thirdPartyPayment", "backup", "countsSignatures",
+        "hmacSecret", "largeBlobKey", "credBlob", "thirdPartyPayment", "backup", "countsSignatures"
     ]
     static let rpRecordMembers: Set<String> = ["id", "name"]
     static let userRecordMembers: Set<String> = ["id", "name", "displayName"]
@@ -27,44 +27,78 @@ extension CredentialSource {
 
     init?(record: CBORValue) {
         guard case .map(let members) = record else { return nil }
-        var id: [UInt8]?, rp: PublicKeyCredentialRpEntity?, user: PublicKeyCredentialUserEntity?
-        var algorithm: COSEAlgorithm?, privateKey: [UInt8]?, signCount: UInt32?, createdAt: Date?, credProtect: UInt8?
-        var hmacSecret: Bool?, largeBlobKey: [UInt8]?, credBlob: [UInt8]?, thirdPartyPayment: Bool?
-        var backup: BackupFlags?, countsSignatures: Bool?
+        var id: [UInt8]?
+        var rp: PublicKeyCredentialRpEntity?
+        var user: PublicKeyCredentialUserEntity?
+        var algorithm: COSEAlgorithm?
+        var privateKey: [UInt8]?
+        var signCount: UInt32?
+        var createdAt: Date?
+        var credProtect: UInt8?
+        var hmacSecret: Bool?
+        var largeBlobKey: [UInt8]?
+        var credBlob: [UInt8]?
+        var thirdPartyPayment: Bool?
+        var backup: BackupFlags?
+        var countsSignatures: Bool?
         // One pass over the map: no hashing of member names to look each one up.
         for (key, value) in members {
             guard case .textString(let name) = key else { return nil }
             switch name {
-            case "id": guard let bytes = value.recordBytes else { return nil }; id = bytes
-            case "rp": guard let entity = PublicKeyCredentialRpEntity(record: value) else { return nil }; rp = entity
-            case "user": guard let entity = PublicKeyCredentialUserEntity(record: value) else { return nil }; user = entity
+            case "id":
+                guard let bytes = value.recordBytes else { return nil }
+                id = bytes
+            case "rp":
+                guard let entity = PublicKeyCredentialRpEntity(record: value) else { return nil }
+                rp = entity
+            case "user":
+                guard let entity = PublicKeyCredentialUserEntity(record: value) else { return nil }
+                user = entity
             case "algorithm":
                 guard let raw = try? Int(record: value), let known = COSEAlgorithm(rawValue: raw) else { return nil }
                 algorithm = known
-            case "privateKey": guard let bytes = value.recordBytes else { return nil }; privateKey = bytes
-            case "signCount": guard let count = try? UInt32(record: value) else { return nil }; signCount = count
+            case "privateKey":
+                guard let bytes = value.recordBytes else { return nil }
+                privateKey = bytes
+            case "signCount":
+                guard let count = try? UInt32(record: value) else { return nil }
+                signCount = count
             // `Date`'s own coding: its interval since the reference date, as a `Double`.
             case "createdAt":
                 guard let interval = try? Double(record: value) else { return nil }
                 createdAt = Date(timeIntervalSinceReferenceDate: interval)
-            case "credProtect": guard let level = try? UInt8(record: value) else { return nil }; credProtect = level
+            case "credProtect":
+                guard let level = try? UInt8(record: value) else { return nil }
+                credProtect = level
             // Optional members: null reads as absent, as `decodeIfPresent` has it.
-            case "hmacSecret": guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }; hmacSecret = flag
-            case "largeBlobKey": guard let bytes = value.optionalRecordBytes else { return nil }; largeBlobKey = bytes
-            case "credBlob": guard let bytes = value.optionalRecordBytes else { return nil }; credBlob = bytes
-            case "thirdPartyPayment": guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }; thirdPartyPayment = flag
+            case "hmacSecret":
+                guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }
+                hmacSecret = flag
+            case "largeBlobKey":
+                guard let bytes = value.optionalRecordBytes else { return nil }
+                largeBlobKey = bytes
+            case "credBlob":
+                guard let bytes = value.optionalRecordBytes else { return nil }
+                credBlob = bytes
+            case "thirdPartyPayment":
+                guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }
+                thirdPartyPayment = flag
             case "backup":
                 if value == .null { continue }
                 guard let flags = BackupFlags(record: value) else { return nil }
                 backup = flags
-            case "countsSignatures": guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }; countsSignatures = flag
+            case "countsSignatures":
+                guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }
+                countsSignatures = flag
             default: return nil
             }
         }
-        guard let id, let rp, let user, let algorithm, let privateKey, let signCount, let createdAt, let credProtect else { return nil }
-        self.init(id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount,
-                  createdAt: createdAt, credProtect: credProtect, hmacSecret: hmacSecret, largeBlobKey: largeBlobKey,
-                  credBlob: credBlob, thirdPartyPayment: thirdPartyPayment)
+        guard let id, let rp, let user, let algorithm, let privateKey, let signCount, let createdAt, let credProtect
+        else { return nil }
+        self.init(
+            id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount,
+            createdAt: createdAt, credProtect: credProtect, hmacSecret: hmacSecret, largeBlobKey: largeBlobKey,
+            credBlob: credBlob, thirdPartyPayment: thirdPartyPayment)
         self.backup = backup
         self.countsSignatures = countsSignatures
     }
@@ -79,7 +113,7 @@ extension CredentialSource {
         var members: [CBORValue: CBORValue] = [
             "id": .byteString(id), "rp": rp.record, "user": user.record, "algorithm": algorithm.rawValue.recordValue,
             "privateKey": .byteString(privateKey), "signCount": signCount.recordValue,
-            "createdAt": createdAt.timeIntervalSinceReferenceDate.recordValue, "credProtect": credProtect.recordValue,
+            "createdAt": createdAt.timeIntervalSinceReferenceDate.recordValue, "credProtect": credProtect.recordValue
         ]
         members["hmacSecret"] = hmacSecret.map(\.recordValue)
         members["largeBlobKey"] = largeBlobKey.map(CBORValue.byteString)
@@ -100,12 +134,17 @@ extension PublicKeyCredentialRpEntity {
 
     fileprivate init?(record: CBORValue) {
         guard case .map(let members) = record else { return nil }
-        var id: String?, name: String?
+        var id: String?
+        var name: String?
         for (key, value) in members {
             guard case .textString(let member) = key else { return nil }
             switch member {
-            case "id": guard let text = try? String(record: value) else { return nil }; id = text
-            case "name": guard let text = value.optionalRecord(String.init(record:)) else { return nil }; name = text
+            case "id":
+                guard let text = try? String(record: value) else { return nil }
+                id = text
+            case "name":
+                guard let text = value.optionalRecord(String.init(record:)) else { return nil }
+                name = text
             default: return nil
             }
         }
@@ -125,13 +164,21 @@ extension PublicKeyCredentialUserEntity {
     /// Without `validate()`: the `Codable` path reads a stored user entity without it too.
     fileprivate init?(record: CBORValue) {
         guard case .map(let members) = record else { return nil }
-        var id: [UInt8]?, name: String?, displayName: String?
+        var id: [UInt8]?
+        var name: String?
+        var displayName: String?
         for (key, value) in members {
             guard case .textString(let member) = key else { return nil }
             switch member {
-            case "id": guard let bytes = value.recordBytes else { return nil }; id = bytes
-            case "name": guard let text = value.optionalRecord(String.init(record:)) else { return nil }; name = text
-            case "displayName": guard let text = value.optionalRecord(String.init(record:)) else { return nil }; displayName = text
+            case "id":
+                guard let bytes = value.recordBytes else { return nil }
+                id = bytes
+            case "name":
+                guard let text = value.optionalRecord(String.init(record:)) else { return nil }
+                name = text
+            case "displayName":
+                guard let text = value.optionalRecord(String.init(record:)) else { return nil }
+                displayName = text
             default: return nil
             }
         }
@@ -145,8 +192,8 @@ extension BackupFlags {
     /// reads: such a record takes the `Codable` path, so it opens exactly as before.
     fileprivate init?(record: CBORValue) {
         guard case .map(let members) = record, members.count == 2,
-              let eligible = members[.textString("eligible")].flatMap({ try? Bool(record: $0) }),
-              let backedUp = members[.textString("backedUp")].flatMap({ try? Bool(record: $0) })
+            let eligible = members[.textString("eligible")].flatMap({ try? Bool(record: $0) }),
+            let backedUp = members[.textString("backedUp")].flatMap({ try? Bool(record: $0) })
         else { return nil }
         self.init(eligible: eligible, backedUp: backedUp)
     }

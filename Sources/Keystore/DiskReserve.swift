@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Space the keystore holds back on its file system (`keystore.reserve`, allocated with

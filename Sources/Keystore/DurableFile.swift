@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A file the keystore makes durable itself (`GroupCommit`): the WAL, which SQLite writes,
@@ -41,11 +41,11 @@ final class DurableFile: Sendable {
     /// its value differs between architectures.
     private static let directFlag: Int32? = {
         #if os(Linux) && arch(x86_64)
-        return 0o40000
+            return 0o40000
         #elseif os(Linux) && arch(arm64)
-        return 0o200000
+            return 0o200000
         #else
-        return nil
+            return nil
         #endif
     }()
 
@@ -64,10 +64,13 @@ final class DurableFile: Sendable {
         guard descriptor >= 0 else { throw .io(path: path, operation: .read, errno: errno) }
         var info = stat()
         let refusal: KeystoreError? =
-            fstat(descriptor, &info) != 0 ? .io(path: path, operation: .read, errno: errno)
-            : (info.st_mode & S_IFMT) != S_IFREG ? .io(path: path, operation: .read, errno: EINVAL)
-            : info.st_mode & 0o077 != 0 ? .exposedFile(path: path, mode: UInt32(info.st_mode & 0o7777))
-            : nil
+            fstat(descriptor, &info) != 0
+            ? .io(path: path, operation: .read, errno: errno)
+            : (info.st_mode & S_IFMT) != S_IFREG
+                ? .io(path: path, operation: .read, errno: EINVAL)
+                : info.st_mode & 0o077 != 0
+                    ? .exposedFile(path: path, mode: UInt32(info.st_mode & 0o7777))
+                    : nil
         if let refusal {
             close(descriptor)
             throw refusal

@@ -64,7 +64,8 @@ public actor Keystore: CredentialStore {
     /// Takes over an open database and its record log, whose `entries` are replayed first
     /// (`replay`).
     init(
-        queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int, log: RecordLog.Found,
+        queue: DatabaseQueue, lock: KeystoreLock, sealer: RecordSealer, path: String, capacity: Int,
+        log: RecordLog.Found,
         off: SpeedMechanisms
     ) throws(KeystoreError) {
         guard let file = FileIdentity(path) else { throw .deleted(path: path) }
@@ -81,8 +82,9 @@ public actor Keystore: CredentialStore {
         self.log = try Self.replay(log, into: queue, sealer: sealer, wal: wal, path: path)
         var reserve = DiskReserve(directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         if !reserve.hold() {
-            Self.logger.warning("no room for the keystore's disk reserve; a full disk will stop sign-ins that need a new counter mark",
-                                metadata: ["path": "\(reserve.path)"])
+            Self.logger.warning(
+                "no room for the keystore's disk reserve; a full disk will stop sign-ins that need a new counter mark",
+                metadata: ["path": "\(reserve.path)"])
         }
         self.reserve = reserve
     }
@@ -98,9 +100,13 @@ public actor Keystore: CredentialStore {
             guard log.wroteSinceOpen else { return false }
             if db.isInsideTransaction { try? commit(db) }
             // A failed commit put them back: the log keeps them, and the next open replays them.
-            if db.isInsideTransaction { try? db.rollback() }
+            if db.isInsideTransaction {
+                try? db.rollback()
+            }
             // Flushed here, not left to the checkpoint on close, which may fail and keep the WAL.
-            else if case .success = wal.flush() { loggedAreInSQLite = true }
+            else if case .success = wal.flush() {
+                loggedAreInSQLite = true
+            }
             return false
         }
         // A store stopped by a failure (`restoreUncommitted`, `storeLogged`) still holds its
@@ -121,7 +127,9 @@ public actor Keystore: CredentialStore {
     /// On the caller's executor, like `credential(id:)`: one SELECT through GRDB's serialised
     /// connection, no visit to this actor (two executor switches, each a job through the event
     /// loop's queue in the daemon).
-    public nonisolated(nonsending) func credentials(rpID: String) async throws(CredentialStoreError) -> [CredentialSource] {
+    public nonisolated(nonsending) func credentials(rpID: String) async throws(CredentialStoreError)
+        -> [CredentialSource]
+    {
         try failures {
             let rpHash = sealer.lookup.rp(rpID)
             let rows = try readNow { db in
@@ -132,7 +140,8 @@ public actor Keystore: CredentialStore {
         }
     }
 
-    public nonisolated(nonsending) func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource? {
+    public nonisolated(nonsending) func credential(id: [UInt8]) async throws(CredentialStoreError) -> CredentialSource?
+    {
         try failures {
             let idHash = sealer.lookup.credential(id)
             let rows = try readNow { db in
@@ -145,7 +154,8 @@ public actor Keystore: CredentialStore {
     public func allCredentials() async throws(CredentialStoreError) -> [CredentialSource] {
         try await failures {
             let rows = try await read { db in
-                try Self.fetchRows(db, sql: "SELECT * FROM credential ORDER BY seq DESC", arguments: [], path: self.path)
+                try Self.fetchRows(
+                    db, sql: "SELECT * FROM credential ORDER BY seq DESC", arguments: [], path: self.path)
             }
             return try rows.map { row throws(KeystoreError) in try sealer.open(row) }
         }
@@ -172,7 +182,9 @@ public actor Keystore: CredentialStore {
             if RecordLog.canHold(row), !off.contains(.recordLog) {
                 try register(row)
             } else {
-                try await write(diskFullIsStoreFull: true, flush: false) { db in try Self.store(row, db, capacity: capacity) }
+                try await write(diskFullIsStoreFull: true, flush: false) { db in
+                    try Self.store(row, db, capacity: capacity)
+                }
             }
             // With group commit off the save is flushed before it returns, the store held meanwhile.
             if off.contains(.groupCommit) { try flushHoldingTheStore().get() }
@@ -205,10 +217,13 @@ public actor Keystore: CredentialStore {
     /// Replaces the user entity's name and display name; a credential that is not stored
     /// is ignored. The user handle is kept: it is fixed at registration (CTAP 2.1 §6.8.6
     /// matches on it), and the row's lookup hash is derived from it.
-    public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws(CredentialStoreError) {
+    public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity)
+        async throws(CredentialStoreError)
+    {
         try await failures {
             try await modify(credentialID: credentialID) { credential in
-                credential.user = PublicKeyCredentialUserEntity(id: credential.user.id, name: user.name, displayName: user.displayName)
+                credential.user = PublicKeyCredentialUserEntity(
+                    id: credential.user.id, name: user.name, displayName: user.displayName)
             }
         }
     }
@@ -306,14 +321,16 @@ public actor Keystore: CredentialStore {
     /// for the record log's submitted write and writes its entries not yet taken before it flushes.
     private enum FlushTurn {
         case finished(Result<Void, KeystoreError>)
-        case lead(GroupCommit.Files, writes: [RecordLog.BlockWrite],
-                  submitted: SubmittedWrite?)
+        case lead(
+            GroupCommit.Files, writes: [RecordLog.BlockWrite],
+            submitted: SubmittedWrite?)
     }
 
     private func flushTurn() async -> FlushTurn {
-        let turn = if let turn = groupCommit.turn() { turn } else {
-            await withCheckedContinuation { continuation in groupCommit.wait(continuation) }
-        }
+        let turn =
+            if let turn = groupCommit.turn() { turn } else {
+                await withCheckedContinuation { continuation in groupCommit.wait(continuation) }
+            }
         return leading(turn)
     }
 
@@ -351,8 +368,10 @@ public actor Keystore: CredentialStore {
 
     /// The record log's write submitted earlier completed and its blocks not yet taken
     /// written, then one `fdatasync` of each file.
-    private nonisolated func flush(_ files: GroupCommit.Files, writing writes: [RecordLog.BlockWrite],
-                                   after submitted: SubmittedWrite?) -> Result<Void, KeystoreError> {
+    private nonisolated func flush(
+        _ files: GroupCommit.Files, writing writes: [RecordLog.BlockWrite],
+        after submitted: SubmittedWrite?
+    ) -> Result<Void, KeystoreError> {
         if files.contains(.log) || submitted != nil {
             do {
                 if let submitted { try logFile.complete(submitted) }
@@ -364,7 +383,9 @@ public actor Keystore: CredentialStore {
     }
 
     /// `writes` and the `submitted` one were written when the flush succeeded.
-    private func flushEnded(_ outcome: Result<Void, KeystoreError>, wrote writes: [RecordLog.BlockWrite], submitted: SubmittedWrite?) {
+    private func flushEnded(
+        _ outcome: Result<Void, KeystoreError>, wrote writes: [RecordLog.BlockWrite], submitted: SubmittedWrite?
+    ) {
         let writes = writes + (submitted.map { [RecordLog.BlockWrite(offset: $0.offset, bytes: $0.bytes)] } ?? [])
         if case .success = outcome { log.wrote(writes) } else { log.untake() }
         groupCommit.flushEnded(outcome)
@@ -380,17 +401,22 @@ public actor Keystore: CredentialStore {
     /// Opens, changes and reseals one record inside one write transaction. Only the
     /// sealed blob changes: neither update touches the RP or the user handle, so the
     /// lookup hashes and the row's `seq` (newest-first order) stay as they are.
-    private func modify(credentialID: [UInt8], _ change: @escaping @Sendable (inout CredentialSource) -> Void) async throws {
+    private func modify(credentialID: [UInt8], _ change: @escaping @Sendable (inout CredentialSource) -> Void)
+        async throws
+    {
         let idHash = sealer.lookup.credential(credentialID)
         let sealer = sealer
         try await write { db in
-            guard let row = try Self.fetchRows(
-                db, sql: Self.credentialByIDQuery, arguments: [idHash], path: self.path).first
+            guard
+                let row = try Self.fetchRows(
+                    db, sql: Self.credentialByIDQuery, arguments: [idHash], path: self.path
+                ).first
             else { return }
             var credential = try sealer.open(row)
             change(&credential)
             let updated = try sealer.seal(credential)
-            try db.execute(sql: "UPDATE credential SET sealed = ? WHERE credentialIDHash = ?", arguments: [updated.sealed, idHash])
+            try db.execute(
+                sql: "UPDATE credential SET sealed = ? WHERE credentialIDHash = ?", arguments: [updated.sealed, idHash])
         }
     }
 
@@ -419,30 +445,39 @@ public actor Keystore: CredentialStore {
     /// A registration's change (CTAP 2.1 §6.1.2 step 17): any credential with the same RP and
     /// user handle, or the same ID, is replaced. `capacity` nil: replay, of a save accepted before.
     static func store(_ row: CredentialRow, _ db: Database, capacity: Int?) throws {
-        try db.cachedStatement(sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?")
-            .execute(arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
+        try db.cachedStatement(
+            sql: "DELETE FROM credential WHERE (rpIDHash = ? AND userHandleHash = ?) OR credentialIDHash = ?"
+        )
+        .execute(arguments: [row.rpIDHash, row.userHandleHash, row.credentialIDHash])
         if let capacity, try storedCount(db) >= capacity { throw CredentialStoreError.full }
         try insert(row, db)
     }
 
     /// The number of the last commit into SQLite in the record log's sequence (`RecordLogEntry`).
     static func applied(_ db: Database) throws -> UInt64 {
-        UInt64(bitPattern: try Int64.fetchOne(db.cachedStatement(sql: "SELECT applied FROM record_log WHERE id = 1")) ?? 0)
+        UInt64(
+            bitPattern: try Int64.fetchOne(db.cachedStatement(sql: "SELECT applied FROM record_log WHERE id = 1")) ?? 0)
     }
 
     static func recordApplied(_ sequence: UInt64, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE record_log SET applied = ? WHERE id = 1").execute(arguments: [Int64(bitPattern: sequence)])
+        try db.cachedStatement(sql: "UPDATE record_log SET applied = ? WHERE id = 1").execute(arguments: [
+            Int64(bitPattern: sequence)
+        ])
     }
 
     static func insert(_ row: CredentialRow, _ db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO credential (credentialIDHash, rpIDHash, userHandleHash, sealed) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
+        try db.cachedStatement(
+            sql: "INSERT INTO credential (credentialIDHash, rpIDHash, userHandleHash, sealed) VALUES (?, ?, ?, ?)"
+        )
+        .execute(arguments: [row.credentialIDHash, row.rpIDHash, row.userHandleHash, row.sealed])
     }
 
     /// A damaged file can hold NULL, or a number, where a row's blobs belong (NOT NULL and
     /// BLOB bind writers only), or name a column otherwise; such a row fails like a forged
     /// tag instead of trapping in GRDB's converting subscript.
-    private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments, path: String) throws -> [CredentialRow] {
+    private static func fetchRows(_ db: Database, sql: String, arguments: StatementArguments, path: String) throws
+        -> [CredentialRow]
+    {
         // Cached: the lookups of every assertion are not parsed again each time.
         let statement = try db.cachedStatement(sql: sql)
         // Columns found by name once per query, not once per row and column (a case-insensitive
@@ -453,9 +488,13 @@ public actor Keystore: CredentialStore {
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         while let row = try cursor.next() {
             let blobs = columns.map { column in column.flatMap { Data.fromDatabaseValue(row[$0] as DatabaseValue) } }
-            guard let credentialIDHash = blobs[0], let rpIDHash = blobs[1], let userHandleHash = blobs[2], let sealed = blobs[3]
+            guard let credentialIDHash = blobs[0], let rpIDHash = blobs[1], let userHandleHash = blobs[2],
+                let sealed = blobs[3]
             else { throw KeystoreError.recordAuthenticationFailed(path: path) }
-            rows.append(CredentialRow(credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash, sealed: sealed))
+            rows.append(
+                CredentialRow(
+                    credentialIDHash: credentialIDHash, rpIDHash: rpIDHash, userHandleHash: userHandleHash,
+                    sealed: sealed))
         }
         return rows
     }
@@ -545,7 +584,9 @@ public actor Keystore: CredentialStore {
         do { try Self.store(row, db, capacity: nil) } catch {
             try? db.rollback()
             isClosed.store(true, ordering: .relaxed)
-            Self.logger.error("\(Self.keystoreError(error, path: path)); the keystore stops, and its next open replays the record log")
+            Self.logger.error(
+                "\(Self.keystoreError(error, path: path)); the keystore stops, and its next open replays the record log"
+            )
         }
     }
 
@@ -560,10 +601,8 @@ public actor Keystore: CredentialStore {
                 guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
                 return try change(db)
             }
-        }
-        catch let error as CredentialStoreError { throw error }
-        catch let status as CTAPStatus { throw status }
-        catch {
+        } catch let error as CredentialStoreError { throw error } catch let status as CTAPStatus { throw status } catch
+        {
             let failure = Self.keystoreError(error, path: path)
             if failure == .diskFull(path: path), diskFullIsStoreFull {
                 Self.logger.error("\(failure)")
@@ -572,7 +611,9 @@ public actor Keystore: CredentialStore {
             // Anything but a registration may spend the reserve: the failed change was undone
             // whole (`undoingOnFailure`, `commit`), so it is made again, once, in the room freed.
             if failure == .diskFull(path: path), reserve.release() {
-                Self.logger.warning("The file system holding the keystore \(path) is full; its 1 MiB reserve was given up so sign-ins and PIN checks keep working. Free some space: registrations are refused until then.")
+                Self.logger.warning(
+                    "The file system holding the keystore \(path) is full; its 1 MiB reserve was given up so sign-ins and PIN checks keep working. Free some space: registrations are refused until then."
+                )
                 return try changing(diskFullIsStoreFull: diskFullIsStoreFull, change)
             }
             throw failure
@@ -617,7 +658,9 @@ public actor Keystore: CredentialStore {
         } catch {
             try? db.rollback()
             isClosed.store(true, ordering: .relaxed)
-            Self.logger.error("\(Self.keystoreError(error, path: path)); the keystore stops, and its next open replays the record log")
+            Self.logger.error(
+                "\(Self.keystoreError(error, path: path)); the keystore stops, and its next open replays the record log"
+            )
         }
     }
 
@@ -670,7 +713,8 @@ public actor Keystore: CredentialStore {
         case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
             return .diskFull(path: path)
         case let error as DatabaseError:
-            return .database(path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
+            return .database(
+                path: path, resultCode: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
         default: return .database(path: path, resultCode: -1, message: String(describing: type(of: error)))
         }
     }

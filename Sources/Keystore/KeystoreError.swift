@@ -73,50 +73,69 @@ public enum KeystoreError: Error, CustomStringConvertible, Sendable, Equatable {
     public var description: String {
         switch self {
         case .wrongPassphrase(let database):
-            return "The passphrase does not unlock the keystore \(database). Nothing was changed; check --passphrase-file or PASSKEYD_PASSPHRASE."
+            return
+                "The passphrase does not unlock the keystore \(database). Nothing was changed; check --passphrase-file or PASSKEYD_PASSPHRASE."
         case .passphraseRequired(let database):
-            return "The keystore \(database) is protected by a passphrase; give it with --passphrase-file or PASSKEYD_PASSPHRASE."
+            return
+                "The keystore \(database) is protected by a passphrase; give it with --passphrase-file or PASSKEYD_PASSPHRASE."
         case .passphraseNotExpected(let database):
-            return "The keystore \(database) is protected by its key file, not by a passphrase; start without --passphrase-file and PASSKEYD_PASSPHRASE."
+            return
+                "The keystore \(database) is protected by its key file, not by a passphrase; start without --passphrase-file and PASSKEYD_PASSPHRASE."
         case .emptyPassphrase:
             return "The passphrase is empty; give a non-empty passphrase or none to use a key file."
         case .missingKeyFile(let path, let database):
-            return "The key file \(path) of the keystore \(database) is missing, so its credentials cannot be decrypted. Restore the key file; the keystore was left untouched."
+            return
+                "The key file \(path) of the keystore \(database) is missing, so its credentials cannot be decrypted. Restore the key file; the keystore was left untouched."
         case .keyFileWrongSize(let path, let size):
-            return "The key file \(path) holds \(size) bytes instead of 32: it is not a passkeyd key file. The keystore was left untouched."
+            return
+                "The key file \(path) holds \(size) bytes instead of 32: it is not a passkeyd key file. The keystore was left untouched."
         case .keyFileMismatch(let path, let database):
-            return "The key file \(path) does not unlock the keystore \(database): it belongs to another keystore. The keystore was left untouched."
+            return
+                "The key file \(path) does not unlock the keystore \(database): it belongs to another keystore. The keystore was left untouched."
         case .notAKeystore(let path):
-            return "\(path) is not a passkeyd keystore (a foreign or damaged file). It was left untouched; move it away or choose another directory."
+            return
+                "\(path) is not a passkeyd keystore (a foreign or damaged file). It was left untouched; move it away or choose another directory."
         case .corruptHeader(let path, let reason):
-            return "\(path) is a passkeyd keystore but its header is damaged (\(reason.rawValue)). It was left untouched."
+            return
+                "\(path) is a passkeyd keystore but its header is damaged (\(reason.rawValue)). It was left untouched."
         case .schemaNewer(let path, let unknown):
-            return "The keystore \(path) was written by a newer passkeyd (schema steps \(unknown.joined(separator: ", ")) are unknown to this build); upgrade passkeyd to open it. It was left untouched."
+            return
+                "The keystore \(path) was written by a newer passkeyd (schema steps \(unknown.joined(separator: ", ")) are unknown to this build); upgrade passkeyd to open it. It was left untouched."
         case .orphanedFile(let path):
-            return "\(path) exists but its database does not; a new keystore will not be created next to it. Move it away if the keystore was deleted on purpose."
+            return
+                "\(path) exists but its database does not; a new keystore will not be created next to it. Move it away if the keystore was deleted on purpose."
         case .io(let path, let operation, let errno):
             return "Could not \(operation.rawValue) \(path): \(String(cString: strerror(errno)))."
         case .database(let path, let code, let message):
             return "The keystore \(path) reported SQLite error \(code): \(message)."
         case .recordAuthenticationFailed(let path):
-            return "A sealed record in the keystore \(path) failed authentication: the file was modified or damaged. The record was not used."
+            return
+                "A sealed record in the keystore \(path) failed authentication: the file was modified or damaged. The record was not used."
         case .recordUnreadable(let path):
-            return "A record in the keystore \(path) is authentic but this build cannot read it; it was probably written by a newer passkeyd."
+            return
+                "A record in the keystore \(path) is authentic but this build cannot read it; it was probably written by a newer passkeyd."
         case .inUse(let directory, let holder):
             let who = holder.map { "another passkeyd (pid \($0))" } ?? "another passkeyd"
-            return "The keystore folder \(directory) is in use by \(who). Stop that daemon first, or give this one another --data-dir; nothing was changed."
+            return
+                "The keystore folder \(directory) is in use by \(who). Stop that daemon first, or give this one another --data-dir; nothing was changed."
         case .deviceStateMissing(let database):
-            return "The device state (PIN and retry counters) of the keystore \(database) is missing while the keystore was made with one: the file was modified. It was left untouched; restore it from a backup, or move it away to start a new keystore."
+            return
+                "The device state (PIN and retry counters) of the keystore \(database) is missing while the keystore was made with one: the file was modified. It was left untouched; restore it from a backup, or move it away to start a new keystore."
         case .exposedFile(let path, let mode):
-            return "The key file \(path) is accessible by other users (mode \(Self.octal(mode))), so it was not used. Make it private with: chmod 600 \(path)"
+            return
+                "The key file \(path) is accessible by other users (mode \(Self.octal(mode))), so it was not used. Make it private with: chmod 600 \(path)"
         case .exposedDirectory(let path, let mode):
-            return "The keystore folder \(path) is writable by other users (mode \(Self.octal(mode))), who could replace its files, so it was not used. Fix it with: chmod 700 \(path)"
+            return
+                "The keystore folder \(path) is writable by other users (mode \(Self.octal(mode))), who could replace its files, so it was not used. Fix it with: chmod 700 \(path)"
         case .readOnly(let directory):
-            return "The keystore folder \(directory) is on a read-only file system; passkeyd must write there (registrations, PIN retries, signature counters). Remount it read-write or give another --data-dir; nothing was changed."
+            return
+                "The keystore folder \(directory) is on a read-only file system; passkeyd must write there (registrations, PIN retries, signature counters). Remount it read-write or give another --data-dir; nothing was changed."
         case .deleted(let path):
-            return "The keystore \(path) was deleted or replaced while passkeyd had it open; nothing more is written to it. Restart passkeyd to start a new keystore there, or restore the file first."
+            return
+                "The keystore \(path) was deleted or replaced while passkeyd had it open; nothing more is written to it. Restart passkeyd to start a new keystore there, or restore the file first."
         case .diskFull(let path):
-            return "The file system holding the keystore \(path) is full; the change was not stored and nothing stored before was touched. Free some space."
+            return
+                "The file system holding the keystore \(path) is full; the change was not stored and nothing stored before was touched. Free some space."
         case .closed:
             return "The keystore is closed."
         }
@@ -132,9 +151,9 @@ extension KeystoreError {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -22,7 +22,9 @@ struct KeystoreHeader: Sendable, Equatable {
                 INSERT INTO keystore_header (id, storeID, protection, scryptSalt, scryptLogN, scryptR, scryptP, wrappedKey)
                 VALUES (1, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [Data(storeID), protection.name, salt, parameters?.logN, parameters?.r, parameters?.p, wrappedKey])
+            arguments: [
+                Data(storeID), protection.name, salt, parameters?.logN, parameters?.r, parameters?.p, wrappedKey
+            ])
     }
 
     /// Reads and checks the header of a database already known to carry the keystore's application ID.
@@ -32,7 +34,7 @@ struct KeystoreHeader: Sendable, Equatable {
             return .failure(.missingHeaderRow)
         }
         guard let storeID = row.storedBlob("storeID"), storeID.count == storeIDSize,
-              let wrappedKey = row.storedBlob("wrappedKey"), wrappedKey.count == 12 + 32 + 16
+            let wrappedKey = row.storedBlob("wrappedKey"), wrappedKey.count == 12 + 32 + 16
         else { return .failure(.malformedWrappedKey) }
         let protection: KeyProtection
         switch String.fromDatabaseValue(row.storedValue("protection")) {
@@ -40,7 +42,9 @@ struct KeystoreHeader: Sendable, Equatable {
             protection = .keyFile
         case KeyProtection.scryptName?:
             guard let salt = row.storedBlob("scryptSalt"), salt.count == KeyProtection.saltSize,
-                  let logN = Int.fromDatabaseValue(row.storedValue("scryptLogN")), let r = Int.fromDatabaseValue(row.storedValue("scryptR")), let p = Int.fromDatabaseValue(row.storedValue("scryptP"))
+                let logN = Int.fromDatabaseValue(row.storedValue("scryptLogN")),
+                let r = Int.fromDatabaseValue(row.storedValue("scryptR")),
+                let p = Int.fromDatabaseValue(row.storedValue("scryptP"))
             else { return .failure(.invalidScryptParameters) }
             let parameters = ScryptParameters(logN: logN, r: r, p: p)
             guard parameters.isAcceptable else { return .failure(.invalidScryptParameters) }

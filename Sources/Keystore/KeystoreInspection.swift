@@ -63,13 +63,16 @@ enum KeystoreInspection {
                 }
                 try Schema.refuseNewer(db, path: path)
                 switch try KeystoreHeader.read(db) {
-                case .success(let header): return Findings(header: header, hasDeviceState: try Keystore.hasDeviceState(db))
+                case .success(let header):
+                    return Findings(header: header, hasDeviceState: try Keystore.hasDeviceState(db))
                 case .failure(let damage): throw KeystoreError.corruptHeader(path: path, reason: damage)
                 }
             }
         } catch let error as KeystoreError {
             throw error
-        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT].contains(error.resultCode) {
+        } catch let error as DatabaseError
+            where [.SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT].contains(error.resultCode)
+        {
             throw .notAKeystore(path: path)
         } catch {
             throw Keystore.keystoreError(error, path: path)
@@ -94,8 +97,9 @@ enum KeystoreInspection {
 
     private static let uriFilenamesEnabled: Bool = {
         guard let queue = try? DatabaseQueue() else { return false }
-        return (try? queue.read { db in
-            try Bool.fetchOne(db, sql: "SELECT sqlite_compileoption_used('USE_URI')")
-        }) == true
+        return
+            (try? queue.read { db in
+                try Bool.fetchOne(db, sql: "SELECT sqlite_compileoption_used('USE_URI')")
+            }) == true
     }()
 }

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The exclusive hold an open keystore has on its directory: flock(2) on the directory
@@ -63,7 +63,7 @@ final class KeystoreLock: Sendable {
             guard fields.count >= 6, fields[1] == "FLOCK" else { continue }  // a waiter's line reads "-> FLOCK"
             let file = fields[5].split(separator: ":")
             guard file.count == 3, UInt64(file[0], radix: 16) == major, UInt64(file[1], radix: 16) == minor,
-                  UInt64(file[2]) == inode
+                UInt64(file[2]) == inode
             else { continue }
             return Int32(fields[4])
         }

@@ -43,10 +43,12 @@ extension Keystore {
         let lock = try KeystoreLock.acquire(layout.directory)
         guard KeystoreLayout.exists(layout.database) else {
             // SQLite would replay a leftover WAL into the new database, and the keystore a leftover log.
-            for orphan in ["-wal", "-shm"].map({ layout.database + $0 }) + [layout.recordLog] where KeystoreLayout.exists(orphan) {
+            for orphan in ["-wal", "-shm"].map({ layout.database + $0 }) + [layout.recordLog]
+            where KeystoreLayout.exists(orphan) {
                 throw .orphanedFile(path: orphan)
             }
-            return try create(layout, lock: lock, passphrase: passphrase, capacity: capacity, scrypt: newStoreScrypt, off: off)
+            return try create(
+                layout, lock: lock, passphrase: passphrase, capacity: capacity, scrypt: newStoreScrypt, off: off)
         }
         let findings = try KeystoreInspection.inspect(layout.database)
         let header = findings.header
@@ -59,11 +61,13 @@ extension Keystore {
         case (.passphrase, nil):
             throw .passphraseRequired(database: layout.database)
         case (.passphrase(let parameters, let salt), let passphrase?):
-            do { keyEncryptionKey = try parameters.deriveKey(passphrase: passphrase, salt: salt) }
-            catch { throw .corruptHeader(path: layout.database, reason: .invalidScryptParameters) }
+            do { keyEncryptionKey = try parameters.deriveKey(passphrase: passphrase, salt: salt) } catch {
+                throw .corruptHeader(path: layout.database, reason: .invalidScryptParameters)
+            }
         }
-        guard let unwrapped = DataKey.unwrap(
-            header.wrappedKey, under: keyEncryptionKey, storeID: header.storeID, protection: header.protection)
+        guard
+            let unwrapped = DataKey.unwrap(
+                header.wrappedKey, under: keyEncryptionKey, storeID: header.storeID, protection: header.protection)
         else {
             if case .keyFile = header.protection {
                 throw .keyFileMismatch(path: layout.keyFile, database: layout.database)
@@ -79,11 +83,15 @@ extension Keystore {
             switch format {
             case .v2:
                 // The WAL, which the inspection cannot see, may have deleted the row.
-                guard try queue.read({ db in try hasDeviceState(db) }) else { throw KeystoreError.deviceStateMissing(database: layout.database) }
+                guard try queue.read({ db in try hasDeviceState(db) }) else {
+                    throw KeystoreError.deviceStateMissing(database: layout.database)
+                }
             case .v1:
                 try upgrade(queue, from: header, dataKey: dataKey, keyEncryptionKey: keyEncryptionKey, sealer: sealer)
             }
-            if case .passphrase(let stored, _) = header.protection, let passphrase, stored.costsLess(than: newStoreScrypt) {
+            if case .passphrase(let stored, _) = header.protection, let passphrase,
+                stored.costsLess(than: newStoreScrypt)
+            {
                 try strengthen(queue, header: header, dataKey: dataKey, passphrase: passphrase, to: newStoreScrypt)
             }
         } catch {
@@ -95,8 +103,10 @@ extension Keystore {
             try? queue.close()
             throw error
         }
-        logger.info("opened keystore", metadata: ["path": "\(layout.database)", "protection": "\(header.protection.name)"])
-        return try Keystore(queue: queue, lock: lock, sealer: sealer, path: layout.database, capacity: capacity, log: log, off: off)
+        logger.info(
+            "opened keystore", metadata: ["path": "\(layout.database)", "protection": "\(header.protection.name)"])
+        return try Keystore(
+            queue: queue, lock: lock, sealer: sealer, path: layout.database, capacity: capacity, log: log, off: off)
     }
 
     /// A `v1` store becomes `v2` in one transaction: a factory-fresh device state where none
@@ -123,21 +133,26 @@ extension Keystore {
     /// into the main file as `upgrade` is. A crash in between leaves the old header, which
     /// still opens and is strengthened again.
     private static func strengthen(
-        _ queue: DatabaseQueue, header: KeystoreHeader, dataKey: DataKey, passphrase: String, to parameters: ScryptParameters
+        _ queue: DatabaseQueue, header: KeystoreHeader, dataKey: DataKey, passphrase: String,
+        to parameters: ScryptParameters
     ) throws {
         let salt = [UInt8](SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
         let protection = KeyProtection.passphrase(parameters, salt: salt)
         let wrapped = try dataKey.wrapped(
-            under: try parameters.deriveKey(passphrase: passphrase, salt: salt), storeID: header.storeID, protection: protection)
+            under: try parameters.deriveKey(passphrase: passphrase, salt: salt), storeID: header.storeID,
+            protection: protection)
         try queue.write { db in
             try db.execute(
-                sql: "UPDATE keystore_header SET scryptSalt = ?, scryptLogN = ?, scryptR = ?, scryptP = ?, wrappedKey = ? WHERE id = 1",
+                sql:
+                    "UPDATE keystore_header SET scryptSalt = ?, scryptLogN = ?, scryptR = ?, scryptP = ?, wrappedKey = ? WHERE id = 1",
                 arguments: [Data(salt), parameters.logN, parameters.r, parameters.p, wrapped])
         }
         try queue.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-        logger.notice("keystore passphrase re-wrapped at this build's scrypt cost", metadata: [
-            "scryptLogN": "\(parameters.logN)", "scryptR": "\(parameters.r)",
-        ])
+        logger.notice(
+            "keystore passphrase re-wrapped at this build's scrypt cost",
+            metadata: [
+                "scryptLogN": "\(parameters.logN)", "scryptR": "\(parameters.r)"
+            ])
     }
 
     static let logger = Logger(label: "passkeyd.keystore")
@@ -161,7 +176,9 @@ extension Keystore {
                 let last = try applied(db)
                 let chain = RecordLogEntry.replayable(entries, after: last)
                 for entry in chain {
-                    do { _ = try sealer.open(entry.row) } catch { throw KeystoreError.recordAuthenticationFailed(path: file.path) }
+                    do { _ = try sealer.open(entry.row) } catch {
+                        throw KeystoreError.recordAuthenticationFailed(path: file.path)
+                    }
                     try store(entry.row, db, capacity: nil)
                 }
                 let fresh = max(last, entries.map(\.sequence).max() ?? 0) + (1 << 32)
@@ -171,7 +188,9 @@ extension Keystore {
         } catch { throw keystoreError(error, path: path) }
         try wal.flush().get()
         try RecordLog.clear(file)
-        if replayed > 0 { logger.notice("replayed \(replayed) registrations from the record log", metadata: ["path": "\(file.path)"]) }
+        if replayed > 0 {
+            logger.notice("replayed \(replayed) registrations from the record log", metadata: ["path": "\(file.path)"])
+        }
         return RecordLog(file: file, last: fresh)
     }
 
@@ -188,11 +207,13 @@ extension Keystore {
         if let passphrase {
             let salt = [UInt8](SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
             protection = .passphrase(scrypt, salt: salt)
-            do { keyEncryptionKey = try scrypt.deriveKey(passphrase: passphrase, salt: salt) }
-            catch { throw .corruptHeader(path: layout.database, reason: .invalidScryptParameters) }
+            do { keyEncryptionKey = try scrypt.deriveKey(passphrase: passphrase, salt: salt) } catch {
+                throw .corruptHeader(path: layout.database, reason: .invalidScryptParameters)
+            }
         } else {
             protection = .keyFile
-            keyEncryptionKey = KeystoreLayout.exists(layout.keyFile)
+            keyEncryptionKey =
+                KeystoreLayout.exists(layout.keyFile)
                 ? try KeyFile.load(layout.keyFile, database: layout.database)
                 : try KeyFile.create(in: layout)
         }
@@ -222,7 +243,8 @@ extension Keystore {
         }
         logger.info("created keystore", metadata: ["path": "\(layout.database)", "protection": "\(protection.name)"])
         return try Keystore(
-            queue: try writableQueue(layout.database), lock: lock, sealer: sealer, path: layout.database, capacity: capacity,
+            queue: try writableQueue(layout.database), lock: lock, sealer: sealer, path: layout.database,
+            capacity: capacity,
             log: try RecordLog.open(directory: layout), off: off)
     }
 
@@ -245,7 +267,8 @@ extension Keystore {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
-                throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the database cannot use write-ahead logging")
+                throw DatabaseError(
+                    resultCode: .SQLITE_CANTOPEN, message: "the database cannot use write-ahead logging")
             }
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA secure_delete = ON")
@@ -263,8 +286,10 @@ extension Keystore {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             // The read-only inspection cannot see the WAL, where a newer release's
             // migration may still sit; this connection does.
-            do { try queue.read { db in try Schema.refuseNewer(db, path: path) } }
-            catch { try? queue.close(); throw error }
+            do { try queue.read { db in try Schema.refuseNewer(db, path: path) } } catch {
+                try? queue.close()
+                throw error
+            }
             try Schema.migrator.migrate(queue)
             return queue
         } catch {

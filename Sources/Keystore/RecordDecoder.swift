@@ -17,7 +17,9 @@ struct RecordDecoder: Decoder {
     }
 
     /// By the static type, as `RecordEncoder` chose the item.
-    private static func value<T: Decodable>(_ type: T.Type, from item: CBORValue, codingPath: [any CodingKey]) throws -> T {
+    private static func value<T: Decodable>(_ type: T.Type, from item: CBORValue, codingPath: [any CodingKey]) throws
+        -> T
+    {
         if T.self == [UInt8].self || T.self == Data.self {
             guard case .byteString(let bytes) = item else { throw RecordValueMismatch.expected(T.self, found: item) }
             return T.self == Data.self ? Data(bytes) as! T : bytes as! T
@@ -27,7 +29,9 @@ struct RecordDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .map(let members) = value else { throw RecordValueMismatch.expected([String: Any].self, found: value) }
+        guard case .map(let members) = value else {
+            throw RecordValueMismatch.expected([String: Any].self, found: value)
+        }
         return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
     }
 
@@ -36,7 +40,9 @@ struct RecordDecoder: Decoder {
         return UnkeyedContainer(items: items, codingPath: codingPath)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValue(value: value, codingPath: codingPath) }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleValue(value: value, codingPath: codingPath)
+    }
 
     private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let members: [CBORValue: CBORValue]
@@ -48,7 +54,8 @@ struct RecordDecoder: Decoder {
 
         private func item(_ key: Key) throws -> CBORValue {
             guard let item = members[.textString(key.stringValue)] else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "absent from the record"))
+                throw DecodingError.keyNotFound(
+                    key, .init(codingPath: codingPath, debugDescription: "absent from the record"))
             }
             return item
         }
@@ -59,7 +66,9 @@ struct RecordDecoder: Decoder {
             try RecordDecoder.value(T.self, from: item(key), codingPath: codingPath + [key])
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try RecordDecoder(value: item(key), codingPath: codingPath + [key]).container(keyedBy: type)
         }
 
@@ -83,7 +92,8 @@ struct RecordDecoder: Decoder {
 
         private mutating func next() throws -> CBORValue {
             guard !isAtEnd else {
-                throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "past the array's end"))
+                throw DecodingError.valueNotFound(
+                    Any.self, .init(codingPath: codingPath, debugDescription: "past the array's end"))
             }
             defer { currentIndex += 1 }
             return items[currentIndex]
@@ -99,7 +109,9 @@ struct RecordDecoder: Decoder {
             try RecordDecoder.value(T.self, from: next(), codingPath: codingPath)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try RecordDecoder(value: next(), codingPath: codingPath).container(keyedBy: type)
         }
 

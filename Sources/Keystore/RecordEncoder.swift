@@ -87,7 +87,9 @@ final class RecordEncoder: Encoder {
             set(child, for: key)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+            -> KeyedEncodingContainer<NestedKey>
+        {
             let child = Node()
             set(child, for: key)
             return RecordEncoder(node: child, codingPath: codingPath + [key]).container(keyedBy: keyType)
@@ -136,7 +138,9 @@ final class RecordEncoder: Encoder {
             append(child)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+            NestedKey
+        > {
             let child = Node()
             append(child)
             return RecordEncoder(node: child, codingPath: codingPath).container(keyedBy: keyType)

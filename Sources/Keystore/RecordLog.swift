@@ -124,7 +124,11 @@ struct RecordLog: Sendable {
             let took = taken.removeValue(forKey: write.offset) ?? 0
             pending[run].offset += done
             pending[run].bytes.removeFirst(done)
-            if pending[run].bytes.isEmpty { pending.remove(at: run) } else if took > done { taken[pending[run].offset] = took - done }
+            if pending[run].bytes.isEmpty {
+                pending.remove(at: run)
+            } else if took > done {
+                taken[pending[run].offset] = took - done
+            }
         }
     }
 
@@ -182,12 +186,14 @@ struct RecordLog: Sendable {
         let size = try file.size()
         let bytes = try file.read(min(size, capacity))
         // Both halves; replay orders their entries by number.
-        let entries = [0 ..< min(halfCapacity, bytes.count), min(halfCapacity, bytes.count) ..< bytes.count]
+        let entries = [0..<min(halfCapacity, bytes.count), min(halfCapacity, bytes.count)..<bytes.count]
             .flatMap { RecordLogEntry.entries(in: bytes, region: $0) }
             .sorted { $0.sequence < $1.sequence }
         // Zeros throughout: the first byte is zero, and each byte equals the one after it.
         let isClear = bytes.withUnsafeBytes { raw in
-            raw.count < 2 ? raw.allSatisfy { $0 == 0 } : raw[0] == 0 && memcmp(raw.baseAddress!, raw.baseAddress! + 1, raw.count - 1) == 0
+            raw.count < 2
+                ? raw.allSatisfy { $0 == 0 }
+                : raw[0] == 0 && memcmp(raw.baseAddress!, raw.baseAddress! + 1, raw.count - 1) == 0
         }
         // The file's full size, written as zeros; not flushed here: the first flush of an
         // entry carries it (until then the missing part reads as zeros too).

@@ -76,12 +76,12 @@ struct RecordLogEntry: Sendable, Equatable {
         let bodyLength = Int(integer(UInt32.self, in: bytes, at: offset))
         let end = offset + headerSize + bodyLength
         guard bodyLength >= 3 * hashSize, bodyLength <= regionEnd - offset - headerSize - checkSize,
-              bytes[end ..< end + checkSize].elementsEqual(check(bytes[offset ..< end]))
+            bytes[end..<end + checkSize].elementsEqual(check(bytes[offset..<end]))
         else { return nil }
         var field = offset + headerSize
         func take(_ count: Int) -> Data {
             defer { field += count }
-            return Data(bytes[field ..< field + count])
+            return Data(bytes[field..<field + count])
         }
         let row = CredentialRow(
             credentialIDHash: take(hashSize), rpIDHash: take(hashSize), userHandleHash: take(hashSize),
@@ -101,7 +101,7 @@ struct RecordLogEntry: Sendable, Equatable {
 
     private static func integer<T: FixedWidthInteger>(_ type: T.Type, in bytes: [UInt8], at offset: Int) -> T {
         var value = T.zero
-        for index in (0 ..< MemoryLayout<T>.size).reversed() { value = value << 8 | T(bytes[offset + index]) }
+        for index in (0..<MemoryLayout<T>.size).reversed() { value = value << 8 | T(bytes[offset + index]) }
         return value
     }
 }

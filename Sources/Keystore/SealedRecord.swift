@@ -30,9 +30,10 @@ struct RecordSealer: Sendable {
         sealKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: dataKey.key, salt: storeID,
             info: Array("passkeyd keystore record seal v1".utf8), outputByteCount: 32)
-        lookup = LookupKeys(key: HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: dataKey.key, salt: storeID,
-            info: Array("passkeyd keystore lookup v1".utf8), outputByteCount: 32))
+        lookup = LookupKeys(
+            key: HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: dataKey.key, salt: storeID,
+                info: Array("passkeyd keystore lookup v1".utf8), outputByteCount: 32))
         self.path = path
     }
 
@@ -41,7 +42,8 @@ struct RecordSealer: Sendable {
     /// the record's own, and opening needs no HMAC to check them (two per sign-in before).
     static func credentialContext(_ row: CredentialRow) -> [UInt8] {
         var context = credentialLabel
-        context.reserveCapacity(context.count + row.credentialIDHash.count + row.rpIDHash.count + row.userHandleHash.count)
+        context.reserveCapacity(
+            context.count + row.credentialIDHash.count + row.rpIDHash.count + row.userHandleHash.count)
         context += row.credentialIDHash
         context += row.rpIDHash
         context += row.userHandleHash
@@ -59,21 +61,28 @@ struct RecordSealer: Sendable {
             rpIDHash: lookup.rp(credential.rp.id),
             userHandleHash: lookup.user(rpID: credential.rp.id, handle: credential.user.id),
             sealed: Data())
-        row.sealed = encoding == .cbor
+        row.sealed =
+            encoding == .cbor
             ? try seal(CBOREncoder.encode(credential.record), encoding: encoding, context: Self.credentialContext(row))
             : try seal(credential, encoding: encoding, context: Self.credentialContext(row))
         return row
     }
 
     /// `rp`, when the row was found by an RP ID's hash: the record must be that RP's.
-    func open(_ row: CredentialRow, foundBy rp: (rpID: String, rpIDHash: Data)? = nil) throws(KeystoreError) -> CredentialSource {
-        let (credential, legacy) = try open(CredentialSource.self, row.sealed, context: Self.credentialContext(row),
-                                            legacyContext: { Self.legacyCredentialContext(row.credentialIDHash) },
-                                            fastPath: CredentialSource.init(record:))
-        if let rp, rp.rpIDHash != row.rpIDHash || rp.rpID != credential.rp.id { throw .recordAuthenticationFailed(path: path) }
+    func open(_ row: CredentialRow, foundBy rp: (rpID: String, rpIDHash: Data)? = nil) throws(KeystoreError)
+        -> CredentialSource
+    {
+        let (credential, legacy) = try open(
+            CredentialSource.self, row.sealed, context: Self.credentialContext(row),
+            legacyContext: { Self.legacyCredentialContext(row.credentialIDHash) },
+            fastPath: CredentialSource.init(record:))
+        if let rp, rp.rpIDHash != row.rpIDHash || rp.rpID != credential.rp.id {
+            throw .recordAuthenticationFailed(path: path)
+        }
         // A legacy tag vouches for the ID hash alone: the others are recomputed from the record
         // (the RP's only when the row was not found by it, which the line above already checked).
-        guard !legacy
+        guard
+            !legacy
                 || lookup.credential(credential.id) == row.credentialIDHash
                     && (rp != nil || lookup.rp(credential.rp.id) == row.rpIDHash)
                     && lookup.user(rpID: credential.rp.id, handle: credential.user.id) == row.userHandleHash
@@ -106,8 +115,10 @@ struct RecordSealer: Sendable {
     /// The record, and whether it opened only with `legacyContext` (tried when `context`
     /// fails). `fastPath` reads a binary record's CBOR without `Codable` when it can (nil: it
     /// cannot, and `Codable` decides, so both paths give one answer for every record).
-    private func open<T: Decodable>(_ type: T.Type, _ sealed: Data, context: [UInt8], legacyContext: (() -> [UInt8])? = nil,
-                                    fastPath: (CBORValue) -> T? = { _ in nil }) throws(KeystoreError) -> (value: T, legacy: Bool) {
+    private func open<T: Decodable>(
+        _ type: T.Type, _ sealed: Data, context: [UInt8], legacyContext: (() -> [UInt8])? = nil,
+        fastPath: (CBORValue) -> T? = { _ in nil }
+    ) throws(KeystoreError) -> (value: T, legacy: Bool) {
         guard let box = try? AES.GCM.SealedBox(combined: sealed) else { throw .recordAuthenticationFailed(path: path) }
         var legacy = false
         var opened = try? AES.GCM.open(box, using: sealKey, authenticating: context)
@@ -120,8 +131,12 @@ struct RecordSealer: Sendable {
         var body = Array(plaintext.dropFirst())
         defer { Self.erase(&body) }
         // An authentic record this build cannot decode was written by a newer build.
-        guard let encoding = plaintext.first.flatMap(RecordEncoding.init(rawValue:)) else { throw .recordUnreadable(path: path) }
-        if encoding == .cbor, let item = try? CBORDecoder.decode(body, maxDepth: RecordDecoder.nestingLimit), let value = fastPath(item) {
+        guard let encoding = plaintext.first.flatMap(RecordEncoding.init(rawValue:)) else {
+            throw .recordUnreadable(path: path)
+        }
+        if encoding == .cbor, let item = try? CBORDecoder.decode(body, maxDepth: RecordDecoder.nestingLimit),
+            let value = fastPath(item)
+        {
             return (value, legacy)
         }
         guard let value = try? encoding.decode(T.self, from: body) else { throw .recordUnreadable(path: path) }

@@ -28,7 +28,7 @@ public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
 
     /// Each mechanism's name in `PASSKEYD_SPEED_OFF`.
     public static let names: KeyValuePairs<String, SpeedMechanisms> = [
-        "recordlog": .recordLog, "groupcommit": .groupCommit, "aio": .linuxAIO, "executor": .taskExecutor,
+        "recordlog": .recordLog, "groupcommit": .groupCommit, "aio": .linuxAIO, "executor": .taskExecutor
     ]
 
     /// The mechanisms `PASSKEYD_SPEED_OFF` turns off, read once, at the first use. A name it
@@ -36,7 +36,9 @@ public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
     public static let turnedOffByEnvironment: SpeedMechanisms = {
         let parsed = parse(ProcessInfo.processInfo.environment[environmentVariable] ?? "")
         if !parsed.unknown.isEmpty {
-            Keystore.logger.warning("\(environmentVariable) names no such mechanism: \(parsed.unknown.joined(separator: ", ")); it knows \(names.map(\.key).joined(separator: ", "))")
+            Keystore.logger.warning(
+                "\(environmentVariable) names no such mechanism: \(parsed.unknown.joined(separator: ", ")); it knows \(names.map(\.key).joined(separator: ", "))"
+            )
         }
         if !parsed.off.isEmpty {
             Keystore.logger.notice("\(environmentVariable): speed mechanisms off: \(parsed.off.description)")
@@ -48,8 +50,13 @@ public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
     public static func parse(_ text: String) -> (off: SpeedMechanisms, unknown: [String]) {
         var off: SpeedMechanisms = []
         var unknown: [String] = []
-        for word in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !word.isEmpty {
-            if let mechanism = names.first(where: { $0.key == word })?.value { off.insert(mechanism) } else { unknown.append(word) }
+        for word in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        where !word.isEmpty {
+            if let mechanism = names.first(where: { $0.key == word })?.value {
+                off.insert(mechanism)
+            } else {
+                unknown.append(word)
+            }
         }
         return (off, unknown)
     }

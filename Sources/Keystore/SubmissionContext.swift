@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(CLinuxAIO)
-import CLinuxAIO
+    import CLinuxAIO
 #endif
 
 /// A Linux AIO context (`io_setup`), where a file's direct block writes are submitted
@@ -35,11 +35,11 @@ final class SubmissionContext: Sendable {
         func take() -> SubmissionContext? {
             if let id = idleContexts.withLock({ $0.popLast() }) { return SubmissionContext(id: id, pool: self) }
             #if canImport(CLinuxAIO)
-            // One write in flight at a time (the record log's); a little room to spare.
-            let id = UInt(passkeyd_aio_setup(4))
-            return id == 0 ? nil : SubmissionContext(id: id, pool: self)
+                // One write in flight at a time (the record log's); a little room to spare.
+                let id = UInt(passkeyd_aio_setup(4))
+                return id == 0 ? nil : SubmissionContext(id: id, pool: self)
             #else
-            return nil
+                return nil
             #endif
         }
 
@@ -52,15 +52,19 @@ final class SubmissionContext: Sendable {
 
     /// Submits `buffer`'s write to `descriptor` at `offset`; returns what blocks until it
     /// completed (bytes written, or -errno), or nil when the kernel refused it.
-    func write(_ buffer: UnsafeMutableRawBufferPointer, to descriptor: Int32, at offset: Int) -> (@Sendable () -> Int64)? {
+    func write(_ buffer: UnsafeMutableRawBufferPointer, to descriptor: Int32, at offset: Int) -> (
+        @Sendable () -> Int64
+    )? {
         #if canImport(CLinuxAIO)
-        let token = Self.tokens.add(1, ordering: .relaxed).newValue
-        guard passkeyd_aio_pwrite(aio_context_t(id), descriptor, buffer.baseAddress, buffer.count, Int64(offset), token) == 0
-        else { return nil }
-        // The closure holds the context until the write completed.
-        return { [self] in passkeyd_aio_wait(aio_context_t(id), token) }
+            let token = Self.tokens.add(1, ordering: .relaxed).newValue
+            guard
+                passkeyd_aio_pwrite(
+                    aio_context_t(id), descriptor, buffer.baseAddress, buffer.count, Int64(offset), token) == 0
+            else { return nil }
+            // The closure holds the context until the write completed.
+            return { [self] in passkeyd_aio_wait(aio_context_t(id), token) }
         #else
-        return nil
+            return nil
         #endif
     }
 }

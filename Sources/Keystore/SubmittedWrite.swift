@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A direct block write the kernel took (`DurableFile.submitBlocks`) and the device may still
@@ -20,8 +20,10 @@ final class SubmittedWrite: Sendable {
     /// Blocks until the write completed: bytes written, or -errno.
     private let completion: @Sendable () -> Int64
 
-    init(_ bytes: [UInt8], at offset: Int, path: String, buffer: sending UnsafeMutableRawBufferPointer,
-         completion: @escaping @Sendable () -> Int64) {
+    init(
+        _ bytes: [UInt8], at offset: Int, path: String, buffer: sending UnsafeMutableRawBufferPointer,
+        completion: @escaping @Sendable () -> Int64
+    ) {
         self.bytes = bytes
         self.offset = offset
         self.path = path
@@ -37,7 +39,8 @@ final class SubmittedWrite: Sendable {
         state.withLock { state in
             if let outcome = state.outcome { return outcome }
             let result = completion()
-            let outcome: Result<Void, KeystoreError> = result == Int64(length)
+            let outcome: Result<Void, KeystoreError> =
+                result == Int64(length)
                 ? .success(()) : .failure(.io(path: path, operation: .write, errno: result < 0 ? Int32(-result) : EIO))
             state.buffer?.deallocate()
             state = (nil, outcome)

@@ -64,25 +64,36 @@ enum Encoding {
     static func decodePublicKey(_ pk: [UInt8], _ parameters: MLDSAParameters) -> (rho: [UInt8], t1: [Polynomial])? {
         guard pk.count == parameters.publicKeyLength else { return nil }
         let size = 32 * parameters.t1Bits
-        let t1 = (0..<parameters.k).map { i in simpleBitUnpack(pk[(32 + i * size)..<(32 + (i + 1) * size)], bits: parameters.t1Bits) }
+        let t1 = (0..<parameters.k).map { i in
+            simpleBitUnpack(pk[(32 + i * size)..<(32 + (i + 1) * size)], bits: parameters.t1Bits)
+        }
         return (Array(pk[..<32]), t1)
     }
 
     /// sigEncode(c̃, z, h) (Algorithm 26).
-    static func encodeSignature(commitment: [UInt8], z: [Polynomial], h: [[Bool]], _ parameters: MLDSAParameters) -> [UInt8] {
+    static func encodeSignature(commitment: [UInt8], z: [Polynomial], h: [[Bool]], _ parameters: MLDSAParameters)
+        -> [UInt8]
+    {
         z.reduce(commitment) { $0 + bitPack($1, a: parameters.gamma1 - 1, b: parameters.gamma1) }
             + hintBitPack(h, omega: parameters.omega)
     }
 
     /// sigDecode(σ) (Algorithm 27); nil for a wrong length or a malformed hint.
-    static func decodeSignature(_ sigma: [UInt8], _ parameters: MLDSAParameters) -> (commitment: [UInt8], z: [Polynomial], h: [[Bool]])? {
+    static func decodeSignature(_ sigma: [UInt8], _ parameters: MLDSAParameters) -> (
+        commitment: [UInt8], z: [Polynomial], h: [[Bool]]
+    )? {
         guard sigma.count == parameters.signatureLength else { return nil }
         let commitmentLength = parameters.c̃Length
         let size = 32 * parameters.gamma1Bits
         let z = (0..<parameters.l).map { i in
-            bitUnpack(sigma[(commitmentLength + i * size)..<(commitmentLength + (i + 1) * size)], a: parameters.gamma1 - 1, b: parameters.gamma1)
+            bitUnpack(
+                sigma[(commitmentLength + i * size)..<(commitmentLength + (i + 1) * size)], a: parameters.gamma1 - 1,
+                b: parameters.gamma1)
         }
-        guard let h = hintBitUnpack(sigma[(commitmentLength + parameters.l * size)...], k: parameters.k, omega: parameters.omega) else { return nil }
+        guard
+            let h = hintBitUnpack(
+                sigma[(commitmentLength + parameters.l * size)...], k: parameters.k, omega: parameters.omega)
+        else { return nil }
         return (Array(sigma[..<commitmentLength]), z, h)
     }
 
@@ -95,7 +106,8 @@ enum Encoding {
     private static func pack(_ values: [Int], bits: Int) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(values.count * bits / 8)
-        var accumulator = 0, held = 0
+        var accumulator = 0
+        var held = 0
         for value in values {
             accumulator |= value << held
             held += bits
@@ -111,7 +123,8 @@ enum Encoding {
     private static func unpack(_ bytes: ArraySlice<UInt8>, bits: Int) -> [Int] {
         var values = [Int]()
         values.reserveCapacity(Field.n)
-        var accumulator = 0, held = 0
+        var accumulator = 0
+        var held = 0
         let mask = (1 << bits) - 1
         for byte in bytes {
             accumulator |= Int(byte) << held

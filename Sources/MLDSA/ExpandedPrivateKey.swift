@@ -18,7 +18,10 @@ final class ExpandedPrivateKey: @unchecked Sendable {
     private var t0: [Polynomial]
 
     /// From sk's parts in the normal domain; s1, s2 and t0 (coefficients in [0, q)) are consumed and wiped.
-    init(rho: [UInt8], signingKey: [UInt8], publicKeyHash: [UInt8], s1: inout [Polynomial], s2: inout [Polynomial], t0: inout [Polynomial], _ parameters: MLDSAParameters) {
+    init(
+        rho: [UInt8], signingKey: [UInt8], publicKeyHash: [UInt8], s1: inout [Polynomial], s2: inout [Polynomial],
+        t0: inout [Polynomial], _ parameters: MLDSAParameters
+    ) {
         self.parameters = parameters
         self.matrix = Sampling.expandA(rho, parameters)
         self.publicKeyHash = publicKeyHash
@@ -35,7 +38,8 @@ final class ExpandedPrivateKey: @unchecked Sendable {
     /// standard's, it does not check that s1 and s2 lie in [−η, η]: sk is trusted input.
     convenience init?(encoded sk: [UInt8], _ parameters: MLDSAParameters) {
         let p = parameters
-        let etaSize = 32 * bitLength(2 * p.eta), t0Size = 32 * Field.d
+        let etaSize = 32 * bitLength(2 * p.eta)
+        let t0Size = 32 * Field.d
         guard sk.count == 128 + (p.l + p.k) * etaSize + p.k * t0Size else { return nil }
         func polynomials(from start: Int, count: Int, size: Int, a: Int, b: Int) -> [Polynomial] {
             (0..<count).map { i in Encoding.bitUnpack(sk[(start + i * size)..<(start + (i + 1) * size)], a: a, b: b) }
@@ -44,7 +48,9 @@ final class ExpandedPrivateKey: @unchecked Sendable {
         var s2 = polynomials(from: 128 + p.l * etaSize, count: p.k, size: etaSize, a: p.eta, b: p.eta)
         let half = 1 << (Field.d - 1)
         var t0 = polynomials(from: 128 + (p.l + p.k) * etaSize, count: p.k, size: t0Size, a: half - 1, b: half)
-        self.init(rho: Array(sk[0..<32]), signingKey: Array(sk[32..<64]), publicKeyHash: Array(sk[64..<128]), s1: &s1, s2: &s2, t0: &t0, p)
+        self.init(
+            rho: Array(sk[0..<32]), signingKey: Array(sk[32..<64]), publicKeyHash: Array(sk[64..<128]), s1: &s1,
+            s2: &s2, t0: &t0, p)
     }
 
     deinit {
@@ -92,8 +98,10 @@ final class ExpandedPrivateKey: @unchecked Sendable {
                 Wipe.polynomials(&ct0)
             }
             // Steps 23 and 28, every condition computed over every coefficient before the one branch.
-            let zInBounds = Bounds.allBelow(z, p.gamma1 - p.beta), r0InBounds = Bounds.allBelow(r0, p.gamma2 - p.beta)
-            let ct0InBounds = Bounds.allBelow(ct0, p.gamma2), hintInBounds = Bounds.atMost(hint, p.omega)
+            let zInBounds = Bounds.allBelow(z, p.gamma1 - p.beta)
+            let r0InBounds = Bounds.allBelow(r0, p.gamma2 - p.beta)
+            let ct0InBounds = Bounds.allBelow(ct0, p.gamma2)
+            let hintInBounds = Bounds.atMost(hint, p.omega)
             guard zInBounds && r0InBounds && ct0InBounds && hintInBounds else {
                 Wipe.polynomials(&z)
                 for i in hint.indices { Wipe.array(&hint[i]) }

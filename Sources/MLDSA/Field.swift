@@ -33,7 +33,9 @@ enum Field {
     private static let barrett: UInt64 = UInt64.max / UInt64(q)
 
     static func power(_ base: Int, _ exponent: Int) -> Int {
-        var result = 1, b = base % q, e = exponent
+        var result = 1
+        var b = base % q
+        var e = exponent
         while e > 0 {
             if e & 1 == 1 { result = result * b % q }
             b = b * b % q
@@ -77,10 +79,16 @@ struct Polynomial: Sendable, Equatable {
 
     func map(_ transform: (Int) -> Int) -> Polynomial { Polynomial(coefficients.map(transform)) }
 
-    static func + (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { Field.reduce(a[$0] + b[$0]) }) }
-    static func - (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { Field.reduce(a[$0] - b[$0]) }) }
+    static func + (a: Polynomial, b: Polynomial) -> Polynomial {
+        Polynomial((0..<Field.n).map { Field.reduce(a[$0] + b[$0]) })
+    }
+    static func - (a: Polynomial, b: Polynomial) -> Polynomial {
+        Polynomial((0..<Field.n).map { Field.reduce(a[$0] - b[$0]) })
+    }
     /// Pointwise product in T_q (FIPS 204 Algorithm 45, MultiplyNTT).
-    static func * (a: Polynomial, b: Polynomial) -> Polynomial { Polynomial((0..<Field.n).map { Field.reduce(a[$0] * b[$0]) }) }
+    static func * (a: Polynomial, b: Polynomial) -> Polynomial {
+        Polynomial((0..<Field.n).map { Field.reduce(a[$0] * b[$0]) })
+    }
 
     /// ‖w‖∞ over the centered representatives.
     var infinityNorm: Int { coefficients.reduce(0) { Swift.max($0, Field.magnitude($1)) } }

@@ -19,9 +19,12 @@ public struct MLDSAParameters: Sendable, Equatable {
     /// The collision strength of c̃, in bits.
     public let lambda: Int
 
-    public static let mldsa44 = MLDSAParameters(k: 4, l: 4, eta: 2, tau: 39, beta: 78, gamma1: 1 << 17, gamma2: (Field.q - 1) / 88, omega: 80, lambda: 128)
-    public static let mldsa65 = MLDSAParameters(k: 6, l: 5, eta: 4, tau: 49, beta: 196, gamma1: 1 << 19, gamma2: (Field.q - 1) / 32, omega: 55, lambda: 192)
-    public static let mldsa87 = MLDSAParameters(k: 8, l: 7, eta: 2, tau: 60, beta: 120, gamma1: 1 << 19, gamma2: (Field.q - 1) / 32, omega: 75, lambda: 256)
+    public static let mldsa44 = MLDSAParameters(
+        k: 4, l: 4, eta: 2, tau: 39, beta: 78, gamma1: 1 << 17, gamma2: (Field.q - 1) / 88, omega: 80, lambda: 128)
+    public static let mldsa65 = MLDSAParameters(
+        k: 6, l: 5, eta: 4, tau: 49, beta: 196, gamma1: 1 << 19, gamma2: (Field.q - 1) / 32, omega: 55, lambda: 192)
+    public static let mldsa87 = MLDSAParameters(
+        k: 8, l: 7, eta: 2, tau: 60, beta: 120, gamma1: 1 << 19, gamma2: (Field.q - 1) / 32, omega: 75, lambda: 256)
 
     /// Bits per z coefficient: 1 + bitlen(γ1 − 1) (FIPS 204 Algorithm 34).
     var gamma1Bits: Int { 1 + bitLength(gamma1 - 1) }

@@ -37,7 +37,8 @@ public struct MLDSAPrivateKey: Sendable {
         let matrix = Sampling.expandA(rho, parameters)
         var (s1, s2) = Sampling.expandS(rhoPrime, parameters)
         var t = zip(NTT.inverse(NTT.multiply(matrix, NTT.forward(s1))), s2).map { $0 + $1 }
-        var t0 = [Polynomial](), t1 = [Polynomial]()
+        var t0 = [Polynomial]()
+        var t1 = [Polynomial]()
         for polynomial in t {
             let split = polynomial.coefficients.map(Rounding.power2Round)
             t1.append(Polynomial(split.map(\.high)))
@@ -49,7 +50,8 @@ public struct MLDSAPrivateKey: Sendable {
         self.seedStorage = SecretBytes(seed)
         self.publicKey = MLDSAPublicKey(parameters: parameters, rawRepresentation: publicKeyBytes, rho: rho, t1: t1)
         self.expanded = ExpandedPrivateKey(
-            rho: rho, signingKey: Array(seedExpansion[96..<128]), publicKeyHash: SHAKE.digest(.shake256, publicKeyBytes, count: 64),
+            rho: rho, signingKey: Array(seedExpansion[96..<128]),
+            publicKeyHash: SHAKE.digest(.shake256, publicKeyBytes, count: 64),
             s1: &s1, s2: &s2, t0: &t0, parameters)
         Wipe.array(&seedExpansion)
         Wipe.array(&rhoPrime)
@@ -74,7 +76,9 @@ public struct MLDSAPrivateKey: Sendable {
 
     /// ML-DSA.Sign (Algorithm 2) with caller-chosen rnd (32 bytes; all zero is the deterministic
     /// variant), for known-answer tests. Throws for rnd of another length or ctx over 255 bytes.
-    public func signature(for message: some Collection<UInt8>, context: [UInt8] = [], randomness: [UInt8]) throws(MLDSAError) -> [UInt8] {
+    public func signature(for message: some Collection<UInt8>, context: [UInt8] = [], randomness: [UInt8])
+        throws(MLDSAError) -> [UInt8]
+    {
         guard randomness.count == 32 else { throw .randomnessLength }
         guard let formatted = PureMessage.format(message, context: context) else { throw .contextLength }
         return expanded.sign(formattedMessage: formatted, randomness: randomness)

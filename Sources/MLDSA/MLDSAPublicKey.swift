@@ -21,7 +21,9 @@ public struct MLDSAPublicKey: Sendable, Equatable {
 
     /// ML-DSA.Verify(pk, M, σ, ctx) (Algorithm 3). False, never a trap, for any malformed
     /// signature, and for ctx over 255 bytes (the algorithm's error: no signature is valid for it).
-    public func isValidSignature(_ signature: some Collection<UInt8>, for message: some Collection<UInt8>, context: [UInt8] = []) -> Bool {
+    public func isValidSignature(
+        _ signature: some Collection<UInt8>, for message: some Collection<UInt8>, context: [UInt8] = []
+    ) -> Bool {
         guard let formatted = PureMessage.format(message, context: context) else { return false }
         return isValidSignature(Array(signature), formattedMessage: formatted)
     }
@@ -36,7 +38,8 @@ public struct MLDSAPublicKey: Sendable, Equatable {
     func isValidSignature(_ signature: [UInt8], mu: [UInt8]) -> Bool {
         let p = parameters
         guard let (commitment, z, h) = Encoding.decodeSignature(signature, p),
-              z.map(\.infinityNorm).max() ?? 0 < p.gamma1 - p.beta else { return false }
+            z.map(\.infinityNorm).max() ?? 0 < p.gamma1 - p.beta
+        else { return false }
         let matrix = Sampling.expandA(rho, p)
         let c = NTT.forward(Sampling.sampleInBall(commitment, tau: p.tau))
         let t1Scaled = NTT.forward(t1.map { $0.map { $0 << Field.d } })

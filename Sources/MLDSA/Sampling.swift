@@ -28,7 +28,9 @@ enum Sampling {
         xof.absorb(seed)
         var j = 0
         while j < Field.n {
-            let b0 = Int(xof.nextByte()), b1 = Int(xof.nextByte()), b2 = Int(xof.nextByte()) & 0x7F
+            let b0 = Int(xof.nextByte())
+            let b1 = Int(xof.nextByte())
+            let b2 = Int(xof.nextByte()) & 0x7F
             let candidate = b0 | b1 << 8 | b2 << 16
             if candidate < Field.q {
                 a[j] = candidate

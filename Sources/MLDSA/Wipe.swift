@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Zeroing of secret buffers (issue 33, F4/F6): private-key material and signing's
@@ -13,9 +13,9 @@ enum Wipe {
     static func bytes(_ pointer: UnsafeMutableRawBufferPointer) {
         guard let base = pointer.baseAddress, pointer.count > 0 else { return }
         #if canImport(Glibc)
-        explicit_bzero(base, pointer.count)
+            explicit_bzero(base, pointer.count)
         #else
-        _ = memset_s(base, pointer.count, 0, pointer.count)
+            _ = memset_s(base, pointer.count, 0, pointer.count)
         #endif
     }
 

@@ -3,7 +3,7 @@ import Logging
 import PasskeydLocal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The listening socket and its accept loop, on a thread of its own.
@@ -25,7 +25,8 @@ final class Acceptor: Sendable {
         connections = stream
         stopDescriptor = stop.write
         let thread = Thread {
-            Self.accept(on: listener, until: stop.read, allowedUID: allowedUID, logger: logger, continuation: continuation)
+            Self.accept(
+                on: listener, until: stop.read, allowedUID: allowedUID, logger: logger, continuation: continuation)
             close(stop.read)
             close(listener)
             continuation.finish()
@@ -35,7 +36,9 @@ final class Acceptor: Sendable {
     }
 
     /// Binds `path` (or takes the inherited socket) and starts accepting on it.
-    static func start(_ source: ListeningSocket, path: String, allowedUID: uid_t, logger: Logger) throws(DaemonError) -> Acceptor {
+    static func start(_ source: ListeningSocket, path: String, allowedUID: uid_t, logger: Logger) throws(DaemonError)
+        -> Acceptor
+    {
         var stop: [Int32] = [-1, -1]
         guard pipe(&stop) == 0 else { throw .cannotBind(path: path, errno: errno) }
         for end in stop { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -80,9 +83,14 @@ final class Acceptor: Sendable {
         return descriptor
     }
 
-    private static func accept(on listener: Int32, until stopped: Int32, allowedUID: uid_t, logger: Logger,
-                               continuation: AsyncStream<Int32>.Continuation) {
-        var watched = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: stopped, events: Int16(POLLIN), revents: 0)]
+    private static func accept(
+        on listener: Int32, until stopped: Int32, allowedUID: uid_t, logger: Logger,
+        continuation: AsyncStream<Int32>.Continuation
+    ) {
+        var watched = [
+            pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopped, events: Int16(POLLIN), revents: 0)
+        ]
         while true {
             guard poll(&watched, 2, -1) >= 0 || errno == EINTR else { return }
             if watched[1].revents != 0 || watched[0].revents & Int16(POLLNVAL | POLLHUP | POLLERR) != 0 { return }
@@ -106,7 +114,8 @@ final class Acceptor: Sendable {
                 // Refuse another user's process before reading a byte from it.
                 let uid = PeerCredentials(of: connection)?.uid
                 guard uid == allowedUID else {
-                    logger.warning("refused peer of another uid", metadata: ["uid": "\(uid.map(String.init) ?? "unknown")"])
+                    logger.warning(
+                        "refused peer of another uid", metadata: ["uid": "\(uid.map(String.init) ?? "unknown")"])
                     close(connection)
                     continue
                 }

@@ -73,9 +73,13 @@ actor CTAPHIDConnection {
     private var silenced: Set<UInt64> = []
     private var isClosed = false
 
-    init(id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing, executor: EventLoopTaskExecutor,
-         quickTransactionsOnLoop: Bool = true, occupancy: LoopOccupancy? = nil, requester: PeerCredentials? = nil, logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
-         pauseReading: @escaping PauseReading, send: @escaping Send) {
+    init(
+        id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing,
+        executor: EventLoopTaskExecutor,
+        quickTransactionsOnLoop: Bool = true, occupancy: LoopOccupancy? = nil, requester: PeerCredentials? = nil,
+        logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
+        pauseReading: @escaping PauseReading, send: @escaping Send
+    ) {
         self.executor = executor
         self.quickTransactionsOnLoop = quickTransactionsOnLoop
         self.occupancy = occupancy
@@ -329,16 +333,22 @@ actor CTAPHIDConnection {
     /// process of the user may answer (the socket admits only the user), so the log is how a
     /// user finds out which one did (docs/vendor-commands.md).
     private func logPresenceAnswer(approve: Bool, named id: UInt64?, answered prompt: PromptBroker.Prompt?) {
-        let requester = requester.map { "pid \($0.pid)\(Self.commandName(of: $0.pid).map { " (\($0))" } ?? "")" } ?? "unknown"
+        let requester =
+            requester.map { "pid \($0.pid)\(Self.commandName(of: $0.pid).map { " (\($0))" } ?? "")" } ?? "unknown"
         guard let prompt else {
-            return logger.info("prompt answer found no pending prompt", metadata: [
-                "answer": "\(approve ? "approve" : "deny")", "prompt": "\(id.map(String.init) ?? "any")", "requester": "\(requester)",
-            ])
+            return logger.info(
+                "prompt answer found no pending prompt",
+                metadata: [
+                    "answer": "\(approve ? "approve" : "deny")", "prompt": "\(id.map(String.init) ?? "any")",
+                    "requester": "\(requester)"
+                ])
         }
-        logger.notice(approve ? "prompt approved" : "prompt denied", metadata: [
-            "prompt": "\(prompt.id)", "kind": "\(prompt.kind.rawValue)", "rp": "\(prompt.rpID ?? "-")",
-            "named": "\(id != nil)", "requester": "\(requester)",
-        ])
+        logger.notice(
+            approve ? "prompt approved" : "prompt denied",
+            metadata: [
+                "prompt": "\(prompt.id)", "kind": "\(prompt.kind.rawValue)", "rp": "\(prompt.rpID ?? "-")",
+                "named": "\(id != nil)", "requester": "\(requester)"
+            ])
     }
 
     /// /proc/PID/comm: the program's name, as ps shows it.
@@ -380,8 +390,10 @@ actor CTAPHIDConnection {
                 await device.controls.clear()
                 armed = []
             }
-            reply(CTAPHIDMessage(channel: channel, command: message.command,
-                                       payload: [CTAPStatus.success.rawValue] + FaultCommand.encodeReply(armed)))
+            reply(
+                CTAPHIDMessage(
+                    channel: channel, command: message.command,
+                    payload: [CTAPStatus.success.rawValue] + FaultCommand.encodeReply(armed)))
         case .watch:
             guard watching == nil else { return reply(.error(.invalidCommand, channel: channel)) }
             let events = await device.controls.watch()
@@ -389,7 +401,8 @@ actor CTAPHIDConnection {
             let stream = stream
             watching = Task {
                 for await event in events {
-                    await stream(CTAPHIDMessage(channel: channel, command: message.command, payload: event.cbor.encoded).reports)
+                    await stream(
+                        CTAPHIDMessage(channel: channel, command: message.command, payload: event.cbor.encoded).reports)
                 }
             }
         }
@@ -427,12 +440,15 @@ actor CTAPHIDConnection {
         // Sign-ins, registrations and getInfo run on the connection's event loop; anything else
         // (which may compute for long: a reset, a bio enrollment) on the pool, so the loop keeps
         // sending keepalives.
-        let quick = quickTransactionsOnLoop && command == .cbor && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
+        let quick =
+            quickTransactionsOnLoop && command == .cbor
+            && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
         let executor = executor
         let occupancy = occupancy
         let preference: (any TaskExecutor)? = quick ? executor : nil
         let task = Task(executorPreference: preference) { [weak self] in
-            let answer = command == .msg
+            let answer =
+                command == .msg
                 ? await handler.handleAPDU(payload, from: caller, progress: report)
                 : await handler.handleBeforeDurable(payload, from: caller, progress: report)
             // Free the device before the store's flush: the next transaction, from any
@@ -440,7 +456,8 @@ actor CTAPHIDConnection {
             // commit). This answer still waits for the flush covering everything before it.
             device.channels.endTransaction(caller)
             // The flush runs on the waiting task's thread: this loop's, unless others share it (`LoopOccupancy`).
-            let durable = quick && occupancy?.isShared == true && !handler.isDurable
+            let durable =
+                quick && occupancy?.isShared == true && !handler.isDurable
                 ? await withTaskExecutorPreference(globalConcurrentExecutor) { await handler.durable() }
                 : await handler.durable()
             // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
@@ -456,7 +473,8 @@ actor CTAPHIDConnection {
             if quick, executor.eventLoop.inEventLoop {
                 finishOnLoop(transactionID, channel: channel, command: command, response: response)
             } else {
-                await self.finishTransaction(transactionID, channel: channel, command: command, response: response, quick: quick)
+                await self.finishTransaction(
+                    transactionID, channel: channel, command: command, response: response, quick: quick)
             }
         }
         running = (channel, transactionID, task, executor.eventLoop.now)
@@ -486,7 +504,9 @@ actor CTAPHIDConnection {
             keepaliveTicker = nil
             return
         }
-        if executor.eventLoop.now - running.began >= half { keepalive(channel: running.channel, transaction: running.id) }
+        if executor.eventLoop.now - running.began >= half {
+            keepalive(channel: running.channel, transaction: running.id)
+        }
         startKeepalives()
     }
 
@@ -500,7 +520,8 @@ actor CTAPHIDConnection {
         var current = progress.load(ordering: .acquiring)
         while current >> 8 == transaction {
             let (exchanged, found) = progress.compareExchange(
-                expected: current, desired: transaction << 8 | UInt64(status.rawValue), ordering: .acquiringAndReleasing)
+                expected: current, desired: transaction << 8 | UInt64(status.rawValue), ordering: .acquiringAndReleasing
+            )
             if exchanged { return }
             current = found
         }
@@ -517,13 +538,19 @@ actor CTAPHIDConnection {
 
     /// `finishTransaction` for a quick transaction's task, on the event loop: the thread is
     /// this actor's executor, so the task may act as the actor (NIO's `checkIsolated`).
-    private nonisolated func finishOnLoop(_ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8]) {
-        assumeIsolated { $0.finishTransaction(transactionID, channel: channel, command: command, response: response, quick: true) }
+    private nonisolated func finishOnLoop(
+        _ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8]
+    ) {
+        assumeIsolated {
+            $0.finishTransaction(transactionID, channel: channel, command: command, response: response, quick: true)
+        }
     }
 
     /// The answer of a transaction that ran on the pool (`quick` false) starts no polling: the
     /// loop leaves the core to the threads doing that work, as when such answers were written from there.
-    private func finishTransaction(_ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8], quick: Bool) {
+    private func finishTransaction(
+        _ transactionID: UInt64, channel: UInt32, command: CTAPHIDCommand, response: [UInt8], quick: Bool
+    ) {
         if running?.id == transactionID { running = nil }
         guard silenced.remove(transactionID) == nil else { return }
         reply(CTAPHIDMessage(channel: channel, command: command, payload: response), pollAfter: quick)
@@ -534,8 +561,10 @@ actor CTAPHIDConnection {
     private func reply(_ message: CTAPHIDMessage, pollAfter: Bool = true) {
         guard !isClosed else { return }
         // A payload too long for CTAPHID cannot be framed; say so rather than crash.
-        let message = message.payload.count <= CTAPHIDPacket.maxMessageLength
-            ? message : CTAPHIDMessage(channel: message.channel, command: .cbor, payload: [CTAPStatus.requestTooLarge.rawValue])
+        let message =
+            message.payload.count <= CTAPHIDPacket.maxMessageLength
+            ? message
+            : CTAPHIDMessage(channel: message.channel, command: .cbor, payload: [CTAPStatus.requestTooLarge.rawValue])
         send(message.reports, pollAfter)
     }
 

@@ -35,7 +35,9 @@ actor CTAPHIDDevice {
 
     /// Frees every channel of a closed connection, and ends what each had begun.
     func release(_ connection: ConnectionID) async {
-        for channel in channels.release(connection) { await handler.release(CTAPCaller(connection: connection, channel: channel)) }
+        for channel in channels.release(connection) {
+            await handler.release(CTAPCaller(connection: connection, channel: channel))
+        }
     }
 
     /// The vendor STATUS reply: a CBOR map (docs/vendor-commands.md).
@@ -43,7 +45,8 @@ actor CTAPHIDDevice {
         let prompt = await broker.pendingPrompt
         let status = DaemonStatus(
             version: DaemonInfo.currentVersion, pid: Int(info.pid), socket: info.socketPath, startedAt: info.startedAt,
-            pending: prompt?.kind.rawValue ?? "none", promptID: prompt?.id, rpID: prompt?.rpID, profile: handler.profileName)
+            pending: prompt?.kind.rawValue ?? "none", promptID: prompt?.id, rpID: prompt?.rpID,
+            profile: handler.profileName)
         return status.cbor.encoded
     }
 }

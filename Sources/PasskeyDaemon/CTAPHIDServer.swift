@@ -8,7 +8,7 @@ import NIOPosix
 import PasskeydLocal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The CTAPHID server on a `SOCK_STREAM` Unix socket: each connection is one
@@ -26,8 +26,10 @@ public final class CTAPHIDServer: Sendable {
         /// transaction gets no keepalives.
         public var busyPatience: Duration
 
-        public init(messageTimeout: Duration = .milliseconds(500), keepaliveInterval: Duration = .milliseconds(75),
-                    busyPatience: Duration = .milliseconds(25)) {
+        public init(
+            messageTimeout: Duration = .milliseconds(500), keepaliveInterval: Duration = .milliseconds(75),
+            busyPatience: Duration = .milliseconds(25)
+        ) {
             self.messageTimeout = messageTimeout
             self.keepaliveInterval = keepaliveInterval
             self.busyPatience = busyPatience
@@ -53,8 +55,11 @@ public final class CTAPHIDServer: Sendable {
         /// switch (`PASSKEYD_SPEED_OFF=executor`).
         public var quickTransactionsOnLoop: Bool
 
-        public init(socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid(), listener: ListeningSocket = .bind,
-                    busyPoll: Duration = defaultBusyPoll, quickTransactionsOnLoop: Bool = true) {
+        public init(
+            socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid(),
+            listener: ListeningSocket = .bind,
+            busyPoll: Duration = defaultBusyPoll, quickTransactionsOnLoop: Bool = true
+        ) {
             self.socketPath = socketPath
             self.timing = timing
             self.allowedPeerUID = allowedPeerUID
@@ -119,17 +124,20 @@ public final class CTAPHIDServer: Sendable {
         let acceptor: Acceptor
         do {
             if configuration.listener == .bind { try file.clearStale() }
-            acceptor = try Acceptor.start(configuration.listener, path: path, allowedUID: configuration.allowedPeerUID, logger: logger)
+            acceptor = try Acceptor.start(
+                configuration.listener, path: path, allowedUID: configuration.allowedPeerUID, logger: logger)
         } catch {
             close(lock)
             throw error
         }
         chmod(path, 0o600)
 
-        let device = CTAPHIDDevice(handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
+        let device = CTAPHIDDevice(
+            handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
         let timing = configuration.timing
         let loops = PerLoop.forEachLoop(
-            of: MultiThreadedEventLoopGroup.singleton, busyPoll: configuration.busyPoll, quickTransactions: configuration.quickTransactionsOnLoop)
+            of: MultiThreadedEventLoopGroup.singleton, busyPoll: configuration.busyPoll,
+            quickTransactions: configuration.quickTransactionsOnLoop)
         let acceptTask = Task {
             await withDiscardingTaskGroup { group in
                 for await descriptor in acceptor.connections {
@@ -142,7 +150,8 @@ public final class CTAPHIDServer: Sendable {
         }
         logger.info("listening", metadata: ["socket": "\(path)"])
         return CTAPHIDServer(
-            socketPath: path, device: device, acceptor: acceptor, lockDescriptor: lock, listener: configuration.listener,
+            socketPath: path, device: device, acceptor: acceptor, lockDescriptor: lock,
+            listener: configuration.listener,
             acceptTask: acceptTask, logger: logger)
     }
 
@@ -159,18 +168,24 @@ public final class CTAPHIDServer: Sendable {
 
     /// Wraps an accepted connection in a NIO channel on one of the group's loops, and serves it
     /// until the peer goes away (or the server stops: the task's cancellation closes it).
-    private static func serve(_ descriptor: Int32, device: CTAPHIDDevice, timing: Timing,
-                              loops: [ObjectIdentifier: PerLoop], logger: Logger) async {
+    private static func serve(
+        _ descriptor: Int32, device: CTAPHIDDevice, timing: Timing,
+        loops: [ObjectIdentifier: PerLoop], logger: Logger
+    ) async {
         let id = await device.register()
         var logger = logger
         logger[metadataKey: "connection"] = "\(id)"
         let served: (channel: any Channel, connection: CTAPHIDConnection)
         do {
             served = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelOption(.writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes))
+                .channelOption(
+                    .writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes)
+                )
                 .withConnectedSocket(descriptor) { [logger] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try serve(channel, id: id, device: device, timing: timing, loops: loops, descriptor: descriptor, logger: logger)
+                        try serve(
+                            channel, id: id, device: device, timing: timing, loops: loops, descriptor: descriptor,
+                            logger: logger)
                     }
                 }
         } catch {
@@ -205,13 +220,16 @@ public final class CTAPHIDServer: Sendable {
         }
         // A watch stream writes with the socket's backpressure: its events wait in the
         // watcher's own bounded buffer, which drops and counts (TestControls).
-        let stream: CTAPHIDConnection.Stream = { reports in try? await channel.writeAndFlush(ByteBuffer(bytes: reports)).get() }
+        let stream: CTAPHIDConnection.Stream = { reports in
+            try? await channel.writeAndFlush(ByteBuffer(bytes: reports)).get()
+        }
         // Replies go straight to the channel, in the order the connection sends them (no writer
         // task to wake per reply). Bounded: a peer that writes and never reads is dropped once
         // its unread replies pass the channel's high watermark, never anyone else's memory.
         // Both closures are called by the connection, whose executor is the channel's loop.
         let connection = CTAPHIDConnection(
-            id: id, device: device, timing: timing, executor: executor, quickTransactionsOnLoop: loop?.runsQuickTransactions ?? true,
+            id: id, device: device, timing: timing, executor: executor,
+            quickTransactionsOnLoop: loop?.runsQuickTransactions ?? true,
             occupancy: occupancy,
             requester: PeerCredentials(of: descriptor), logger: logger, drop: drop, stream: stream,
             pauseReading: { paused in try? channel.syncOptions?.setOption(.autoRead, value: !paused) }
@@ -220,10 +238,11 @@ public final class CTAPHIDServer: Sendable {
             channel.writeAndFlush(ByteBuffer(bytes: reports), promise: nil)
             if pollAfter { busyPoll?.answered() }
         }
-        try channel.pipeline.syncOperations.addHandler(CTAPHIDChannelHandler(connection: connection, logger: logger) {
-            busyPoll?.unwatch(descriptor)
-            occupancy?.leave()
-        })
+        try channel.pipeline.syncOperations.addHandler(
+            CTAPHIDChannelHandler(connection: connection, logger: logger) {
+                busyPoll?.unwatch(descriptor)
+                occupancy?.leave()
+            })
         return (channel, connection)
     }
 }
@@ -237,11 +256,17 @@ extension CTAPHIDServer {
         /// Whether the loop runs its connections' quick transactions (`Configuration.quickTransactionsOnLoop`).
         let runsQuickTransactions: Bool
 
-        static func forEachLoop(of group: any EventLoopGroup, busyPoll budget: Duration, quickTransactions: Bool) -> [ObjectIdentifier: PerLoop] {
+        static func forEachLoop(of group: any EventLoopGroup, busyPoll budget: Duration, quickTransactions: Bool)
+            -> [ObjectIdentifier: PerLoop]
+        {
             let polls = BusyPoll.forEachLoop(of: group, budget: budget)
-            return Dictionary(uniqueKeysWithValues: group.makeIterator().map { loop in
-                (ObjectIdentifier(loop), PerLoop(busyPoll: polls[ObjectIdentifier(loop)], runsQuickTransactions: quickTransactions))
-            })
+            return Dictionary(
+                uniqueKeysWithValues: group.makeIterator().map { loop in
+                    (
+                        ObjectIdentifier(loop),
+                        PerLoop(busyPoll: polls[ObjectIdentifier(loop)], runsQuickTransactions: quickTransactions)
+                    )
+                })
         }
     }
 }

@@ -26,7 +26,8 @@ public enum DaemonError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cannotCreateDirectory(let path, let code):
             return "cannot create socket directory \(path): \(String(cString: strerror(code)))"
         case .unsafeSocketDirectory(let path):
-            return "unsafe socket directory \(path): it must be a real directory owned by you that nobody else can write to (passkeyd creates its own with mode 0700)"
+            return
+                "unsafe socket directory \(path): it must be a real directory owned by you that nobody else can write to (passkeyd creates its own with mode 0700)"
         case .cannotLock(let path, let code):
             return "cannot open lock file \(path): \(String(cString: strerror(code)))"
         case .cannotBind(let path, let code):

@@ -67,7 +67,8 @@ public actor PromptBroker {
                     if Task.isCancelled { return }
                     await self?.finish(id: id, with: .timedOut)
                 }
-                pending = Pending(prompt: Prompt(id: id, kind: kind, rpID: rpID), continuation: continuation, timer: timer)
+                pending = Pending(
+                    prompt: Prompt(id: id, kind: kind, rpID: rpID), continuation: continuation, timer: timer)
             }
         } onCancel: {
             Task { await self.finish(id: id, with: .cancelled) }

@@ -2,7 +2,7 @@ import Foundation
 import PasskeydLocal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The socket's place in the file system: its private folder, the lock that
@@ -48,7 +48,8 @@ struct SocketFile: Sendable {
     /// The POSIX code behind a Foundation file error, EIO when it carries none.
     private static func posixCode(of error: any Error) -> Int32 {
         let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
+        {
             return Int32(underlying.code)
         }
         if nsError.domain == NSPOSIXErrorDomain { return Int32(nsError.code) }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A secret handed over in an environment variable (`PASSKEYD_PASSPHRASE`, `PASSKEYCTL_PIN`),

@@ -14,7 +14,9 @@ public enum PasskeydDataFolder {
     }
 
     /// `$PASSKEYD_DATA_DIR`, else `$XDG_DATA_HOME/passkeyd`, else `~/.local/share/passkeyd`.
-    public static func choose(environment: [String: String] = ProcessInfo.processInfo.environment) -> (path: String, reason: Reason) {
+    public static func choose(environment: [String: String] = ProcessInfo.processInfo.environment) -> (
+        path: String, reason: Reason
+    ) {
         if let explicit = environment["PASSKEYD_DATA_DIR"], !explicit.isEmpty { return (explicit, .environment) }
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return (data + "/passkeyd", .dataHome) }
         return ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share/passkeyd", .home)

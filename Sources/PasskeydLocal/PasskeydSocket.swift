@@ -15,7 +15,9 @@ public enum PasskeydSocket {
 
     /// `$PASSKEYD_SOCKET`, else `$XDG_RUNTIME_DIR/passkeyd/ctaphid.sock`, else
     /// `/tmp/passkeyd-$UID/ctaphid.sock`, with the rule that chose it.
-    public static func choose(environment: [String: String] = ProcessInfo.processInfo.environment) -> (path: String, reason: Reason) {
+    public static func choose(environment: [String: String] = ProcessInfo.processInfo.environment) -> (
+        path: String, reason: Reason
+    ) {
         if let explicit = environment["PASSKEYD_SOCKET"], !explicit.isEmpty { return (explicit, .environment) }
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             return (runtime + "/passkeyd/ctaphid.sock", .runtimeDirectory)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Linux's `struct ucred`, what SO_PEERCRED returns (socket(7)): who is at the other end

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The rule for the folder that holds passkeyd's socket, kept by the daemon before it binds
@@ -46,16 +46,20 @@ public enum SocketFolder {
         case .notADirectory:
             return "Refusing the socket at \(socketPath): its folder \(folder) is not a real directory (a symlink?)."
         case .ownedByAnother(let owner):
-            return "Refusing the socket at \(socketPath): its folder \(folder) belongs to uid \(owner), not to you (uid \(uid)); another user may have put it there."
+            return
+                "Refusing the socket at \(socketPath): its folder \(folder) belongs to uid \(owner), not to you (uid \(uid)); another user may have put it there."
         case .writableByOthers(let mode):
-            return "Refusing the socket at \(socketPath): its folder \(folder) can be written by other users (mode \(String(mode, radix: 8)))."
+            return
+                "Refusing the socket at \(socketPath): its folder \(folder) can be written by other users (mode \(String(mode, radix: 8)))."
         }
     }
 
     /// Why a client will not speak to a socket served by `peerUID`; nil when it is our own.
-    public static func refusal(forSocket socketPath: String, servedBy peerUID: uid_t?, uid: uid_t = getuid()) -> String? {
+    public static func refusal(forSocket socketPath: String, servedBy peerUID: uid_t?, uid: uid_t = getuid()) -> String?
+    {
         guard let peerUID else { return "Refusing the socket at \(socketPath): the kernel will not say who serves it." }
         guard peerUID != uid else { return nil }
-        return "Refusing the socket at \(socketPath): it is served by uid \(peerUID), not by you (uid \(uid)); another user's process is listening there."
+        return
+            "Refusing the socket at \(socketPath): it is served by uid \(peerUID), not by you (uid \(uid)); another user's process is listening there."
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The address of passkeyd's socket as the kernel takes it (`sockaddr_un`), and the two

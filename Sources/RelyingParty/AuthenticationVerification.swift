@@ -1,5 +1,5 @@
-import Crypto
 import CTAP
+import Crypto
 import WebAuthn
 
 /// The outcome of a verified authentication (WebAuthn L3 §7.2 step 24).
@@ -23,11 +23,13 @@ extension RelyingParty {
     ///   - requireUserVerification: step 16's policy; by default, whether the options asked
     ///     for `userVerification: required`.
     ///   - lookup: the credential record with this credential ID, if any.
-    public func verifyAuthentication(_ response: AuthenticationResponseJSON,
-                                     options: PublicKeyCredentialRequestOptionsJSON,
-                                     user: [UInt8]? = nil,
-                                     requireUserVerification: Bool? = nil,
-                                     credential lookup: (_ credentialID: [UInt8]) -> RegisteredCredential?) throws(VerificationError) -> VerifiedAuthentication {
+    public func verifyAuthentication(
+        _ response: AuthenticationResponseJSON,
+        options: PublicKeyCredentialRequestOptionsJSON,
+        user: [UInt8]? = nil,
+        requireUserVerification: Bool? = nil,
+        credential lookup: (_ credentialID: [UInt8]) -> RegisteredCredential?
+    ) throws(VerificationError) -> VerifiedAuthentication {
         try checkCredentialIdentity(response)
         let assertion = response.response
         // Step 5.
@@ -46,7 +48,9 @@ extension RelyingParty {
         // Steps 7–13.
         _ = try checkClientData(assertion.clientDataJSON, type: .get, challenge: options.challenge)
         let authData: AuthenticatorData
-        do { authData = try AuthenticatorData(bytes: assertion.authenticatorData) } catch { throw .malformedAuthenticatorData }
+        do { authData = try AuthenticatorData(bytes: assertion.authenticatorData) } catch {
+            throw .malformedAuthenticatorData
+        }
         // Steps 14–17.
         let requireUV = requireUserVerification ?? (options.userVerification == .required)
         try checkAuthenticatorData(authData, requireUserVerification: requireUV)
@@ -54,7 +58,8 @@ extension RelyingParty {
         guard authData.flags.contains(.backupEligible) == record.backupEligible else { throw .backupEligibilityChanged }
         // Steps 20–21.
         let clientDataHash = Array(SHA256.hash(data: assertion.clientDataJSON))
-        guard try record.publicKey.verifies(assertion.signature, over: assertion.authenticatorData + clientDataHash) else {
+        guard try record.publicKey.verifies(assertion.signature, over: assertion.authenticatorData + clientDataHash)
+        else {
             throw .invalidSignature
         }
         // Step 22: a counter that is used must grow; both zero means the authenticator keeps none.
@@ -65,7 +70,8 @@ extension RelyingParty {
         var updated = record
         updated.signCount = authData.signCount
         updated.backedUp = authData.flags.contains(.backedUp)
-        return VerifiedAuthentication(credential: updated, userHandle: record.userHandle,
-                                      userVerified: authData.flags.contains(.userVerified))
+        return VerifiedAuthentication(
+            credential: updated, userHandle: record.userHandle,
+            userVerified: authData.flags.contains(.userVerified))
     }
 }

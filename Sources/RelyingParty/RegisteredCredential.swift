@@ -25,9 +25,11 @@ public struct RegisteredCredential: Sendable, Hashable {
     public var attestationFormat: String
 
     /// A record from its parts, e.g. as read back from the server's database.
-    public init(id: [UInt8], publicKey: COSEKey, signCount: UInt32, userHandle: [UInt8], transports: [String] = [],
-                backupEligible: Bool = false, backedUp: Bool = false,
-                aaguid: [UInt8] = [UInt8](repeating: 0, count: 16), attestationFormat: String = "none") {
+    public init(
+        id: [UInt8], publicKey: COSEKey, signCount: UInt32, userHandle: [UInt8], transports: [String] = [],
+        backupEligible: Bool = false, backedUp: Bool = false,
+        aaguid: [UInt8] = [UInt8](repeating: 0, count: 16), attestationFormat: String = "none"
+    ) {
         self.id = id
         self.publicKey = publicKey
         self.signCount = signCount

@@ -1,6 +1,6 @@
 import CBOR
-import Crypto
 import CTAP
+import Crypto
 import WebAuthn
 
 extension RelyingParty {
@@ -13,16 +13,19 @@ extension RelyingParty {
     ///     asked for `userVerification: required`.
     /// - Returns: the credential record to store (step 27). Checking that the credential ID is
     ///   not registered yet (step 26) is the caller's, who owns the records.
-    public func verifyRegistration(_ response: RegistrationResponseJSON,
-                                   options: PublicKeyCredentialCreationOptionsJSON,
-                                   requireUserVerification: Bool? = nil) throws(VerificationError) -> RegisteredCredential {
+    public func verifyRegistration(
+        _ response: RegistrationResponseJSON,
+        options: PublicKeyCredentialCreationOptionsJSON,
+        requireUserVerification: Bool? = nil
+    ) throws(VerificationError) -> RegisteredCredential {
         try checkCredentialIdentity(response)
         // Steps 5–10.
         _ = try checkClientData(response.response.clientDataJSON, type: .create, challenge: options.challenge)
         // Step 11.
         let clientDataHash = Array(SHA256.hash(data: response.response.clientDataJSON))
         // Step 12.
-        let (format, authDataBytes, statementCBOR) = try Self.decodeAttestationObject(response.response.attestationObject)
+        let (format, authDataBytes, statementCBOR) = try Self.decodeAttestationObject(
+            response.response.attestationObject)
         let authData: AuthenticatorData
         do { authData = try AuthenticatorData(bytes: authDataBytes) } catch { throw .malformedAuthenticatorData }
         // Steps 13–16.
@@ -65,9 +68,9 @@ extension RelyingParty {
     /// `fmt`, `authData` and `attStmt` of an attestation object (WebAuthn L3 §6.5.4).
     static func decodeAttestationObject(_ bytes: [UInt8]) throws(VerificationError) -> (String, [UInt8], CBORValue) {
         guard let map = (try? CBORDecoder.decode(bytes))?.mapValue,
-              let format = map["fmt"]?.textValue,
-              let authData = map["authData"]?.bytesValue,
-              let statement = map["attStmt"], statement.mapValue != nil
+            let format = map["fmt"]?.textValue,
+            let authData = map["authData"]?.bytesValue,
+            let statement = map["attStmt"], statement.mapValue != nil
         else { throw .malformedAttestationObject }
         return (format, authData, statement)
     }

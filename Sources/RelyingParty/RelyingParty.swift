@@ -1,5 +1,5 @@
-import Crypto
 import CTAP
+import Crypto
 import WebAuthn
 
 /// A WebAuthn relying party: it issues ceremony options with fresh challenges and verifies
@@ -25,9 +25,11 @@ public struct RelyingParty: Sendable {
 
     /// A relying party with its identity, the origins it accepts and the algorithms it offers,
     /// ES256 and EdDSA by default; options ask for 5 minutes (`timeout`, milliseconds).
-    public init(id: String, name: String, origins: Set<String>, topOrigins: Set<String> = [],
-                algorithms: [COSEAlgorithm] = [.es256, .edDSA], timeout: UInt32 = 300_000,
-                challenges: ChallengeStore = ChallengeStore()) {
+    public init(
+        id: String, name: String, origins: Set<String>, topOrigins: Set<String> = [],
+        algorithms: [COSEAlgorithm] = [.es256, .edDSA], timeout: UInt32 = 300_000,
+        challenges: ChallengeStore = ChallengeStore()
+    ) {
         self.id = id
         self.name = name
         self.origins = origins
@@ -88,7 +90,9 @@ public struct RelyingParty: Sendable {
     /// Verifies a registration response against the options it answers, found through the
     /// challenge in its client data; the challenge is used up whatever the outcome.
     /// User verification is required when the options said `required`.
-    public func finishRegistration(_ response: RegistrationResponseJSON) async throws(VerificationError) -> RegisteredCredential {
+    public func finishRegistration(_ response: RegistrationResponseJSON) async throws(VerificationError)
+        -> RegisteredCredential
+    {
         guard case .registration(let options)? = await takeChallenge(of: response.response.clientDataJSON) else {
             throw .unknownChallenge
         }
@@ -102,7 +106,8 @@ public struct RelyingParty: Sendable {
         _ response: AuthenticationResponseJSON,
         credential lookup: @Sendable (_ credentialID: [UInt8]) async -> RegisteredCredential?
     ) async throws(VerificationError) -> VerifiedAuthentication {
-        guard case .authentication(let options, let user)? = await takeChallenge(of: response.response.clientDataJSON) else {
+        guard case .authentication(let options, let user)? = await takeChallenge(of: response.response.clientDataJSON)
+        else {
             throw .unknownChallenge
         }
         let record = await lookup(response.rawId)

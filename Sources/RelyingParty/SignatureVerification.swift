@@ -1,6 +1,6 @@
+import CTAP
 import Crypto
 import CryptoExtras
-import CTAP
 import MLDSA
 import Secp256k1
 
@@ -30,15 +30,20 @@ extension COSEKey {
             guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else { throw .unusablePublicKey }
             return key.isValidSignature(signature, for: data)
         case .secp256k1(let x, let y):
-            guard let valid = try? Secp256k1.isValidSignature(signature, for: data, publicKey: x + y) else { throw .unusablePublicKey }
+            guard let valid = try? Secp256k1.isValidSignature(signature, for: data, publicKey: x + y) else {
+                throw .unusablePublicKey
+            }
             return valid
         case .rsa(let n, let e, let algorithm):
             // swift-crypto refuses moduli under 2048 bits, as RFC 8230 §6 advises.
             guard let key = try? _RSA.Signing.PublicKey(n: n, e: e) else { throw .unusablePublicKey }
             let padding: _RSA.Signing.Padding = algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: padding)
+            return key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: padding)
         case .mldsa(let publicKey, .mldsa44):
-            guard let key = try? MLDSAPublicKey(rawRepresentation: publicKey, parameters: .mldsa44) else { throw .unusablePublicKey }
+            guard let key = try? MLDSAPublicKey(rawRepresentation: publicKey, parameters: .mldsa44) else {
+                throw .unusablePublicKey
+            }
             return key.isValidSignature(signature, for: data)
         case .mldsa(let publicKey, .mldsa65):
             guard let key = try? MLDSA65.PublicKey(rawRepresentation: publicKey) else { throw .unusablePublicKey }

@@ -73,11 +73,14 @@ public enum VerificationError: Error, Sendable, Hashable, CustomStringConvertibl
         case .credentialIDMismatch: return "credential id, rawId and attested credential ID disagree"
         case .unknownChallenge: return "challenge was not issued, was already used, or belongs to another ceremony"
         case .malformedClientData: return "clientDataJSON is not valid client data"
-        case .clientDataTypeMismatch(let expected, let found): return "client data type is \"\(found)\", expected \"\(expected)\""
+        case .clientDataTypeMismatch(let expected, let found):
+            return "client data type is \"\(found)\", expected \"\(expected)\""
         case .challengeMismatch: return "client data challenge is not the expected challenge"
         case .originMismatch(let origin): return "origin \"\(origin)\" is not an expected origin"
         case .topOriginNotAllowed(let origin): return "top origin \"\(origin)\" is not an expected top-level origin"
-        case .crossOriginNotAllowed: return "client data says crossOrigin is true and this relying party expects no ceremony from a cross-origin iframe"
+        case .crossOriginNotAllowed:
+            return
+                "client data says crossOrigin is true and this relying party expects no ceremony from a cross-origin iframe"
         case .malformedAttestationObject: return "attestation object is malformed"
         case .malformedAuthenticatorData: return "authenticator data is malformed"
         case .rpIDHashMismatch: return "rpIdHash is not SHA-256 of the RP ID"
@@ -89,7 +92,8 @@ public enum VerificationError: Error, Sendable, Hashable, CustomStringConvertibl
         case .algorithmNotAllowed(let alg): return "credential algorithm \(alg) is not in pubKeyCredParams"
         case .unsupportedAttestationFormat(let fmt): return "attestation format \"\(fmt)\" is not supported"
         case .malformedAttestationStatement: return "attestation statement is malformed for its format"
-        case .attestationTrustPathUnsupported: return "attestation with a certificate chain cannot be verified without trust anchors"
+        case .attestationTrustPathUnsupported:
+            return "attestation with a certificate chain cannot be verified without trust anchors"
         case .attestationAlgorithmMismatch(let statement, let credential):
             return "self attestation alg \(statement) is not the credential key's algorithm \(credential)"
         case .invalidAttestationSignature: return "attestation signature does not verify"

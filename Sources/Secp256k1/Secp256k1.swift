@@ -29,7 +29,8 @@ public enum Secp256k1 {
             guard secp256k1_ec_pubkey_create(context, &key, privateKey) == 1 else { return nil }
             var out = [UInt8](repeating: 0, count: 65)
             var length = out.count
-            guard secp256k1_ec_pubkey_serialize(context, &out, &length, &key, UInt32(SECP256K1_EC_UNCOMPRESSED)) == 1 else { return nil }
+            guard secp256k1_ec_pubkey_serialize(context, &out, &length, &key, UInt32(SECP256K1_EC_UNCOMPRESSED)) == 1
+            else { return nil }
             return Array(out.dropFirst())
         }
         guard let point else { throw .invalidPrivateKey }
@@ -57,7 +58,9 @@ public enum Secp256k1 {
 
     /// Whether `der` is a valid signature over SHA-256(message) by x ‖ y. A high-S signature is
     /// normalised first: ECDSA accepts both forms, only libsecp256k1's verifier insists on low S.
-    public static func isValidSignature(_ der: [UInt8], for message: [UInt8], publicKey: [UInt8]) throws(Failure) -> Bool {
+    public static func isValidSignature(_ der: [UInt8], for message: [UInt8], publicKey: [UInt8]) throws(Failure)
+        -> Bool
+    {
         guard publicKey.count == 64 else { throw .invalidPublicKey }
         let digest = Array(SHA256.hash(data: message))
         let outcome: Bool? = withContext { context in

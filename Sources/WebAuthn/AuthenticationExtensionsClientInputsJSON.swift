@@ -9,8 +9,10 @@ public struct AuthenticationExtensionsClientInputsJSON: Sendable, Hashable, Coda
     /// `largeBlob` (WebAuthn L3 §10.1.5): a blob stored with the credential, through largeBlobKey.
     public var largeBlob: AuthenticationExtensionsLargeBlobInputsJSON?
 
-    public init(credProps: Bool? = nil, prf: AuthenticationExtensionsPRFInputsJSON? = nil,
-                largeBlob: AuthenticationExtensionsLargeBlobInputsJSON? = nil) {
+    public init(
+        credProps: Bool? = nil, prf: AuthenticationExtensionsPRFInputsJSON? = nil,
+        largeBlob: AuthenticationExtensionsLargeBlobInputsJSON? = nil
+    ) {
         self.credProps = credProps
         self.prf = prf
         self.largeBlob = largeBlob

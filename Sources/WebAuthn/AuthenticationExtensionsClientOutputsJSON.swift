@@ -15,8 +15,10 @@ public struct AuthenticationExtensionsClientOutputsJSON: Sendable, Hashable, Cod
     public var prf: AuthenticationExtensionsPRFOutputsJSON?
     public var largeBlob: AuthenticationExtensionsLargeBlobOutputsJSON?
 
-    public init(credProps: CredentialProperties? = nil, prf: AuthenticationExtensionsPRFOutputsJSON? = nil,
-                largeBlob: AuthenticationExtensionsLargeBlobOutputsJSON? = nil) {
+    public init(
+        credProps: CredentialProperties? = nil, prf: AuthenticationExtensionsPRFOutputsJSON? = nil,
+        largeBlob: AuthenticationExtensionsLargeBlobOutputsJSON? = nil
+    ) {
         self.credProps = credProps
         self.prf = prf
         self.largeBlob = largeBlob

@@ -5,9 +5,11 @@ public typealias AuthenticationResponseJSON = PublicKeyCredentialJSON<Authentica
 extension PublicKeyCredentialJSON where Response == AuthenticatorAssertionResponseJSON {
     /// Assembles a response the way a client does after `authenticatorGetAssertion`
     /// (WebAuthn L3 §5.1.4.1), with `id` derived from the credential ID.
-    public init(credentialID: [UInt8], clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8],
-                userHandle: [UInt8]?, authenticatorAttachment: AuthenticatorAttachment? = nil,
-                clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init()) {
+    public init(
+        credentialID: [UInt8], clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8],
+        userHandle: [UInt8]?, authenticatorAttachment: AuthenticatorAttachment? = nil,
+        clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init()
+    ) {
         self.init(
             credentialID: credentialID,
             response: AuthenticatorAssertionResponseJSON(

@@ -9,10 +9,12 @@ public struct AuthenticatorSelectionCriteria: Sendable, Hashable, Codable {
     public var requireResidentKey: Bool
     public var userVerification: UserVerificationRequirement
 
-    public init(authenticatorAttachment: AuthenticatorAttachment? = nil,
-                residentKey: ResidentKeyRequirement? = nil,
-                requireResidentKey: Bool? = nil,
-                userVerification: UserVerificationRequirement = .preferred) {
+    public init(
+        authenticatorAttachment: AuthenticatorAttachment? = nil,
+        residentKey: ResidentKeyRequirement? = nil,
+        requireResidentKey: Bool? = nil,
+        userVerification: UserVerificationRequirement = .preferred
+    ) {
         self.authenticatorAttachment = authenticatorAttachment
         self.residentKey = residentKey
         self.requireResidentKey = requireResidentKey ?? (residentKey == .required)
@@ -25,7 +27,9 @@ public struct AuthenticatorSelectionCriteria: Sendable, Hashable, Codable {
         residentKey ?? (requireResidentKey ? .required : .discouraged)
     }
 
-    enum CodingKeys: String, CodingKey { case authenticatorAttachment, residentKey, requireResidentKey, userVerification }
+    enum CodingKeys: String, CodingKey {
+        case authenticatorAttachment, residentKey, requireResidentKey, userVerification
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -27,7 +27,9 @@ public struct CollectedClientData: Sendable, Hashable {
     /// The top-level origin, present only for a cross-origin call from an iframe.
     public var topOrigin: String?
 
-    public init(type: CeremonyType, challenge: [UInt8], origin: String, crossOrigin: Bool = false, topOrigin: String? = nil) {
+    public init(
+        type: CeremonyType, challenge: [UInt8], origin: String, crossOrigin: Bool = false, topOrigin: String? = nil
+    ) {
         self.type = type
         self.challenge = challenge
         self.origin = origin
@@ -67,8 +69,10 @@ public struct CollectedClientData: Sendable, Hashable {
                 out += Array(String(scalar).utf8)
             default:
                 let hex = Array("0123456789abcdef".utf8)
-                out += [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                        hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]]
+                out += [
+                    0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]
+                ]
             }
         }
         out.append(UInt8(ascii: "\""))
@@ -94,7 +98,8 @@ public struct CollectedClientData: Sendable, Hashable {
         guard let type = CeremonyType(rawValue: wire.type) else { throw .unknownType(wire.type) }
         let challenge: [UInt8]
         do { challenge = try Base64URL.decode(wire.challenge) } catch { throw .invalidChallenge }
-        self.init(type: type, challenge: challenge, origin: wire.origin,
-                  crossOrigin: wire.crossOrigin ?? false, topOrigin: wire.topOrigin)
+        self.init(
+            type: type, challenge: challenge, origin: wire.origin,
+            crossOrigin: wire.crossOrigin ?? false, topOrigin: wire.topOrigin)
     }
 }

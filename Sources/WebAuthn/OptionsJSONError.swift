@@ -37,9 +37,13 @@ public struct OptionsJSONError: Error, Sendable, Equatable, CustomStringConverti
         case .keyNotFound(let key, let context):
             self.init(dictionary: dictionary, member: Self.path(context.codingPath + [key]), problem: "is missing")
         case .typeMismatch(let type, let context):
-            self.init(dictionary: dictionary, member: Self.path(context.codingPath), problem: "must be \(Self.jsonType(type))")
+            self.init(
+                dictionary: dictionary, member: Self.path(context.codingPath), problem: "must be \(Self.jsonType(type))"
+            )
         case .valueNotFound(let type, let context):
-            self.init(dictionary: dictionary, member: Self.path(context.codingPath), problem: "is null; it must be \(Self.jsonType(type))")
+            self.init(
+                dictionary: dictionary, member: Self.path(context.codingPath),
+                problem: "is null; it must be \(Self.jsonType(type))")
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
             self.init(dictionary: dictionary, member: "", problem: "is not valid JSON")
         case .dataCorrupted(let context):

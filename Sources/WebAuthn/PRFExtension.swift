@@ -15,7 +15,10 @@ public struct AuthenticationExtensionsPRFInputsJSON: Sendable, Hashable, Codable
     public var eval: AuthenticationExtensionsPRFValuesJSON?
     public var evalByCredential: [String: AuthenticationExtensionsPRFValuesJSON]?
 
-    public init(eval: AuthenticationExtensionsPRFValuesJSON? = nil, evalByCredential: [String: AuthenticationExtensionsPRFValuesJSON]? = nil) {
+    public init(
+        eval: AuthenticationExtensionsPRFValuesJSON? = nil,
+        evalByCredential: [String: AuthenticationExtensionsPRFValuesJSON]? = nil
+    ) {
         self.eval = eval
         self.evalByCredential = evalByCredential
     }

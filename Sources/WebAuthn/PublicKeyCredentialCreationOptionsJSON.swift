@@ -16,17 +16,19 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
     public var attestationFormats: [String]
     public var extensions: AuthenticationExtensionsClientInputsJSON?
 
-    public init(rp: PublicKeyCredentialRpEntityJSON,
-                user: PublicKeyCredentialUserEntityJSON,
-                challenge: [UInt8],
-                pubKeyCredParams: [PublicKeyCredentialParametersJSON],
-                timeout: UInt32? = nil,
-                excludeCredentials: [PublicKeyCredentialDescriptorJSON] = [],
-                authenticatorSelection: AuthenticatorSelectionCriteria? = nil,
-                hints: [PublicKeyCredentialHint] = [],
-                attestation: AttestationConveyancePreference = .none,
-                attestationFormats: [String] = [],
-                extensions: AuthenticationExtensionsClientInputsJSON? = nil) {
+    public init(
+        rp: PublicKeyCredentialRpEntityJSON,
+        user: PublicKeyCredentialUserEntityJSON,
+        challenge: [UInt8],
+        pubKeyCredParams: [PublicKeyCredentialParametersJSON],
+        timeout: UInt32? = nil,
+        excludeCredentials: [PublicKeyCredentialDescriptorJSON] = [],
+        authenticatorSelection: AuthenticatorSelectionCriteria? = nil,
+        hints: [PublicKeyCredentialHint] = [],
+        attestation: AttestationConveyancePreference = .none,
+        attestationFormats: [String] = [],
+        extensions: AuthenticationExtensionsClientInputsJSON? = nil
+    ) {
         self.rp = rp
         self.user = user
         self.challenge = challenge
@@ -52,8 +54,10 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
         challenge = try c.decodeBase64URL(forKey: .challenge)
         pubKeyCredParams = try c.decode([PublicKeyCredentialParametersJSON].self, forKey: .pubKeyCredParams)
         timeout = try c.decodeIfPresent(UInt32.self, forKey: .timeout)
-        excludeCredentials = try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .excludeCredentials) ?? []
-        authenticatorSelection = try c.decodeIfPresent(AuthenticatorSelectionCriteria.self, forKey: .authenticatorSelection)
+        excludeCredentials =
+            try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .excludeCredentials) ?? []
+        authenticatorSelection = try c.decodeIfPresent(
+            AuthenticatorSelectionCriteria.self, forKey: .authenticatorSelection)
         hints = try c.decodeKnownList(PublicKeyCredentialHint.self, forKey: .hints)
         attestation = try c.decodeKnown(AttestationConveyancePreference.self, forKey: .attestation) ?? .none
         attestationFormats = try c.decodeIfPresent([String].self, forKey: .attestationFormats) ?? []

@@ -17,10 +17,12 @@ public struct PublicKeyCredentialJSON<Response: AuthenticatorResponseJSON>: Send
     /// Always `public-key` for WebAuthn credentials.
     public var type: String
 
-    public init(id: String, rawId: [UInt8], response: Response,
-                authenticatorAttachment: AuthenticatorAttachment? = nil,
-                clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init(),
-                type: String = "public-key") {
+    public init(
+        id: String, rawId: [UInt8], response: Response,
+        authenticatorAttachment: AuthenticatorAttachment? = nil,
+        clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init(),
+        type: String = "public-key"
+    ) {
         self.id = id
         self.rawId = rawId
         self.response = response
@@ -31,10 +33,13 @@ public struct PublicKeyCredentialJSON<Response: AuthenticatorResponseJSON>: Send
 
     /// A credential as a client returns it (WebAuthn L3 §5.1.3, §5.1.4.1): `id` is the
     /// credential ID's base64url encoding.
-    public init(credentialID: [UInt8], response: Response,
-                authenticatorAttachment: AuthenticatorAttachment? = nil,
-                clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init()) {
-        self.init(id: Base64URL.encode(credentialID), rawId: credentialID, response: response,
-                  authenticatorAttachment: authenticatorAttachment, clientExtensionResults: clientExtensionResults)
+    public init(
+        credentialID: [UInt8], response: Response,
+        authenticatorAttachment: AuthenticatorAttachment? = nil,
+        clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init()
+    ) {
+        self.init(
+            id: Base64URL.encode(credentialID), rawId: credentialID, response: response,
+            authenticatorAttachment: authenticatorAttachment, clientExtensionResults: clientExtensionResults)
     }
 }

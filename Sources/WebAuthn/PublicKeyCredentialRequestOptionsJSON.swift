@@ -12,13 +12,15 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
     public var hints: [PublicKeyCredentialHint]
     public var extensions: AuthenticationExtensionsClientInputsJSON?
 
-    public init(challenge: [UInt8],
-                timeout: UInt32? = nil,
-                rpId: String? = nil,
-                allowCredentials: [PublicKeyCredentialDescriptorJSON] = [],
-                userVerification: UserVerificationRequirement = .preferred,
-                hints: [PublicKeyCredentialHint] = [],
-                extensions: AuthenticationExtensionsClientInputsJSON? = nil) {
+    public init(
+        challenge: [UInt8],
+        timeout: UInt32? = nil,
+        rpId: String? = nil,
+        allowCredentials: [PublicKeyCredentialDescriptorJSON] = [],
+        userVerification: UserVerificationRequirement = .preferred,
+        hints: [PublicKeyCredentialHint] = [],
+        extensions: AuthenticationExtensionsClientInputsJSON? = nil
+    ) {
         self.challenge = challenge
         self.timeout = timeout
         self.rpId = rpId
@@ -37,7 +39,8 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
         challenge = try c.decodeBase64URL(forKey: .challenge)
         timeout = try c.decodeIfPresent(UInt32.self, forKey: .timeout)
         rpId = try c.decodeIfPresent(String.self, forKey: .rpId)
-        allowCredentials = try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .allowCredentials) ?? []
+        allowCredentials =
+            try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .allowCredentials) ?? []
         userVerification = try c.decodeKnown(UserVerificationRequirement.self, forKey: .userVerification) ?? .preferred
         hints = try c.decodeKnownList(PublicKeyCredentialHint.self, forKey: .hints)
         extensions = try c.decodeIfPresent(AuthenticationExtensionsClientInputsJSON.self, forKey: .extensions)

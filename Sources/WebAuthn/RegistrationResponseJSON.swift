@@ -8,9 +8,11 @@ extension PublicKeyCredentialJSON where Response == AuthenticatorAttestationResp
     /// Assembles a response the way a client does after `authenticatorMakeCredential`
     /// (WebAuthn L3 §5.1.3): the credential ID, authenticator data, public key and algorithm are
     /// read from the attestation object.
-    public init(clientDataJSON: [UInt8], attestationObject: AttestationObject, transports: [String],
-                authenticatorAttachment: AuthenticatorAttachment? = nil,
-                clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init()) throws(CTAPStatus) {
+    public init(
+        clientDataJSON: [UInt8], attestationObject: AttestationObject, transports: [String],
+        authenticatorAttachment: AuthenticatorAttachment? = nil,
+        clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init()
+    ) throws(CTAPStatus) {
         let authData = try AuthenticatorData(bytes: attestationObject.authenticatorData)
         guard let attested = authData.attestedCredentialData else { throw .invalidParameter }
         self.init(
@@ -41,8 +43,10 @@ public struct AuthenticatorAttestationResponseJSON: AuthenticatorResponseJSON {
     /// The CBOR attestation object (WebAuthn L3 §6.5.4).
     @Base64URLEncoded public var attestationObject: [UInt8]
 
-    public init(clientDataJSON: [UInt8], authenticatorData: [UInt8], transports: [String],
-                publicKey: [UInt8]?, publicKeyAlgorithm: Int, attestationObject: [UInt8]) {
+    public init(
+        clientDataJSON: [UInt8], authenticatorData: [UInt8], transports: [String],
+        publicKey: [UInt8]?, publicKeyAlgorithm: Int, attestationObject: [UInt8]
+    ) {
         self.clientDataJSON = clientDataJSON
         self.authenticatorData = authenticatorData
         self.transports = transports

@@ -1,5 +1,5 @@
-import Crypto
 import CTAP
+import Crypto
 
 extension COSEKey {
     /// The key as a DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7), the form

@@ -21,18 +21,23 @@ final class BenchDaemon: Sendable {
     /// Starts the daemon on `dataDirectory` and returns once it answers getInfo on its socket.
     /// `environment` adds to passkeybench's own, whose `PASSKEYD_SPEED_OFF` never passes: a
     /// figure runs every speed mechanism unless it names the ones it turns off.
-    static func start(executable: String, dataDirectory: String, workDirectory: String, name: String,
-                      arguments extra: [String] = [], environment: [String: String] = [:]) async throws -> BenchDaemon {
-        guard FileManager.default.isExecutableFile(atPath: executable) else { throw BenchError.daemonNotFound(path: executable) }
+    static func start(
+        executable: String, dataDirectory: String, workDirectory: String, name: String,
+        arguments extra: [String] = [], environment: [String: String] = [:]
+    ) async throws -> BenchDaemon {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw BenchError.daemonNotFound(path: executable)
+        }
         let socket = workDirectory + "/\(name).sock"
         let log = workDirectory + "/\(name).log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "--socket", socket, "--data-dir", dataDirectory,
-            "--presence", "auto", "--uv", "off", "--log-level", "warning",
-        ] + extra
+        process.arguments =
+            [
+                "--socket", socket, "--data-dir", dataDirectory,
+                "--presence", "auto", "--uv", "off", "--log-level", "warning"
+            ] + extra
         var inherited = ProcessInfo.processInfo.environment
         inherited[SpeedMechanisms.environmentVariable] = nil
         process.environment = inherited.merging(environment) { $1 }
@@ -68,7 +73,7 @@ final class BenchDaemon: Sendable {
     /// The daemon's resident set (VmRSS in /proc), in KiB; nil if it cannot be read.
     func residentKiB() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return nil }
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }

@@ -13,7 +13,8 @@ enum BenchError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .daemonNotFound(let path):
-            return "no passkeyd executable at \(path) (build it with `swift build -c release --product passkeyd`, or pass --passkeyd)"
+            return
+                "no passkeyd executable at \(path) (build it with `swift build -c release --product passkeyd`, or pass --passkeyd)"
         case .daemonDidNotStart(let socket, let log):
             return "passkeyd did not answer on \(socket) in time; its log is \(log)"
         case .daemonExited(let status, let log):
@@ -23,7 +24,8 @@ enum BenchError: Error, CustomStringConvertible {
         case .unexpectedLookup(let population, let found):
             return "the lookup among \(population) credentials found \(found) credentials, expected 1"
         case .noPublicSuffixList:
-            return "the public suffix list is missing (install Debian's publicsuffix package): the WebAuthn figures need it"
+            return
+                "the public suffix list is missing (install Debian's publicsuffix package): the WebAuthn figures need it"
         case .io(let path, let errno):
             return "\(path): \(String(cString: strerror(errno)))"
         }

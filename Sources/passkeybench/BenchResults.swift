@@ -64,10 +64,13 @@ struct BenchResults {
         var rows: [[String]] = []
         func row(_ label: String, _ clients: Int, _ m: Measurement?) {
             guard let m else { return }
-            let ratio = rawSign.map { BenchTable.figure(m.operationsPerSecond / $0.operationsPerSecond, decimals: 3) } ?? "-"
+            let ratio =
+                rawSign.map { BenchTable.figure(m.operationsPerSecond / $0.operationsPerSecond, decimals: 3) } ?? "-"
             let spread = m.perClient.count > 1 ? "\(m.perClient.min() ?? 0)–\(m.perClient.max() ?? 0)" : "-"
-            rows.append([label, "\(clients)", "\(m.operations)", BenchTable.figure(m.operationsPerSecond),
-                         BenchTable.milliseconds(m.p50), BenchTable.milliseconds(m.p99), ratio, spread])
+            rows.append([
+                label, "\(clients)", "\(m.operations)", BenchTable.figure(m.operationsPerSecond),
+                BenchTable.milliseconds(m.p50), BenchTable.milliseconds(m.p99), ratio, spread
+            ])
         }
         row("raw P-256 ECDSA sign, swift-crypto (baseline)", 1, rawSign)
         row("4 KiB overwrite + fdatasync (baseline)", 1, overwriteSync)
@@ -105,13 +108,17 @@ struct BenchResults {
         sections.append(BenchTable.render(header: header, rows: rows))
         if let skipped = libfido2?.skipped { sections.append("libfido2: skipped (\(skipped)).") }
         if let skipped = chrome?.skipped { sections.append("Chrome's virtual authenticator: skipped (\(skipped)).") }
-        if let skipped = browserExtension?.skipped { sections.append("passkeyd through the browser extension: skipped (\(skipped)).") }
+        if let skipped = browserExtension?.skipped {
+            sections.append("passkeyd through the browser extension: skipped (\(skipped)).")
+        }
         if let figures = browserExtension?.figures { sections.append(hops(figures)) }
         if let browser = chrome?.figures?.browser {
-            sections.append("Chrome's virtual authenticator: \(browser), headless, CTAP2 with resident keys, presence and UV "
-                            + "simulated, navigator.credentials timed inside a page on http://localhost.")
+            sections.append(
+                "Chrome's virtual authenticator: \(browser), headless, CTAP2 with resident keys, presence and UV "
+                    + "simulated, navigator.credentials timed inside a page on http://localhost.")
         }
-        sections.append("""
+        sections.append(
+            """
             The socket figures run against a real passkeyd (--presence auto --uv off, busy polling on its \
             default unless the row says otherwise, Keystore on disk: every answer waits for the flush that makes what it rests on durable). One device serves every \
             channel one transaction at a time (CTAP 2.1 §11.2.9); a client that finds the device busy waits its turn \
@@ -122,7 +129,8 @@ struct BenchResults {
         if let first = overwriteSync, let last = overwriteSyncAtEnd {
             let change = last.p50.seconds / max(first.p50.seconds, 1e-9)
             if change > 2 || change < 0.5 {
-                sections.append("""
+                sections.append(
+                    """
                     WARNING: the disk's flush latency changed \(BenchTable.figure(change, decimals: 1))× during \
                     the run (fdatasync p50 \(BenchTable.milliseconds(first.p50)) ms at the start, \
                     \(BenchTable.milliseconds(last.p50)) ms at the end): figures that wait for the keystore \
@@ -132,22 +140,31 @@ struct BenchResults {
         }
 
         if !lookups.isEmpty {
-            let lookupHeader = ["resident credentials", "lookups", "lookup p50 ms", "lookup p99 ms",
-                                "socket getAssertion/s", "p50 ms", "p99 ms", "ready ms", "daemon RSS MiB"]
+            let lookupHeader = [
+                "resident credentials", "lookups", "lookup p50 ms", "lookup p99 ms",
+                "socket getAssertion/s", "p50 ms", "p99 ms", "ready ms", "daemon RSS MiB"
+            ]
             let lookupRows = lookups.map { entry in
-                [BenchTable.grouped(entry.population), "\(entry.lookup.operations)",
-                 BenchTable.milliseconds(entry.lookup.p50), BenchTable.milliseconds(entry.lookup.p99),
-                 BenchTable.figure(entry.socketGetAssertion.operationsPerSecond),
-                 BenchTable.milliseconds(entry.socketGetAssertion.p50), BenchTable.milliseconds(entry.socketGetAssertion.p99),
-                 BenchTable.figure(entry.ready.milliseconds), entry.residentKiB.map { BenchTable.figure(Double($0) / 1024, decimals: 1) } ?? "-"]
+                [
+                    BenchTable.grouped(entry.population), "\(entry.lookup.operations)",
+                    BenchTable.milliseconds(entry.lookup.p50), BenchTable.milliseconds(entry.lookup.p99),
+                    BenchTable.figure(entry.socketGetAssertion.operationsPerSecond),
+                    BenchTable.milliseconds(entry.socketGetAssertion.p50),
+                    BenchTable.milliseconds(entry.socketGetAssertion.p99),
+                    BenchTable.figure(entry.ready.milliseconds),
+                    entry.residentKiB.map { BenchTable.figure(Double($0) / 1024, decimals: 1) } ?? "-"
+                ]
             }
-            sections.append("Discoverable lookup: Keystore.credentials(rpID:) for an RP holding 1 credential among the population, "
-                            + "then a discoverable getAssertion over the socket on the same store (1 client); ready: from the "
-                            + "daemon's launch on that store to its first getInfo answer.\n"
-                            + BenchTable.render(header: lookupHeader, rows: lookupRows))
+            sections.append(
+                "Discoverable lookup: Keystore.credentials(rpID:) for an RP holding 1 credential among the population, "
+                    + "then a discoverable getAssertion over the socket on the same store (1 client); ready: from the "
+                    + "daemon's launch on that store to its first getInfo answer.\n"
+                    + BenchTable.render(header: lookupHeader, rows: lookupRows))
         }
 
-        sections.append("Ratios (same run):\n" + BenchTable.render(header: ["ratio", "value", "target"], rows: ratios(clients: clients)))
+        sections.append(
+            "Ratios (same run):\n"
+                + BenchTable.render(header: ["ratio", "value", "target"], rows: ratios(clients: clients)))
         return sections.joined(separator: "\n\n")
     }
 
@@ -156,7 +173,10 @@ struct BenchResults {
     private func hops(_ figures: BrowserExtension.Figures) -> String {
         func step(_ label: String, _ page: Measurement, _ host: Measurement, _ client: Measurement?) -> String {
             let clientPart = client.map { "PasskeyClient alone \(BenchTable.milliseconds($0.p50)) ms; " } ?? ""
-            let hostCost = client.map { " (+\(BenchTable.milliseconds(host.p50 - $0.p50)) ms: a process, its stdio framing and JSON)" } ?? ""
+            let hostCost =
+                client.map {
+                    " (+\(BenchTable.milliseconds(host.p50 - $0.p50)) ms: a process, its stdio framing and JSON)"
+                } ?? ""
             return "  \(label): \(clientPart)the host over stdio \(BenchTable.milliseconds(host.p50)) ms\(hostCost); "
                 + "in the page \(BenchTable.milliseconds(page.p50)) ms (+\(BenchTable.milliseconds(page.p50 - host.p50)) ms: "
                 + "page script → content script → service worker → native port, and back)."
@@ -175,50 +195,84 @@ struct BenchResults {
     private func ratios(clients: Int) -> [[String]] {
         var rows: [[String]] = []
         /// `target`: the issue's goal for this ratio (issue 11), met or not.
-        func add(_ label: String, _ numerator: Double?, _ denominator: Double?, target: Double? = nil, atMost: Bool = false) {
+        func add(
+            _ label: String, _ numerator: Double?, _ denominator: Double?, target: Double? = nil, atMost: Bool = false
+        ) {
             guard let numerator, let denominator, denominator > 0 else { return }
             let value = numerator / denominator
-            let verdict = target.map { goal in
-                let met = atMost ? value <= goal : value >= goal
-                return "\(atMost ? "≤" : "≥") \(BenchTable.figure(goal, decimals: 2)) \(met ? "met" : "NOT met")"
-            } ?? ""
+            let verdict =
+                target.map { goal in
+                    let met = atMost ? value <= goal : value >= goal
+                    return "\(atMost ? "≤" : "≥") \(BenchTable.figure(goal, decimals: 2)) \(met ? "met" : "NOT met")"
+                } ?? ""
             rows.append([label, BenchTable.figure(value, decimals: 3), verdict])
         }
         let raw = rawSign?.operationsPerSecond
         let append = (appendSyncAroundOne ?? appendSync)?.operationsPerSecond
-        add("socket getAssertion/s (1 client) ÷ raw P-256 signatures/s", socketOne?.getAssertion.operationsPerSecond, raw, target: 0.25)
-        add("socket getAssertion/s (1 client) ÷ Chrome virtual authenticator get/s",
+        add(
+            "socket getAssertion/s (1 client) ÷ raw P-256 signatures/s", socketOne?.getAssertion.operationsPerSecond,
+            raw, target: 0.25)
+        add(
+            "socket getAssertion/s (1 client) ÷ Chrome virtual authenticator get/s",
             socketOne?.getAssertion.operationsPerSecond, chrome?.figures?.get.operationsPerSecond, target: 5)
-        add("socket makeCredential rk/s (1 client) ÷ append+fdatasync/s (around it)", socketOne?.makeCredential.operationsPerSecond, append, target: 0.6)
-        add("socket makeCredential rk/s (\(clients) clients) ÷ append+fdatasync/s (around it)",
-            socketMany?.makeCredential.operationsPerSecond, (appendSyncAroundMany ?? appendSync)?.operationsPerSecond, target: 1.5)
-        add("passkeyd get/s via the extension ÷ Chrome virtual authenticator get/s, same chromium",
+        add(
+            "socket makeCredential rk/s (1 client) ÷ append+fdatasync/s (around it)",
+            socketOne?.makeCredential.operationsPerSecond, append, target: 0.6)
+        add(
+            "socket makeCredential rk/s (\(clients) clients) ÷ append+fdatasync/s (around it)",
+            socketMany?.makeCredential.operationsPerSecond, (appendSyncAroundMany ?? appendSync)?.operationsPerSecond,
+            target: 1.5)
+        add(
+            "passkeyd get/s via the extension ÷ Chrome virtual authenticator get/s, same chromium",
             browserExtension?.figures?.get.operationsPerSecond, chrome?.figures?.get.operationsPerSecond, target: 0.5)
-        add("passkeyd create/s via the extension ÷ Chrome virtual authenticator create/s, same chromium",
+        add(
+            "passkeyd create/s via the extension ÷ Chrome virtual authenticator create/s, same chromium",
             browserExtension?.figures?.create.operationsPerSecond, chrome?.figures?.create.operationsPerSecond)
-        add("passkeyd get/s via the extension ÷ via the host alone",
+        add(
+            "passkeyd get/s via the extension ÷ via the host alone",
             browserExtension?.figures?.get.operationsPerSecond, browserExtension?.figures?.hostGet.operationsPerSecond)
-        add("libfido2 getAssertion/s ÷ raw P-256 signatures/s", libfido2?.figures?.getAssertion.operationsPerSecond, raw)
-        add("libfido2 getAssertion/s ÷ Chrome virtual authenticator get/s",
+        add(
+            "libfido2 getAssertion/s ÷ raw P-256 signatures/s", libfido2?.figures?.getAssertion.operationsPerSecond, raw
+        )
+        add(
+            "libfido2 getAssertion/s ÷ Chrome virtual authenticator get/s",
             libfido2?.figures?.getAssertion.operationsPerSecond, chrome?.figures?.get.operationsPerSecond)
-        add("libfido2 makeCredential rk/s ÷ append+fdatasync/s (around 1 client)", libfido2?.figures?.makeCredential.operationsPerSecond, append)
-        add("WebAuthn get/s via PasskeyClient ÷ socket getAssertion/s (1 client)",
+        add(
+            "libfido2 makeCredential rk/s ÷ append+fdatasync/s (around 1 client)",
+            libfido2?.figures?.makeCredential.operationsPerSecond, append)
+        add(
+            "WebAuthn get/s via PasskeyClient ÷ socket getAssertion/s (1 client)",
             webAuthn?.getAssertion.operationsPerSecond, socketOne?.getAssertion.operationsPerSecond)
-        add("WebAuthn create/s via PasskeyClient ÷ socket makeCredential rk/s (1 client)",
+        add(
+            "WebAuthn create/s via PasskeyClient ÷ socket makeCredential rk/s (1 client)",
             webAuthn?.makeCredential.operationsPerSecond, socketOne?.makeCredential.operationsPerSecond)
-        add("socket makeCredential rk/s (1 client) ÷ raw P-256 signatures/s", socketOne?.makeCredential.operationsPerSecond, raw)
-        add("in-process getAssertion/s (memory store) ÷ raw P-256 signatures/s", inProcessMemory?.getAssertion.operationsPerSecond, raw)
-        add("socket getAssertion/s ÷ in-process getAssertion/s (memory store)",
+        add(
+            "socket makeCredential rk/s (1 client) ÷ raw P-256 signatures/s",
+            socketOne?.makeCredential.operationsPerSecond, raw)
+        add(
+            "in-process getAssertion/s (memory store) ÷ raw P-256 signatures/s",
+            inProcessMemory?.getAssertion.operationsPerSecond, raw)
+        add(
+            "socket getAssertion/s ÷ in-process getAssertion/s (memory store)",
             socketOne?.getAssertion.operationsPerSecond, inProcessMemory?.getAssertion.operationsPerSecond)
-        add("socket getAssertion/s ÷ in-process getAssertion/s (Keystore)",
+        add(
+            "socket getAssertion/s ÷ in-process getAssertion/s (Keystore)",
             socketOne?.getAssertion.operationsPerSecond, inProcessKeystore?.getAssertion.operationsPerSecond)
-        add("socket makeCredential rk/s ÷ in-process makeCredential rk/s (Keystore)",
+        add(
+            "socket makeCredential rk/s ÷ in-process makeCredential rk/s (Keystore)",
             socketOne?.makeCredential.operationsPerSecond, inProcessKeystore?.makeCredential.operationsPerSecond)
         let syncs = overwriteSync?.operationsPerSecond
-        add("socket getAssertion/s (1 client) ÷ overwrite+fdatasync/s", socketOne?.getAssertion.operationsPerSecond, syncs)
-        add("in-process getAssertion/s (Keystore) ÷ overwrite+fdatasync/s", inProcessKeystore?.getAssertion.operationsPerSecond, syncs)
-        add("socket makeCredential rk/s (1 client) ÷ overwrite+fdatasync/s", socketOne?.makeCredential.operationsPerSecond, syncs)
-        add("socket getAssertion/s (1 client) ÷ the same with --busy-poll 0",
+        add(
+            "socket getAssertion/s (1 client) ÷ overwrite+fdatasync/s", socketOne?.getAssertion.operationsPerSecond,
+            syncs)
+        add(
+            "in-process getAssertion/s (Keystore) ÷ overwrite+fdatasync/s",
+            inProcessKeystore?.getAssertion.operationsPerSecond, syncs)
+        add(
+            "socket makeCredential rk/s (1 client) ÷ overwrite+fdatasync/s",
+            socketOne?.makeCredential.operationsPerSecond, syncs)
+        add(
+            "socket getAssertion/s (1 client) ÷ the same with --busy-poll 0",
             socketOne?.getAssertion.operationsPerSecond, socketWithoutBusyPoll?.operationsPerSecond)
         // A mechanism earns its place with ≥ 10 % on one of these figures (issue 34).
         for off in speedOff {
@@ -226,22 +280,28 @@ struct BenchResults {
                 ("getAssertion/s (1 client)", socketOne?.getAssertion, off.one.getAssertion),
                 ("getAssertion/s (\(clients) clients)", socketMany?.getAssertion, off.many.getAssertion),
                 ("makeCredential rk/s (1 client)", socketOne?.makeCredential, off.one.makeCredential),
-                ("makeCredential rk/s (\(clients) clients)", socketMany?.makeCredential, off.many.makeCredential),
+                ("makeCredential rk/s (\(clients) clients)", socketMany?.makeCredential, off.many.makeCredential)
             ]
             for (figure, on, plain) in figures {
-                add("socket \(figure) ÷ the same with \(SpeedMechanisms.environmentVariable)=\(off.mechanism)",
+                add(
+                    "socket \(figure) ÷ the same with \(SpeedMechanisms.environmentVariable)=\(off.mechanism)",
                     on?.operationsPerSecond, plain.operationsPerSecond, target: 1.1)
             }
         }
-        add("socket getAssertion/s, \(clients) clients ÷ 1 client",
+        add(
+            "socket getAssertion/s, \(clients) clients ÷ 1 client",
             socketMany?.getAssertion.operationsPerSecond, socketOne?.getAssertion.operationsPerSecond)
-        add("socket makeCredential rk/s, \(clients) clients ÷ 1 client",
+        add(
+            "socket makeCredential rk/s, \(clients) clients ÷ 1 client",
             socketMany?.makeCredential.operationsPerSecond, socketOne?.makeCredential.operationsPerSecond)
         if let smallest = lookups.first, let largest = lookups.last, lookups.count > 1 {
-            let from = BenchTable.grouped(smallest.population), to = BenchTable.grouped(largest.population)
+            let from = BenchTable.grouped(smallest.population)
+            let to = BenchTable.grouped(largest.population)
             add("lookup p50 at \(to) ÷ at \(from) credentials", largest.lookup.p50.seconds, smallest.lookup.p50.seconds)
-            add("socket getAssertion/s at \(to) ÷ at \(from) credentials",
-                largest.socketGetAssertion.operationsPerSecond, smallest.socketGetAssertion.operationsPerSecond, target: 0.8)
+            add(
+                "socket getAssertion/s at \(to) ÷ at \(from) credentials",
+                largest.socketGetAssertion.operationsPerSecond, smallest.socketGetAssertion.operationsPerSecond,
+                target: 0.8)
             add("daemon ready at \(to) credentials, ÷ 300 ms", largest.ready.milliseconds, 300, target: 1, atMost: true)
         }
         return rows

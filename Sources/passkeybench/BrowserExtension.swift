@@ -32,18 +32,25 @@ enum BrowserExtension {
     }
 
     static func measure(limits: RunLimits, passkeyd: String, passkeyctl: String, work: String) -> Outcome {
-        guard FileManager.default.fileExists(atPath: script) else { return Outcome(skipped: "\(script) not found (run from the repository)") }
-        guard FileManager.default.isExecutableFile(atPath: passkeyctl) else { return Outcome(skipped: "no passkeyctl at \(passkeyctl)") }
-        let arguments = ["python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)",
-                         "--passkeyd", passkeyd, "--passkeyctl", passkeyctl]
+        guard FileManager.default.fileExists(atPath: script) else {
+            return Outcome(skipped: "\(script) not found (run from the repository)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: passkeyctl) else {
+            return Outcome(skipped: "no passkeyctl at \(passkeyctl)")
+        }
+        let arguments = [
+            "python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)",
+            "--passkeyd", passkeyd, "--passkeyctl", passkeyctl
+        ]
         switch ReportingProgram.run("/usr/bin/env", arguments, log: work + "/browser-extension.log", as: Output.self) {
         case .failure(let skipped):
             return Outcome(skipped: skipped.reason)
         case .success(let decoded):
-            return Outcome(figures: Figures(
-                create: decoded.create.measurement, get: decoded.get.measurement,
-                hostCreate: decoded.hostCreate.measurement, hostGet: decoded.hostGet.measurement,
-                echoGet: decoded.echoGet.measurement, browser: decoded.browser))
+            return Outcome(
+                figures: Figures(
+                    create: decoded.create.measurement, get: decoded.get.measurement,
+                    hostCreate: decoded.hostCreate.measurement, hostGet: decoded.hostGet.measurement,
+                    echoGet: decoded.echoGet.measurement, browser: decoded.browser))
         }
     }
 }

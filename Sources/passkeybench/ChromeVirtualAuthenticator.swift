@@ -22,13 +22,19 @@ enum ChromeVirtualAuthenticator {
     }
 
     static func measure(limits: RunLimits, work: String) -> Outcome {
-        guard FileManager.default.fileExists(atPath: script) else { return Outcome(skipped: "\(script) not found (run from the repository)") }
-        let arguments = ["python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)"]
+        guard FileManager.default.fileExists(atPath: script) else {
+            return Outcome(skipped: "\(script) not found (run from the repository)")
+        }
+        let arguments = [
+            "python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)"
+        ]
         switch ReportingProgram.run("/usr/bin/env", arguments, log: work + "/chrome.log", as: Output.self) {
         case .failure(let skipped):
             return Outcome(skipped: skipped.reason)
         case .success(let decoded):
-            return Outcome(figures: Figures(create: decoded.create.measurement, get: decoded.get.measurement, browser: decoded.browser))
+            return Outcome(
+                figures: Figures(
+                    create: decoded.create.measurement, get: decoded.get.measurement, browser: decoded.browser))
         }
     }
 }

@@ -15,14 +15,23 @@ enum Libfido2Client {
     }
 
     static func measure(program: String?, daemon: BenchDaemon, limits: RunLimits, work: String) -> Outcome {
-        guard let program else { return Outcome(skipped: "no --libfido2-bench program (scripts/bench.sh builds it when libfido2-dev is installed)") }
-        guard FileManager.default.isExecutableFile(atPath: program) else { return Outcome(skipped: "\(program) is not an executable") }
-        switch ReportingProgram.run(program, [daemon.socket, "\(limits.operations)", "\(limits.duration.seconds)"],
-                                    log: work + "/libfido2.log", as: Output.self) {
+        guard let program else {
+            return Outcome(
+                skipped: "no --libfido2-bench program (scripts/bench.sh builds it when libfido2-dev is installed)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: program) else {
+            return Outcome(skipped: "\(program) is not an executable")
+        }
+        switch ReportingProgram.run(
+            program, [daemon.socket, "\(limits.operations)", "\(limits.duration.seconds)"],
+            log: work + "/libfido2.log", as: Output.self)
+        {
         case .failure(let skipped):
             return Outcome(skipped: skipped.reason)
         case .success(let decoded):
-            return Outcome(figures: .init(getAssertion: decoded.getAssertion.measurement, makeCredential: decoded.makeCredential.measurement))
+            return Outcome(
+                figures: .init(
+                    getAssertion: decoded.getAssertion.measurement, makeCredential: decoded.makeCredential.measurement))
         }
     }
 }

@@ -25,8 +25,9 @@ extension Measurement {
     /// Several runs of one figure as one: their operations over their summed time.
     init(pooling runs: [Measurement]) {
         let operations = runs.map(\.operations).reduce(0, +)
-        self.init(operations: operations, elapsed: runs.map(\.elapsed).reduce(.zero, +),
-                  latencies: runs.flatMap(\.latencies), perClient: [operations])
+        self.init(
+            operations: operations, elapsed: runs.map(\.elapsed).reduce(.zero, +),
+            latencies: runs.flatMap(\.latencies), perClient: [operations])
     }
 }
 
@@ -47,7 +48,8 @@ struct ReportedFigure: Decodable {
     var latencies: [Double]
 
     var measurement: Measurement {
-        Measurement(operations: operations, elapsed: .microseconds(Int64(seconds * 1e6)),
-                    latencies: latencies.map { .nanoseconds(Int64($0 * 1e6)) }, perClient: [operations])
+        Measurement(
+            operations: operations, elapsed: .microseconds(Int64(seconds * 1e6)),
+            latencies: latencies.map { .nanoseconds(Int64($0 * 1e6)) }, perClient: [operations])
     }
 }

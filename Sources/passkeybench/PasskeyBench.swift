@@ -25,27 +25,38 @@ struct PasskeyBench: AsyncParsableCommand {
     var populations: String = "10,100000,1000000"
     @Option(help: "The passkeyd executable (default: the one next to passkeybench).")
     var passkeyd: String?
-    @Option(help: "The passkeyctl executable, for the browser extension's native host (default: the one next to passkeybench).")
+    @Option(
+        help:
+            "The passkeyctl executable, for the browser extension's native host (default: the one next to passkeybench)."
+    )
     var passkeyctl: String?
-    @Option(name: .customLong("libfido2-bench"), help: "scripts/libfido2-bench.c built (scripts/bench.sh does it): a libfido2 client figure.")
+    @Option(
+        name: .customLong("libfido2-bench"),
+        help: "scripts/libfido2-bench.c built (scripts/bench.sh does it): a libfido2 client figure.")
     var libfido2Bench: String?
     @Option(name: .customLong("cache-dir"), help: "Where seeded keystores are kept between runs.")
     var cacheDirectory: String = ".build/bench-cache"
-    @Option(name: .customLong("speed-off"), help: ArgumentHelp(
-        "Speed mechanisms each measured off too, a daemon of its own per name, comma-separated; empty for none.",
-        discussion: "Names as PASSKEYD_SPEED_OFF takes them: \(SpeedMechanisms.names.map(\.key).joined(separator: ", ")).",
-        valueName: "names"))
+    @Option(
+        name: .customLong("speed-off"),
+        help: ArgumentHelp(
+            "Speed mechanisms each measured off too, a daemon of its own per name, comma-separated; empty for none.",
+            discussion:
+                "Names as PASSKEYD_SPEED_OFF takes them: \(SpeedMechanisms.names.map(\.key).joined(separator: ", ")).",
+            valueName: "names"))
     var speedOff: String = SpeedMechanisms.names.map(\.key).joined(separator: ",")
 
     func validate() throws {
-        guard duration > 0, operations > 0, clients > 0 else { throw ValidationError("duration, operations and clients must be positive") }
+        guard duration > 0, operations > 0, clients > 0 else {
+            throw ValidationError("duration, operations and clients must be positive")
+        }
         guard !populationSizes.isEmpty, populationSizes.allSatisfy({ $0 > 0 }) else {
             throw ValidationError("--populations takes positive counts, e.g. 10,10000,100000")
         }
         let unknown = SpeedMechanisms.parse(speedOff).unknown
         guard unknown.isEmpty else {
-            throw ValidationError("--speed-off names no such mechanism: \(unknown.joined(separator: ", ")); "
-                                  + "it takes \(SpeedMechanisms.names.map(\.key).joined(separator: ", "))")
+            throw ValidationError(
+                "--speed-off names no such mechanism: \(unknown.joined(separator: ", ")); "
+                    + "it takes \(SpeedMechanisms.names.map(\.key).joined(separator: ", "))")
         }
     }
 
@@ -54,7 +65,9 @@ struct PasskeyBench: AsyncParsableCommand {
         SpeedMechanisms.names.filter { SpeedMechanisms.parse(speedOff).off.contains($0.value) }.map(\.key)
     }
 
-    var populationSizes: [Int] { populations.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+    var populationSizes: [Int] {
+        populations.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
 
     var limits: RunLimits { RunLimits(operations: operations, duration: .milliseconds(Int(duration * 1000))) }
 
@@ -91,16 +104,20 @@ struct PasskeyBench: AsyncParsableCommand {
         note("libfido2 ...")
         do {
             let daemon = try await BenchDaemon.start(
-                executable: daemonExecutable, dataDirectory: work + "/libfido2-keystore", workDirectory: work, name: "libfido2")
+                executable: daemonExecutable, dataDirectory: work + "/libfido2-keystore", workDirectory: work,
+                name: "libfido2")
             defer { daemon.stop() }
-            results.libfido2 = Libfido2Client.measure(program: libfido2Bench, daemon: daemon, limits: limits, work: work)
+            results.libfido2 = Libfido2Client.measure(
+                program: libfido2Bench, daemon: daemon, limits: limits, work: work)
         }
         note("Chrome's virtual authenticator ...")
         results.chrome = ChromeVirtualAuthenticator.measure(limits: limits, work: work)
         note("passkeyd through the browser extension, in the same chromium ...")
-        results.browserExtension = BrowserExtension.measure(limits: limits, passkeyd: daemonExecutable, passkeyctl: passkeyctlExecutable, work: work)
+        results.browserExtension = BrowserExtension.measure(
+            limits: limits, passkeyd: daemonExecutable, passkeyctl: passkeyctlExecutable, work: work)
         note("durable-write baseline again ...")
-        results.overwriteSyncAtEnd = try await measureDurableWrite(.init(path: work + "/sync-overwrite-end", placement: .overwrite))
+        results.overwriteSyncAtEnd = try await measureDurableWrite(
+            .init(path: work + "/sync-overwrite-end", placement: .overwrite))
         print(results.report(clients: clients))
     }
 
@@ -108,7 +125,9 @@ struct PasskeyBench: AsyncParsableCommand {
         let date = ISO8601DateFormatter().string(from: Date())
         let cores = ProcessInfo.processInfo.activeProcessorCount
         print("passkeybench \(date), \(cores) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)")
-        print("each figure: at most \(operations) operations or \(BenchTable.figure(duration, decimals: 1)) s, after \(limits.warmup) warm-up operations per client\n")
+        print(
+            "each figure: at most \(operations) operations or \(BenchTable.figure(duration, decimals: 1)) s, after \(limits.warmup) warm-up operations per client\n"
+        )
     }
 
     /// Progress goes to stderr, so stdout is the report alone.
@@ -128,7 +147,8 @@ struct PasskeyBench: AsyncParsableCommand {
         }
 
         note("durable-write baselines ...")
-        results.overwriteSync = try await measureDurableWrite(.init(path: work + "/sync-overwrite", placement: .overwrite))
+        results.overwriteSync = try await measureDurableWrite(
+            .init(path: work + "/sync-overwrite", placement: .overwrite))
         results.appendSync = try await measureDurableWrite(.init(path: work + "/sync-append", placement: .append))
 
         note("in-process authenticator, memory store ...")
@@ -159,8 +179,10 @@ struct PasskeyBench: AsyncParsableCommand {
     /// makeCredential (rk) then getAssertion, from `count` of `clients`. The sign-in RP gets
     /// its one credential first, so each assertion signs with exactly one resident key.
     /// `around`: a baseline measured right before and right after the registrations, pooled.
-    private func measurePair(clients all: [BenchClient], count: Int, users: UserCounter, threads: [ClientThread]? = nil,
-                             around baseline: DurableWriteBaseline? = nil) async throws -> (BenchResults.Pair, Measurement?) {
+    private func measurePair(
+        clients all: [BenchClient], count: Int, users: UserCounter, threads: [ClientThread]? = nil,
+        around baseline: DurableWriteBaseline? = nil
+    ) async throws -> (BenchResults.Pair, Measurement?) {
         let before = if let baseline { try await measureDurableWrite(baseline) } else { nil as Measurement? }
         let makeCredential = try await Sampler.measure(clients: count, limits: limits, threads: threads) { client in
             let user = await users.next()
@@ -191,7 +213,8 @@ struct PasskeyBench: AsyncParsableCommand {
         defer { for thread in threads { thread.stop() } }
         note("socket, 1 client, between append+fdatasync baselines ...")
         (results.socketOne, results.appendSyncAroundOne) = try await measurePair(
-            clients: benchClients, count: 1, users: users, around: .init(path: work + "/sync-append-one", placement: .append))
+            clients: benchClients, count: 1, users: users,
+            around: .init(path: work + "/sync-append-one", placement: .append))
         note("socket, \(clients) clients, between append+fdatasync baselines ...")
         (results.socketMany, results.appendSyncAroundMany) = try await measurePair(
             clients: benchClients, count: clients, users: users, threads: threads,
@@ -199,7 +222,9 @@ struct PasskeyBench: AsyncParsableCommand {
         note("WebAuthn ceremonies through PasskeyClient ...")
         guard let suffixes = PublicSuffixList.system() else { throw BenchError.noPublicSuffixList }
         let ceremonies = WebAuthnCeremonies(transport: transports[0], suffixes: suffixes)
-        let create = try await Sampler.measure(limits: limits) { _ in try await ceremonies.create(user: await users.next()) }
+        let create = try await Sampler.measure(limits: limits) { _ in
+            try await ceremonies.create(user: await users.next())
+        }
         try await ceremonies.create(user: 0)
         let get = try await Sampler.measure(limits: limits) { _ in try await ceremonies.get() }
         results.webAuthn = BenchResults.Pair(getAssertion: get, makeCredential: create)
@@ -223,14 +248,17 @@ struct PasskeyBench: AsyncParsableCommand {
 
         note("socket, 1 client, busy polling off ...")
         let quiet = try await BenchDaemon.start(
-            executable: daemonExecutable, dataDirectory: work + "/no-poll-keystore", workDirectory: work, name: "no-poll",
+            executable: daemonExecutable, dataDirectory: work + "/no-poll-keystore", workDirectory: work,
+            name: "no-poll",
             arguments: ["--busy-poll", "0"])
         defer { quiet.stop() }
         let transport = UnixSocketTransport(path: quiet.socket)
         let client = BenchClient(transport: transport)
         try await client.makeCredential(BenchRequests.makeCredential(rp: BenchRequests.signInRP, user: 0))
         let request = BenchRequests.getAssertion(rpID: BenchRequests.signInRP.id)
-        results.socketWithoutBusyPoll = try await Sampler.measure(limits: limits) { _ in try await client.getAssertion(request) }
+        results.socketWithoutBusyPoll = try await Sampler.measure(limits: limits) { _ in
+            try await client.getAssertion(request)
+        }
         await transport.close()
     }
 
@@ -257,14 +285,17 @@ struct PasskeyBench: AsyncParsableCommand {
             try await store.close()
 
             let daemon = try await BenchDaemon.start(
-                executable: daemonExecutable, dataDirectory: directory, workDirectory: work, name: "lookup-\(population)")
+                executable: daemonExecutable, dataDirectory: directory, workDirectory: work,
+                name: "lookup-\(population)")
             defer { daemon.stop() }
             let transport = UnixSocketTransport(path: daemon.socket)
             let client = BenchClient(transport: transport)
             let assertion = try await Sampler.measure(limits: limits) { _ in try await client.getAssertion(request) }
             await transport.close()
-            results.lookups.append(.init(population: population, lookup: lookup, socketGetAssertion: assertion,
-                                         ready: daemon.readyAfter, residentKiB: daemon.residentKiB()))
+            results.lookups.append(
+                .init(
+                    population: population, lookup: lookup, socketGetAssertion: assertion,
+                    ready: daemon.readyAfter, residentKiB: daemon.residentKiB()))
         }
     }
 }

@@ -8,7 +8,9 @@ enum ReportingProgram {
         var reason: String
     }
 
-    static func run<Output: Decodable>(_ executable: String, _ arguments: [String], log: String, as _: Output.Type) -> Result<Output, Skipped> {
+    static func run<Output: Decodable>(_ executable: String, _ arguments: [String], log: String, as _: Output.Type)
+        -> Result<Output, Skipped>
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -16,10 +18,13 @@ enum ReportingProgram {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: log)
-        do { try process.run() } catch { return .failure(Skipped(reason: "\(executable) could not be started: \(error)")) }
+        do { try process.run() } catch {
+            return .failure(Skipped(reason: "\(executable) could not be started: \(error)"))
+        }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let said = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let said = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").trimmingCharacters(
+            in: .whitespacesAndNewlines)
         guard process.terminationStatus == 0 else {
             return .failure(Skipped(reason: said.isEmpty ? "it exited with \(process.terminationStatus)" : said))
         }

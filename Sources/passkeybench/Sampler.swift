@@ -24,7 +24,8 @@ enum Sampler {
                         try await operation(client)
                         latencies.append(clock.now - began)
                     }
-                    return Measurement(operations: latencies.count, elapsed: .zero, latencies: latencies, perClient: [latencies.count])
+                    return Measurement(
+                        operations: latencies.count, elapsed: .zero, latencies: latencies, perClient: [latencies.count])
                 }
             }
             var all: [Measurement] = []
@@ -34,6 +35,6 @@ enum Sampler {
         let elapsed = clock.now - start
         return Measurement(
             operations: perClient.reduce(0) { $0 + $1.operations }, elapsed: elapsed,
-            latencies: perClient.flatMap(\.latencies),             perClient: perClient.flatMap(\.perClient))
+            latencies: perClient.flatMap(\.latencies), perClient: perClient.flatMap(\.perClient))
     }
 }

@@ -56,16 +56,21 @@ struct SeededKeystore {
         let fillerKey = Array(P256.Signing.PrivateKey().rawRepresentation)
         for start in stride(from: 1, to: population, by: Self.batchSize) {
             let batch = (start..<min(start + Self.batchSize, population)).map { index in
-                Self.credential(rp: PublicKeyCredentialRpEntity(id: "rp\(index % Self.fillerRPCount).filler.example"),
-                                user: UInt64(index), privateKey: fillerKey)
+                Self.credential(
+                    rp: PublicKeyCredentialRpEntity(id: "rp\(index % Self.fillerRPCount).filler.example"),
+                    user: UInt64(index), privateKey: fillerKey)
             }
             try await store.importCredentials(batch)
             if (start - 1 + batch.count) % 100_000 == 0 {
-                progress("seeding \(population): \(start - 1 + batch.count) credentials after \(Int((clock.now - began).seconds)) s")
+                progress(
+                    "seeding \(population): \(start - 1 + batch.count) credentials after \(Int((clock.now - began).seconds)) s"
+                )
             }
         }
         try await store.close()
-        progress("seeded \(population) credentials in \(String(format: "%.1f", (clock.now - began).seconds)) s (on \(scratchParent))")
+        progress(
+            "seeded \(population) credentials in \(String(format: "%.1f", (clock.now - began).seconds)) s (on \(scratchParent))"
+        )
 
         try Self.makePrivateDirectory(cacheDirectory)
         try Self.makePrivateDirectory(directory)
@@ -75,8 +80,10 @@ struct SeededKeystore {
         try stamp.write(toFile: directory + "/" + Self.stampName, atomically: true, encoding: .utf8)
     }
 
-    static func credential(rp: PublicKeyCredentialRpEntity, user: UInt64,
-                           privateKey: [UInt8] = Array(P256.Signing.PrivateKey().rawRepresentation)) -> CredentialSource {
+    static func credential(
+        rp: PublicKeyCredentialRpEntity, user: UInt64,
+        privateKey: [UInt8] = Array(P256.Signing.PrivateKey().rawRepresentation)
+    ) -> CredentialSource {
         let handle = withUnsafeBytes(of: user.bigEndian) { Array($0) }
         return CredentialSource(
             id: Array(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }), rp: rp,

@@ -40,7 +40,8 @@ struct WebAuthnCeremonies: Sendable {
     }
 
     private func client(origin: String) throws -> WebAuthnClient {
-        try WebAuthnClient(transport: transport, origin: origin, userAgent: ScriptedUserAgent(), publicSuffixes: suffixes)
+        try WebAuthnClient(
+            transport: transport, origin: origin, userAgent: ScriptedUserAgent(), publicSuffixes: suffixes)
     }
 
     private static func challenge() -> String {

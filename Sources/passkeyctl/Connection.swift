@@ -41,14 +41,17 @@ struct Connection: Sendable {
     /// A pinUvAuthToken with `permissions` (at least `cm`): from the PIN when one is set, else from
     /// built-in user verification (CTAP 2.1 §6.5.5.7), else the person is told to set a PIN.
     /// `known` spares a getInfo the caller already made.
-    func managementSession(pinFile: String?, info known: GetInfoResponse? = nil,
-                           permissions: PinUvAuthTokenPermissions = .cm) async throws(Failure) -> CredentialManagementSession {
+    func managementSession(
+        pinFile: String?, info known: GetInfoResponse? = nil,
+        permissions: PinUvAuthTokenPermissions = .cm
+    ) async throws(Failure) -> CredentialManagementSession {
         let info: GetInfoResponse
         if let known { info = known } else { info = try await self.info() }
         guard CredentialManagementSession.command(for: info) != nil else {
             throw .refused("This authenticator does not support credential management.")
         }
-        let token = try await token(permissions: permissions, info: info, pinFile: pinFile, purpose: "Managing credentials")
+        let token = try await token(
+            permissions: permissions, info: info, pinFile: pinFile, purpose: "Managing credentials")
         do { return try CredentialManagementSession(session: session, token: token, info: info) } catch {
             throw Failure(error, socket: socket)
         }
@@ -56,8 +59,10 @@ struct Connection: Sendable {
 
     /// A pinUvAuthToken with `permissions`: from the PIN when one is set, else from built-in
     /// user verification; `purpose` names what needs it when the device has neither.
-    func token(permissions: PinUvAuthTokenPermissions, info: GetInfoResponse, pinFile: String?,
-               purpose: String) async throws(Failure) -> PinUvAuthToken {
+    func token(
+        permissions: PinUvAuthTokenPermissions, info: GetInfoResponse, pinFile: String?,
+        purpose: String
+    ) async throws(Failure) -> PinUvAuthToken {
         let clientPIN = try clientPIN(info)
         if info.options["clientPin"] == true {
             let pin = try PINEntry.current(file: pinFile)
@@ -66,7 +71,9 @@ struct Connection: Sendable {
             }
         } else if info.options["uv"] == true, info.options["pinUvAuthToken"] == true {
             // CTAP 2.1 §6.5.5.7.3 needs pinUvAuthToken: a 2.0 or 2.1-PRE key has no UV token subcommand.
-            return try await run { () async throws(CTAP2Error) in try await clientPIN.tokenUsingUV(permissions: permissions, rpID: nil) }
+            return try await run { () async throws(CTAP2Error) in
+                try await clientPIN.tokenUsingUV(permissions: permissions, rpID: nil)
+            }
         }
         throw .refused("\(purpose) needs a PIN and this authenticator has none. Set one with `passkeyctl pin set`.")
     }

@@ -20,7 +20,9 @@ struct CredentialCatalog: Sendable {
     var groups: [Group]
 
     /// Enumerates RPs, then each RP's credentials (CTAP 2.1 §6.8.3–§6.8.5); `rpID` keeps only that RP.
-    static func load(_ management: CredentialManagementSession, connection: Connection, rpID: String? = nil) async throws(Failure) -> CredentialCatalog {
+    static func load(_ management: CredentialManagementSession, connection: Connection, rpID: String? = nil)
+        async throws(Failure) -> CredentialCatalog
+    {
         try await connection.run { () async throws(CTAP2Error) in
             var groups: [Group] = []
             for party in try await management.relyingParties() where rpID == nil || party.rp.id == rpID {
@@ -41,9 +43,13 @@ struct CredentialCatalog: Sendable {
         if let exact = all.first(where: { $0.id == text }) { return exact }
         let matches = all.filter { $0.id.hasPrefix(text) }
         switch matches.count {
-        case 0: throw .notFound("No credential ID starts with '\(text)'; nothing was deleted or changed. `passkeyctl list` shows them.")
+        case 0:
+            throw .notFound(
+                "No credential ID starts with '\(text)'; nothing was deleted or changed. `passkeyctl list` shows them.")
         case 1: return matches[0]
-        default: throw .ambiguous(prefix: text, matches: matches.map { "\($0.id)  \($0.rp.id)  \($0.credential.user.name ?? "")" })
+        default:
+            throw .ambiguous(
+                prefix: text, matches: matches.map { "\($0.id)  \($0.rp.id)  \($0.credential.user.name ?? "")" })
         }
     }
 
@@ -51,7 +57,9 @@ struct CredentialCatalog: Sendable {
     var shortIDLength: Int {
         let ids = entries.map(\.id)
         var length = 12
-        while length < (ids.map(\.count).max() ?? 0), Set(ids.map { $0.prefix(length) }).count < ids.count { length += 4 }
+        while length < (ids.map(\.count).max() ?? 0), Set(ids.map { $0.prefix(length) }).count < ids.count {
+            length += 4
+        }
         return length
     }
 }
@@ -71,7 +79,7 @@ extension CredentialCatalog.Entry {
             // CTAP credential management reports no creation time (CTAP 2.1 §6.8.4).
             ("createdAt", .null),
             ("protection", .optional(Names.protectionIdentifier(credential.credProtect))),
-            (CredProtect.identifier, .optional(credential.credProtect?.rawValue)),
+            (CredProtect.identifier, .optional(credential.credProtect?.rawValue))
         ])
     }
 }

@@ -25,7 +25,9 @@ struct Diagnosis: Sendable {
         Diagnosis(subject: subject, finding: finding, verdict: .note, advice: advice)
     }
 
-    static func problem(_ subject: String, _ finding: String, advice: String, status: ExitStatus = .noDaemon) -> Diagnosis {
+    static func problem(_ subject: String, _ finding: String, advice: String, status: ExitStatus = .noDaemon)
+        -> Diagnosis
+    {
         Diagnosis(subject: subject, finding: finding, verdict: .problem(status), advice: advice)
     }
 
@@ -45,7 +47,7 @@ struct Diagnosis: Sendable {
     var json: JSON {
         .object([
             ("check", .string(subject)), ("verdict", .string(mark.lowercased())), ("found", .string(finding)),
-            ("advice", .optional(advice)),
+            ("advice", .optional(advice))
         ])
     }
 

@@ -72,7 +72,8 @@ enum Failure: Error, Sendable {
                 + "Run `passkeyctl replug` and try again"
                 + (left.map { " (\($0) \($0 == 1 ? "try" : "tries") left)." } ?? ".")
         case .pinBlocked:
-            return "The PIN is blocked after too many wrong tries. Only `passkeyctl reset` makes the authenticator usable again, and it erases every credential."
+            return
+                "The PIN is blocked after too many wrong tries. Only `passkeyctl reset` makes the authenticator usable again, and it erases every credential."
         case .uvFailed:
             return "Built-in user verification did not match."
         case .uvBlocked:
@@ -80,7 +81,8 @@ enum Failure: Error, Sendable {
         case .notFound(let text):
             return text
         case .ambiguous(let prefix, let matches):
-            return "'\(prefix)' matches \(matches.count) credentials; nothing was deleted or changed. Give more of the ID:\n"
+            return
+                "'\(prefix)' matches \(matches.count) credentials; nothing was deleted or changed. Give more of the ID:\n"
                 + matches.map { "  \($0)" }.joined(separator: "\n")
         case .untrustedSocket(let text), .denied(let text), .refused(let text), .connection(let text):
             return text
@@ -93,7 +95,7 @@ enum Failure: Error, Sendable {
     func report(json: Bool) {
         if json {
             var fields: [(String, JSON)] = [
-                ("kind", .string(kind)), ("message", .string(message)), ("exitCode", .int(Int(exitStatus.rawValue))),
+                ("kind", .string(kind)), ("message", .string(message)), ("exitCode", .int(Int(exitStatus.rawValue)))
             ]
             switch self {
             case .wrongPIN(let left?), .pinAuthBlocked(let left?): fields.append(("retriesLeft", .int(left)))
@@ -116,7 +118,8 @@ enum Failure: Error, Sendable {
         case .transport(.untrusted(let sentence)): self = .untrustedSocket(sentence)
         case .transport(.timeout): self = .connection("The daemon at \(socket) stopped answering.")
         case .transport(let other): self = .connection("Talking to the daemon at \(socket) failed: \(other).")
-        case .malformedResponse: self = .connection("The authenticator answered with something that is not a valid response.")
+        case .malformedResponse:
+            self = .connection("The authenticator answered with something that is not a valid response.")
         case .status(let status): self.init(status)
         }
     }

@@ -11,7 +11,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Write results and errors as JSON on standard output.")
     var json = false
 
-    @Option(name: .customLong("pin-file"), help: "Read the PIN from this file (trailing newline ignored); else $PASSKEYCTL_PIN, else a prompt.")
+    @Option(
+        name: .customLong("pin-file"),
+        help: "Read the PIN from this file (trailing newline ignored); else $PASSKEYCTL_PIN, else a prompt.")
     var pinFile: String?
 
     /// No `-v`: base64url credential IDs may begin with `-`, and `delete` takes any word it does

@@ -15,7 +15,8 @@ indirect enum JSON: Sendable {
     var line: String {
         switch self {
         case .array(let items): return "[" + items.map(\.line).joined(separator: ",") + "]"
-        case .object(let fields): return "{" + fields.map { Self.quoted($0.0) + ":" + $0.1.line }.joined(separator: ",") + "}"
+        case .object(let fields):
+            return "{" + fields.map { Self.quoted($0.0) + ":" + $0.1.line }.joined(separator: ",") + "}"
         default: return text()
         }
     }
@@ -33,7 +34,8 @@ indirect enum JSON: Sendable {
             return "[\n" + items.map { inner + $0.text(indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
         case .object(let fields):
             if fields.isEmpty { return "{}" }
-            return "{\n" + fields.map { inner + Self.quoted($0.0) + ": " + $0.1.text(indent: inner) }.joined(separator: ",\n")
+            return "{\n"
+                + fields.map { inner + Self.quoted($0.0) + ": " + $0.1.text(indent: inner) }.joined(separator: ",\n")
                 + "\n" + indent + "}"
         }
     }
@@ -48,7 +50,9 @@ indirect enum JSON: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
         }

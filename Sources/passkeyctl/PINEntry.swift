@@ -7,7 +7,9 @@ enum PINEntry {
     static func current(file: String?) throws(Failure) -> String {
         if let pin = try fromFile(file) ?? currentPIN { return pin }
         guard Terminal.isInteractive, let pin = Terminal.readHidden(prompt: "PIN: ") else {
-            throw .usage("This needs the authenticator's PIN: give it with --pin-file FILE or PASSKEYCTL_PIN, or run on a terminal.")
+            throw .usage(
+                "This needs the authenticator's PIN: give it with --pin-file FILE or PASSKEYCTL_PIN, or run on a terminal."
+            )
         }
         return pin
     }
@@ -21,7 +23,8 @@ enum PINEntry {
     static func new(file: String?) throws(Failure) -> String {
         if let pin = try fromFile(file) ?? newPIN { return pin }
         guard Terminal.isInteractive, let first = Terminal.readHidden(prompt: "New PIN: ") else {
-            throw .usage("This needs the new PIN: give it with --new-pin-file FILE or PASSKEYCTL_NEW_PIN, or run on a terminal.")
+            throw .usage(
+                "This needs the new PIN: give it with --new-pin-file FILE or PASSKEYCTL_NEW_PIN, or run on a terminal.")
         }
         guard let second = Terminal.readHidden(prompt: "New PIN again: "), second == first else {
             throw .usage("The two PINs differ; nothing was changed.")
@@ -38,9 +41,13 @@ enum PINEntry {
         guard fd >= 0 else { throw .usage("Cannot read the PIN file \(path): \(String(cString: strerror(errno))).") }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .usage("Cannot read the PIN file \(path): \(String(cString: strerror(errno))).") }
+        guard fstat(fd, &info) == 0 else {
+            throw .usage("Cannot read the PIN file \(path): \(String(cString: strerror(errno))).")
+        }
         if info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 != 0 {
-            throw .refused("The PIN file \(path) is accessible by other users (mode \(String(info.st_mode & 0o7777, radix: 8))), so it was not used. Make it private with: chmod 600 \(path)")
+            throw .refused(
+                "The PIN file \(path) is accessible by other users (mode \(String(info.st_mode & 0o7777, radix: 8))), so it was not used. Make it private with: chmod 600 \(path)"
+            )
         }
         guard let data = try? handle.readToEnd() ?? Data(), let contents = String(data: data, encoding: .utf8) else {
             throw .usage("Cannot read the PIN file \(path): it is not UTF-8 text.")

@@ -8,6 +8,8 @@ enum PINPolicy {
         guard pin.unicodeScalars.count >= minimum else {
             throw .refused("The PIN must have at least \(minimum) characters; nothing was changed.")
         }
-        guard pin.utf8.count <= 63 else { throw .refused("The PIN must fit in 63 bytes of UTF-8; nothing was changed.") }
+        guard pin.utf8.count <= 63 else {
+            throw .refused("The PIN must fit in 63 bytes of UTF-8; nothing was changed.")
+        }
     }
 }

@@ -26,8 +26,9 @@ struct PINState: Sendable {
         if info.options["uv"] != nil {
             uvRetries = try await connection.run { () async throws(CTAP2Error) in try await clientPIN.uvRetries() }
         }
-        return PINState(isSet: isSet, retries: retries, powerCycleRequired: powerCycle,
-                        uvConfigured: info.options["uv"], uvRetries: uvRetries)
+        return PINState(
+            isSet: isSet, retries: retries, powerCycleRequired: powerCycle,
+            uvConfigured: info.options["uv"], uvRetries: uvRetries)
     }
 
     var json: JSON {
@@ -36,15 +37,18 @@ struct PINState: Sendable {
             ("retries", .optional(retries)),
             ("powerCycleRequired", .bool(powerCycleRequired)),
             ("uv", .optional(uvConfigured)),
-            ("uvRetries", .optional(uvRetries)),
+            ("uvRetries", .optional(uvRetries))
         ])
     }
 
     var summary: String {
         guard isSet else { return "not set" }
         var text = "set, \(retries.map(String.init) ?? "?") \(retries == 1 ? "try" : "tries") left"
-        if retries == 0 { text += " (blocked: only `passkeyctl reset` helps)" }
-        else if powerCycleRequired { text += " (blocked until `passkeyctl replug`)" }
+        if retries == 0 {
+            text += " (blocked: only `passkeyctl reset` helps)"
+        } else if powerCycleRequired {
+            text += " (blocked until `passkeyctl replug`)"
+        }
         return text
     }
 

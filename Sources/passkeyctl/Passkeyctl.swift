@@ -17,9 +17,11 @@ struct Passkeyctl: AsyncParsableCommand {
         version: PasskeydVersion.text,
         subcommands: [
             InfoCommand.self, ListCommand.self, DeleteCommand.self, RenameCommand.self, PINCommand.self,
-            ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self, DoctorCommand.self,
-            WebAuthnCommand.self, FaultCommands.self, WatchCommand.self, ExportCommand.self, ImportCommand.self, CredentialCommands.self,
-            AttestationCACommand.self, MetadataCommand.self, BioCommands.self, ExecCommand.self, BrowserCommands.self,
+            ResetCommand.self, ApproveCommand.self, DenyCommand.self, ReplugCommand.self, StatusCommand.self,
+            DoctorCommand.self,
+            WebAuthnCommand.self, FaultCommands.self, WatchCommand.self, ExportCommand.self, ImportCommand.self,
+            CredentialCommands.self,
+            AttestationCACommand.self, MetadataCommand.self, BioCommands.self, ExecCommand.self, BrowserCommands.self
         ])
 
     @OptionGroup var global: GlobalOptions

@@ -13,7 +13,9 @@ enum PreloadLibrary {
         if let explicit = environment["PASSKEYD_PRELOAD"], !explicit.isEmpty {
             let path = absolute(explicit)
             guard FileManager.default.fileExists(atPath: path) else {
-                throw .usage("PASSKEYD_PRELOAD names \(path), which does not exist. Build the library with `make -C integrations/preload` or unset PASSKEYD_PRELOAD.")
+                throw .usage(
+                    "PASSKEYD_PRELOAD names \(path), which does not exist. Build the library with `make -C integrations/preload` or unset PASSKEYD_PRELOAD."
+                )
             }
             try checkTrusted(path)
             return path
@@ -33,12 +35,17 @@ enum PreloadLibrary {
     static func searchPath() -> [String] {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let binDirectory = executable.deletingLastPathComponent()
-        var paths = [binDirectory.deletingLastPathComponent().appendingPathComponent("lib/passkeyd/\(fileName)").standardized.path]
+        var paths = [
+            binDirectory.deletingLastPathComponent().appendingPathComponent("lib/passkeyd/\(fileName)").standardized
+                .path
+        ]
         // A source tree: <tree>/.build/<triple>/<config>/passkeyctl.
         var folder = binDirectory
         while folder.path != "/" {
             if folder.lastPathComponent == ".build" {
-                paths.append(folder.deletingLastPathComponent().appendingPathComponent("integrations/preload/build/\(fileName)").path)
+                paths.append(
+                    folder.deletingLastPathComponent().appendingPathComponent("integrations/preload/build/\(fileName)")
+                        .path)
                 break
             }
             folder = folder.deletingLastPathComponent()
@@ -57,7 +64,8 @@ enum PreloadLibrary {
             let mode = st.st_mode & 0o7777
             if (owner != getuid() && owner != 0) || mode & 0o022 != 0 {
                 throw .usage(
-                    "Refusing the preload library \(path): \(item) belongs to uid \(owner) or others can write it (mode \(String(mode, radix: 8))).")
+                    "Refusing the preload library \(path): \(item) belongs to uid \(owner) or others can write it (mode \(String(mode, radix: 8)))."
+                )
             }
         }
     }

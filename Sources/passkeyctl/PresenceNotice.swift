@@ -7,7 +7,9 @@ final class PresenceNotice: Sendable {
     private let told = Atomic<Bool>(false)
 
     func heard(_ status: KeepaliveStatus) {
-        guard status == .userPresenceNeeded, told.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
+        guard status == .userPresenceNeeded,
+            told.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        else {
             return
         }
         Output.error("Waiting for user presence: answer with `passkeyctl approve` or `passkeyctl deny`.")

@@ -44,10 +44,14 @@ enum PrivateFile {
             throw .refused("\(path) exists and is not a regular file; nothing was written. Choose a new file name.")
         }
         guard info.st_uid == geteuid() else {
-            throw .refused("\(path) exists and belongs to another user (uid \(info.st_uid)), who could read what is written there; nothing was written. Choose a new file name.")
+            throw .refused(
+                "\(path) exists and belongs to another user (uid \(info.st_uid)), who could read what is written there; nothing was written. Choose a new file name."
+            )
         }
         guard info.st_nlink == 1 else {
-            throw .refused("\(path) has other names (\(info.st_nlink) links), through which others could read it; nothing was written. Choose a new file name.")
+            throw .refused(
+                "\(path) has other names (\(info.st_nlink) links), through which others could read it; nothing was written. Choose a new file name."
+            )
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The person at the keyboard, when there is one: prompts go to and come from /dev/tty.

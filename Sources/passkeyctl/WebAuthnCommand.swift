@@ -26,7 +26,8 @@ struct WebAuthnCommand: AsyncParsableCommand {
         func client(_ global: GlobalOptions) throws -> WebAuthnClient {
             let pin = try PINEntry.given(file: global.pinFile)
             let agent = ScriptedUserAgent(picks: [pick.map { .label($0) } ?? .first], pins: pin.map { [$0, nil] } ?? [])
-            return try WebAuthnClient(transport: UnixSocketTransport(path: global.socketPath), origin: origin, userAgent: agent)
+            return try WebAuthnClient(
+                transport: UnixSocketTransport(path: global.socketPath), origin: origin, userAgent: agent)
         }
 
         /// The options document, or a usage failure saying in WebAuthn's words what is wrong with it.
@@ -41,7 +42,9 @@ struct WebAuthnCommand: AsyncParsableCommand {
                 data = FileHandle.standardInput.readDataToEndOfFile()
             }
             guard data.contains(where: { !Set(" \t\r\n".utf8).contains($0) }) else {
-                throw Failure.usage("No options on \(options ?? "standard input"): give the relying party's \(T.self) there, or name a file with --options.")
+                throw Failure.usage(
+                    "No options on \(options ?? "standard input"): give the relying party's \(T.self) there, or name a file with --options."
+                )
             }
             do {
                 return try OptionsJSONError.decode(type, from: data)
@@ -52,13 +55,16 @@ struct WebAuthnCommand: AsyncParsableCommand {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "navigator.credentials.create(): prints RegistrationResponseJSON.")
+        static let configuration = CommandConfiguration(
+            abstract: "navigator.credentials.create(): prints RegistrationResponseJSON.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var common: Common
 
         func run() async throws {
             let options = try common.readOptions(PublicKeyCredentialCreationOptionsJSON.self)
-            try await WebAuthnCommand.report(socket: global.socketPath) { try await common.client(global).create(options) }
+            try await WebAuthnCommand.report(socket: global.socketPath) {
+                try await common.client(global).create(options)
+            }
         }
     }
 
@@ -71,14 +77,19 @@ struct WebAuthnCommand: AsyncParsableCommand {
         @Option(help: "modal, conditional (AutoFill: the picked suggestion completes it) or immediate.")
         var mediation: MediationArgument = .modal
 
-        @Option(name: .customLong("password"), help: "A saved password offered beside passkeys, as USER:PASSWORD (repeatable).")
+        @Option(
+            name: .customLong("password"),
+            help: "A saved password offered beside passkeys, as USER:PASSWORD (repeatable).")
         var passwords: [String] = []
 
         func run() async throws {
             let options = try common.readOptions(PublicKeyCredentialRequestOptionsJSON.self)
             let saved = try passwords.map { entry -> PasswordCredential in
-                guard let colon = entry.firstIndex(of: ":") else { throw ValidationError("--password takes USER:PASSWORD") }
-                return PasswordCredential(user: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...]))
+                guard let colon = entry.firstIndex(of: ":") else {
+                    throw ValidationError("--password takes USER:PASSWORD")
+                }
+                return PasswordCredential(
+                    user: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...]))
             }
             try await WebAuthnCommand.report(socket: global.socketPath) {
                 switch try await common.client(global).get(options, mediation: mediation.mediation, passwords: saved) {

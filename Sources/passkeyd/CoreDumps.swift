@@ -12,7 +12,8 @@ enum CoreDumps {
         let failed = passkeyd_disable_core_dumps()
         guard failed == 0 else {
             let call = failed == 1 ? "setrlimit(RLIMIT_CORE)" : "prctl(PR_SET_DUMPABLE)"
-            throw ValidationFailure(message: "passkeyd: cannot turn core dumps off (\(call): \(String(cString: strerror(errno))))")
+            throw ValidationFailure(
+                message: "passkeyd: cannot turn core dumps off (\(call): \(String(cString: strerror(errno))))")
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--detach`. Swift cannot fork once threads run, so the daemon re-executes
@@ -66,7 +66,8 @@ enum Detach {
         posix_spawnattr_setflags(&attributes, spawnSetSID)
 
         // The resolved path rather than /proc/self/exe, so the child's process name stays `passkeyd`.
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
         let arguments = [CommandLine.arguments.first ?? "passkeyd"] + CommandLine.arguments.dropFirst()
         var environment = ProcessInfo.processInfo.environment
         environment[readinessVariable] = String(readinessDescriptor)

@@ -20,7 +20,8 @@ enum DeviceFactory {
     ) async throws(KeystoreError) -> Device {
         let store = try Keystore.open(directory: dataDirectory, passphrase: passphrase)
         let authenticator = Authenticator(
-            store: store, presence: presence, verifier: verifier.isConfigured ? verifier : nil, configuration: configuration,
+            store: store, presence: presence, verifier: verifier.isConfigured ? verifier : nil,
+            configuration: configuration,
             logger: Logger(label: "passkeyd.authenticator"), controls: controls)
         return Device(
             handler: authenticator,

@@ -21,39 +21,66 @@ struct Passkeyd: AsyncParsableCommand {
             """,
         version: DaemonInfo.currentVersion)
 
-    @Option(help: "The CTAPHID socket (default $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, else /tmp/passkeyd-$UID/ctaphid.sock).")
+    @Option(
+        help:
+            "The CTAPHID socket (default $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, else /tmp/passkeyd-$UID/ctaphid.sock)."
+    )
     var socket: String?
-    @Option(name: .customLong("data-dir"), help: "The keystore folder (default $XDG_DATA_HOME/passkeyd, else ~/.local/share/passkeyd).")
+    @Option(
+        name: .customLong("data-dir"),
+        help: "The keystore folder (default $XDG_DATA_HOME/passkeyd, else ~/.local/share/passkeyd).")
     var dataDir: String?
-    @Option(name: .customLong("passphrase-file"), help: "A file holding the keystore passphrase (trailing newline ignored).")
+    @Option(
+        name: .customLong("passphrase-file"), help: "A file holding the keystore passphrase (trailing newline ignored)."
+    )
     var passphraseFile: String?
     @Option(help: "User presence: auto, prompt (answered with passkeyctl) or deny.")
     var presence: String?
     @Option(help: "Built-in user verification: auto, prompt, deny or off.")
     var uv: String?
-    @Option(help: "The kind of key to be: u2f, fido2.0, fido2.1-pre, fido2.1 or fido2.2 (default fido2.1; docs/profiles.md).")
+    @Option(
+        help:
+            "The kind of key to be: u2f, fido2.0, fido2.1-pre, fido2.1 or fido2.2 (default fido2.1; docs/profiles.md).")
     var profile: String?
-    @Flag(help: "Built-in UV is a simulated fingerprint reader: configured once a finger is enrolled (passkeyctl bio enroll); --uv says how a finger reads.")
+    @Flag(
+        help:
+            "Built-in UV is a simulated fingerprint reader: configured once a finger is enrolled (passkeyctl bio enroll); --uv says how a finger reads."
+    )
     var bio = false
-    @Flag(name: .customLong("backup-eligible"), help: "New credentials are backup eligible (WebAuthn flag BE); off, as on a hardware key.")
+    @Flag(
+        name: .customLong("backup-eligible"),
+        help: "New credentials are backup eligible (WebAuthn flag BE); off, as on a hardware key.")
     var backupEligible = false
     @Flag(name: .customLong("backup-state"), help: "New credentials are backed up (flag BS); needs --backup-eligible.")
     var backupState = false
     @Option(help: "Signature counters: per-credential (default), global, or zero (as synced passkeys report).")
     var counter: String?
-    @Option(help: "Attestation: self (default, packed self attestation), x5c (packed, chained to this keystore's test root: passkeyctl attestation-ca) or none.")
+    @Option(
+        help:
+            "Attestation: self (default, packed self attestation), x5c (packed, chained to this keystore's test root: passkeyctl attestation-ca) or none."
+    )
     var attestation: String?
-    @Option(name: .customLong("busy-poll"), help: "Microseconds a connection's event loop keeps polling after each answer before it sleeps, so the next request is read without a wake-up; 0 turns it off (default 200; docs/benchmarks.md).")
+    @Option(
+        name: .customLong("busy-poll"),
+        help:
+            "Microseconds a connection's event loop keeps polling after each answer before it sleeps, so the next request is read without a wake-up; 0 turns it off (default 200; docs/benchmarks.md)."
+    )
     var busyPoll: String?
-    @Flag(name: .customLong("allow-private-key-export"), help: "Let `passkeyctl export --include-private-keys` take private keys out (with the PIN once one is set); off by default (docs/keystore.md).")
+    @Flag(
+        name: .customLong("allow-private-key-export"),
+        help:
+            "Let `passkeyctl export --include-private-keys` take private keys out (with the PIN once one is set); off by default (docs/keystore.md)."
+    )
     var allowPrivateKeyExport = false
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
     var pidFile: String?
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    @Option(
+        name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
     var logLevel: String?
-    @Option(name: .customLong("log-file"), help: "With --detach: append the daemon's log here instead of discarding it.")
+    @Option(
+        name: .customLong("log-file"), help: "With --detach: append the daemon's log here instead of discarding it.")
     var logFile: String?
 
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
@@ -75,7 +102,10 @@ struct Passkeyd: AsyncParsableCommand {
         }
         if let activation {
             guard !detach else {
-                throw ValidationFailure(message: "passkeyd: a socket-activated passkeyd runs in the foreground; remove --detach from the unit's ExecStart")
+                throw ValidationFailure(
+                    message:
+                        "passkeyd: a socket-activated passkeyd runs in the foreground; remove --detach from the unit's ExecStart"
+                )
             }
             // The socket is where the manager bound it; --socket only names where to bind one.
             settings.socket = activation.path
@@ -118,8 +148,10 @@ struct Passkeyd: AsyncParsableCommand {
         let device: DeviceFactory.Device
         do {
             device = try await DeviceFactory.make(
-                dataDirectory: settings.dataDirectory, passphrase: try settings.passphrase(given: environmentPassphrase),
-                presence: presence, verifier: verifier, configuration: settings.configuration, controls: controls, logger: logger)
+                dataDirectory: settings.dataDirectory,
+                passphrase: try settings.passphrase(given: environmentPassphrase),
+                presence: presence, verifier: verifier, configuration: settings.configuration, controls: controls,
+                logger: logger)
         } catch { throw fail("\(error)") }
         environmentPassphrase = nil
 
@@ -128,7 +160,8 @@ struct Passkeyd: AsyncParsableCommand {
             server = try await CTAPHIDServer.start(
                 configuration: .init(
                     socketPath: settings.socket, listener: settings.listener, busyPoll: settings.busyPoll,
-                    quickTransactionsOnLoop: !SpeedMechanisms.turnedOffByEnvironment.contains(.taskExecutor)), handler: device.handler, broker: broker,
+                    quickTransactionsOnLoop: !SpeedMechanisms.turnedOffByEnvironment.contains(.taskExecutor)),
+                handler: device.handler, broker: broker,
                 controls: controls, logger: Logger(label: "passkeyd.server"))
         } catch {
             await device.close()
@@ -141,13 +174,17 @@ struct Passkeyd: AsyncParsableCommand {
             throw fail("cannot write pid file \(settings.pidFile ?? ""): \(error.localizedDescription)")
         }
         if let readiness { Detach.report("ready", on: readiness) }
-        logger.info("ready", metadata: [
-            "socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)", "uv": "\(settings.verification.rawValue)",
-            "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
-            "counter": "\(settings.counter.rawValue)", "backupEligible": "\(settings.backup.eligible)", "backupState": "\(settings.backup.backedUp)",
-            "attestation": "\(settings.attestation.rawValue)", "bio": "\(settings.fingerprintSensor != nil)",
-            "privateKeyExport": "\(settings.allowsPrivateKeyExport)",
-        ])
+        logger.info(
+            "ready",
+            metadata: [
+                "socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)",
+                "uv": "\(settings.verification.rawValue)",
+                "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
+                "counter": "\(settings.counter.rawValue)", "backupEligible": "\(settings.backup.eligible)",
+                "backupState": "\(settings.backup.backedUp)",
+                "attestation": "\(settings.attestation.rawValue)", "bio": "\(settings.fingerprintSensor != nil)",
+                "privateKeyExport": "\(settings.allowsPrivateKeyExport)"
+            ])
 
         let signal = await termination.wait()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
@@ -206,10 +243,11 @@ struct Passkeyd: AsyncParsableCommand {
                 throw ValidationFailure(message: "cannot read passphrase file \(path): not a regular file")
             }
             guard info.st_mode & 0o077 == 0 else {
-                throw ValidationFailure(message: """
-                    The passphrase file \(path) is accessible by other users (mode \(KeystoreError.octal(UInt32(info.st_mode)))), \
-                    so it was not used. Make it private with: chmod 600 \(path)
-                    """)
+                throw ValidationFailure(
+                    message: """
+                        The passphrase file \(path) is accessible by other users (mode \(KeystoreError.octal(UInt32(info.st_mode)))), \
+                        so it was not used. Make it private with: chmod 600 \(path)
+                        """)
             }
             let data: Data
             do { data = try handle.readToEnd() ?? Data() } catch {
@@ -223,34 +261,54 @@ struct Passkeyd: AsyncParsableCommand {
     }
 
     private func settings() throws(ValidationFailure) -> Settings {
-        let presenceMode = try choose(presence, "PASSKEYD_PRESENCE", PresenceMode.auto.rawValue, PresenceMode.init(rawValue:)) {
+        let presenceMode = try choose(
+            presence, "PASSKEYD_PRESENCE", PresenceMode.auto.rawValue, PresenceMode.init(rawValue:)
+        ) {
             "--presence must be auto, prompt or deny, not '\($0)'"
         }
-        let verification = try choose(uv, "PASSKEYD_UV", VerificationMode.auto.rawValue, VerificationMode.init(rawValue:)) {
+        let verification = try choose(
+            uv, "PASSKEYD_UV", VerificationMode.auto.rawValue, VerificationMode.init(rawValue:)
+        ) {
             "--uv must be auto, prompt, deny or off, not '\($0)'"
         }
-        let deviceProfile = try choose(profile, "PASSKEYD_PROFILE", DeviceProfile.fido21.name, DeviceProfile.init(named:)) {
+        let deviceProfile = try choose(
+            profile, "PASSKEYD_PROFILE", DeviceProfile.fido21.name, DeviceProfile.init(named:)
+        ) {
             "--profile must be one of \(DeviceProfile.all.map(\.name).joined(separator: ", ")), not '\($0)'"
         }
         guard let backup = BackupFlags(eligible: backupEligible, backedUp: backupState) else {
-            throw ValidationFailure(message: "--backup-state needs --backup-eligible: a credential that is not eligible for backup cannot be backed up (WebAuthn L3 §6.1)")
+            throw ValidationFailure(
+                message:
+                    "--backup-state needs --backup-eligible: a credential that is not eligible for backup cannot be backed up (WebAuthn L3 §6.1)"
+            )
         }
-        let counterMode = try choose(counter, "PASSKEYD_COUNTER", SignatureCounterMode.perCredential.rawValue, SignatureCounterMode.init(rawValue:)) {
+        let counterMode = try choose(
+            counter, "PASSKEYD_COUNTER", SignatureCounterMode.perCredential.rawValue,
+            SignatureCounterMode.init(rawValue:)
+        ) {
             "--counter must be per-credential, global or zero, not '\($0)'"
         }
-        let attestationMode = try choose(attestation, "PASSKEYD_ATTESTATION", AttestationMode.selfAttestation.rawValue, AttestationMode.init(rawValue:)) {
+        let attestationMode = try choose(
+            attestation, "PASSKEYD_ATTESTATION", AttestationMode.selfAttestation.rawValue,
+            AttestationMode.init(rawValue:)
+        ) {
             "--attestation must be none, self or x5c, not '\($0)'"
         }
         // The sensor's samples and matches are the --uv mode's answers; off leaves nothing to answer.
         let fingerprintReader = bio || environment["PASSKEYD_BIO"] == "1"
         if fingerprintReader, verification == .off {
-            throw ValidationFailure(message: "--bio needs --uv auto, prompt or deny: the mode says how a finger on the simulated reader reads")
+            throw ValidationFailure(
+                message:
+                    "--bio needs --uv auto, prompt or deny: the mode says how a finger on the simulated reader reads")
         }
-        let level = try choose(logLevel, "PASSKEYD_LOG_LEVEL", Logger.Level.info.rawValue, Logger.Level.init(rawValue:)) { _ in
+        let level = try choose(logLevel, "PASSKEYD_LOG_LEVEL", Logger.Level.info.rawValue, Logger.Level.init(rawValue:))
+        { _ in
             "--log-level must be one of trace, debug, info, notice, warning, error, critical"
         }
         let defaultBusyPoll = Int(CTAPHIDServer.Configuration.defaultBusyPoll / .microseconds(1))
-        let busyPollMicroseconds = try choose(busyPoll, "PASSKEYD_BUSY_POLL", "\(defaultBusyPoll)", { Int($0).flatMap { 0...100_000 ~= $0 ? $0 : nil } }) {
+        let busyPollMicroseconds = try choose(
+            busyPoll, "PASSKEYD_BUSY_POLL", "\(defaultBusyPoll)", { Int($0).flatMap { 0...100_000 ~= $0 ? $0 : nil } }
+        ) {
             "--busy-poll must be a number of microseconds from 0 to 100000, not '\($0)'"
         }
         return Settings(
@@ -266,8 +324,10 @@ struct Passkeyd: AsyncParsableCommand {
 
     /// An option's value: the flag, else the environment variable, else the default; read by
     /// `parse`, or refused with `refusal(text)`.
-    private func choose<T>(_ flag: String?, _ variable: String, _ fallback: String, _ parse: (String) -> T?,
-                           refusal: (String) -> String) throws(ValidationFailure) -> T {
+    private func choose<T>(
+        _ flag: String?, _ variable: String, _ fallback: String, _ parse: (String) -> T?,
+        refusal: (String) -> String
+    ) throws(ValidationFailure) -> T {
         let text = flag ?? environment[variable] ?? fallback
         guard let value = parse(text) else { throw ValidationFailure(message: refusal(text)) }
         return value

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// systemd socket activation without libsystemd: sd_listen_fds(3) semantics. A manager
@@ -27,11 +27,14 @@ enum SocketActivation {
         var description: String {
             switch self {
             case .count(let text):
-                return "socket activation passed LISTEN_FDS=\(text); passkeyd serves exactly one socket (ListenStream= once in passkeyd.socket)"
+                return
+                    "socket activation passed LISTEN_FDS=\(text); passkeyd serves exactly one socket (ListenStream= once in passkeyd.socket)"
             case .notAUnixStreamListener:
-                return "socket activation passed descriptor 3, which is not a listening Unix stream socket (passkeyd.socket needs ListenStream=<path>)"
+                return
+                    "socket activation passed descriptor 3, which is not a listening Unix stream socket (passkeyd.socket needs ListenStream=<path>)"
             case .abstractOrUnnamed:
-                return "socket activation passed a socket with no file-system path; passkeyd needs one so it can check its folder"
+                return
+                    "socket activation passed a socket with no file-system path; passkeyd needs one so it can check its folder"
             }
         }
     }
@@ -58,7 +61,8 @@ enum SocketActivation {
             var length = socklen_t(MemoryLayout<Int32>.size)
             return getsockopt(descriptor, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
         }
-        return option(SO_DOMAIN) == AF_UNIX && option(SO_TYPE) == Int32(SOCK_STREAM.rawValue) && option(SO_ACCEPTCONN) == 1
+        return option(SO_DOMAIN) == AF_UNIX && option(SO_TYPE) == Int32(SOCK_STREAM.rawValue)
+            && option(SO_ACCEPTCONN) == 1
     }
 
     /// The path the socket is bound to (getsockname); nil for an abstract or unnamed socket.

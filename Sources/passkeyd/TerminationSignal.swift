@@ -39,7 +39,13 @@ struct TerminationSignal: Sendable {
             var byte: UInt8 = 0
             while true {
                 let count = read(readEnd, &byte, 1)
-                if count == 1 { continuation.yield(Int32(byte)) } else if count < 0, errno == EINTR { continue } else { break }
+                if count == 1 {
+                    continuation.yield(Int32(byte))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
             }
         }
         reader.name = "passkeyd.signals"

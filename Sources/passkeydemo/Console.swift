@@ -76,13 +76,18 @@ struct Console: Sendable {
     func autofill(_ title: [String], suggestions: [String], button: String?) async -> FieldOutcome {
         var typed = ""
         var selected = 0
-        let footer = "Type to filter, ↑/↓ and Enter to fill in" + (button.map { ", Tab for “\($0)”" } ?? "") + ", Esc to leave the page"
+        let footer =
+            "Type to filter, ↑/↓ and Enter to fill in" + (button.map { ", Tab for “\($0)”" } ?? "")
+            + ", Esc to leave the page"
         while true {
             let shown = suggestions.indices.filter { suggestions[$0].lowercased().hasPrefix(typed.lowercased()) }
             selected = shown.isEmpty ? 0 : min(selected, shown.count - 1)
-            let rows = shown.isEmpty ? ["  (no suggestion starts with “\(typed)”)"] : shown.enumerated().map { row, index in
-                (row == selected ? "› " : "  ") + "\(row + 1). \(suggestions[index])"
-            }
+            let rows =
+                shown.isEmpty
+                ? ["  (no suggestion starts with “\(typed)”)"]
+                : shown.enumerated().map { row, index in
+                    (row == selected ? "› " : "  ") + "\(row + 1). \(suggestions[index])"
+                }
             let buttonRow = button.map { ["", "[ \($0) ]"] } ?? []
             screen(title + ["Username: \(typed)▏", "", "AutoFill suggestions:"] + rows + buttonRow + ["", footer])
             switch await keyboard.next() {

@@ -10,7 +10,8 @@ actor Courier {
     enum Sentence {
         static let unreachable = "Unable to connect. Please check your internet connection and try again."
         static let notRecognized = "Passkey not recognized. Please try again or create a new account."
-        static let support = "Still not working? Wait a few minutes and try again, or contact support at support@courier.passkeyd.test."
+        static let support =
+            "Still not working? Wait a few minutes and try again, or contact support at support@courier.passkeyd.test."
         static let offline = "You are offline: your account opens read-only until the connection is back."
     }
 
@@ -23,8 +24,10 @@ actor Courier {
     /// Failures in a row (not cancellations); the third brings the support sentence.
     private var failures = 0
 
-    init(server: CourierServer, sessionFile: CourierSessionFile, log: CourierLog, console: Console,
-         client: @escaping @Sendable (String) throws -> (WebAuthnClient, TerminalUserAgent)) {
+    init(
+        server: CourierServer, sessionFile: CourierSessionFile, log: CourierLog, console: Console,
+        client: @escaping @Sendable (String) throws -> (WebAuthnClient, TerminalUserAgent)
+    ) {
         self.server = server
         self.sessionFile = sessionFile
         self.log = log
@@ -48,7 +51,8 @@ actor Courier {
             await home(saved, heading: "Welcome back, \(username) (session restored, checked by the server)")
         } catch {
             log.record("session-restore-offline", ["user": saved.username, "reason": "\(error)"])
-            await home(saved, heading: "Signed in as \(saved.username)", notice: [Sentence.unreachable, Sentence.offline])
+            await home(
+                saved, heading: "Signed in as \(saved.username)", notice: [Sentence.unreachable, Sentence.offline])
         }
     }
 
@@ -73,7 +77,8 @@ actor Courier {
                 let response = try await client.create(options)
                 await agent.endTouchPrompt()
                 let token = try await server.finishRegistration(response, username: name)
-                await signedIn(name, token: token, event: "account-created", heading: "Account created: signed in as \(name)")
+                await signedIn(
+                    name, token: token, event: "account-created", heading: "Account created: signed in as \(name)")
                 return
             } catch CourierServer.Failure.usernameTaken(let taken) {
                 log.record("account-create-failed", ["user": taken, "reason": "username-taken"])
@@ -103,7 +108,9 @@ actor Courier {
                 return
             } catch let error as WebAuthnError where error.cause == .ctap(.noCredentials) {
                 log.record("sign-in-failed", ["reason": "no-passkey"])
-                console.say("There is no passkey for Courier on this device. Create an account? Enter to create one, Esc to go back.")
+                console.say(
+                    "There is no passkey for Courier on this device. Create an account? Enter to create one, Esc to go back."
+                )
                 if await console.confirm() { await createAccount() }
                 return
             } catch {
@@ -153,11 +160,15 @@ actor Courier {
     /// device forgets it) or back to the list still signed in.
     private func home(_ session: CourierSessionFile.Session, heading: String, notice: [String] = []) async {
         let readOnly = !notice.isEmpty
-        let deliveries = readOnly ? "Deliveries: not shown while offline." : "Deliveries for \(session.username): none on the way."
-        console.screen(["Courier", "", "✓ \(heading)"] + notice + [
-            "", deliveries, "",
-            readOnly ? "Esc: back to the list (sign-out needs the connection)" : "Enter: sign out    Esc: back to the list",
-        ])
+        let deliveries =
+            readOnly ? "Deliveries: not shown while offline." : "Deliveries for \(session.username): none on the way."
+        console.screen(
+            ["Courier", "", "✓ \(heading)"] + notice + [
+                "", deliveries, "",
+                readOnly
+                    ? "Esc: back to the list (sign-out needs the connection)"
+                    : "Enter: sign out    Esc: back to the list"
+            ])
         guard await console.confirm(), !readOnly else { return }
         do { try await server.signOut(session.token) } catch {
             log.record("sign-out-failed", ["user": session.username, "reason": "\(error)"])

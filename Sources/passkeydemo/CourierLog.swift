@@ -14,7 +14,8 @@ struct CourierLog: Sendable {
             handle.write(Data(line.utf8))
             try? handle.close()
         } else {
-            FileManager.default.createFile(atPath: path, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600])
+            FileManager.default.createFile(
+                atPath: path, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600])
         }
     }
 }

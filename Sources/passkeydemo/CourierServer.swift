@@ -49,7 +49,8 @@ actor CourierServer {
 
         func record(userHandle: [UInt8]) -> RegisteredCredential? {
             guard let id = try? Base64URL.decode(id), let bytes = try? Base64URL.decode(publicKey),
-                  let cbor = try? CBORDecoder.decode(bytes), let key = try? COSEKey(cbor: cbor) else { return nil }
+                let cbor = try? CBORDecoder.decode(bytes), let key = try? COSEKey(cbor: cbor)
+            else { return nil }
             return RegisteredCredential(id: id, publicKey: key, signCount: signCount, userHandle: userHandle)
         }
     }
@@ -64,7 +65,9 @@ actor CourierServer {
         relyingParty = RelyingParty(id: rpID, name: "Courier", origins: [origin])
         self.databasePath = databasePath
         self.reachable = reachable
-        database = (try? JSONDecoder().decode(Database.self, from: Data(contentsOf: URL(fileURLWithPath: databasePath)))) ?? Database()
+        database =
+            (try? JSONDecoder().decode(Database.self, from: Data(contentsOf: URL(fileURLWithPath: databasePath))))
+            ?? Database()
     }
 
     /// The web demo's offline switch: the network goes away, or comes back.
@@ -106,7 +109,8 @@ actor CourierServer {
         try reach()
         let credential: RegisteredCredential
         do { credential = try await relyingParty.finishRegistration(response) } catch { throw .rejected(error) }
-        database.accounts[username] = Account(userHandle: Base64URL.encode(credential.userHandle), passkeys: [StoredPasskey(credential)])
+        database.accounts[username] = Account(
+            userHandle: Base64URL.encode(credential.userHandle), passkeys: [StoredPasskey(credential)])
         return newSession(for: username)
     }
 
@@ -117,7 +121,9 @@ actor CourierServer {
     }
 
     /// Verifies the assertion against the stored passkey: who signed in, and their session token.
-    func finishAuthentication(_ response: AuthenticationResponseJSON) async throws(Failure) -> (username: String, token: String) {
+    func finishAuthentication(_ response: AuthenticationResponseJSON) async throws(Failure) -> (
+        username: String, token: String
+    ) {
         try reach()
         let known = database.accounts.flatMap { name, account in
             account.passkeys.compactMap { stored in
@@ -134,7 +140,9 @@ actor CourierServer {
             throw .rejected(error)
         }
         guard let (username, _) = records[verified.credential.id] else { throw .notRecognized }
-        if let index = database.accounts[username]?.passkeys.firstIndex(where: { $0.id == Base64URL.encode(verified.credential.id) }) {
+        if let index = database.accounts[username]?.passkeys.firstIndex(where: {
+            $0.id == Base64URL.encode(verified.credential.id)
+        }) {
             database.accounts[username]?.passkeys[index].signCount = verified.credential.signCount
         }
         return (username, newSession(for: username))

@@ -35,7 +35,9 @@ struct Demo: Sendable {
         let client = try client(for: shop, ScriptedUserAgent())
         for name in ["alice", "bob"] {
             let credential = try await shop.register(name, with: client)
-            print("✓ \(name) registered a passkey (\(credential.publicKey.algorithm), credential \(Base64URL.encode(credential.id).prefix(10))…), verified by the server")
+            print(
+                "✓ \(name) registered a passkey (\(credential.publicKey.algorithm), credential \(Base64URL.encode(credential.id).prefix(10))…), verified by the server"
+            )
         }
         do {
             _ = try await shop.register("alice", with: client, excludeExisting: true)
@@ -77,7 +79,9 @@ struct Demo: Sendable {
         let agent = ScriptedUserAgent(picks: [.label("alice")])
         let user = try await shop.signIn(with: client(for: shop, agent), mediation: .conditional)
         let suggestions = await agent.suggestionsShown.first?.map(\.label) ?? []
-        print("✓ AutoFill suggested \(suggestions.joined(separator: ", ")) without a touch; picking \(user) signed in, verified by the server")
+        print(
+            "✓ AutoFill suggested \(suggestions.joined(separator: ", ")) without a touch; picking \(user) signed in, verified by the server"
+        )
     }
 
     /// preferImmediatelyAvailableCredentials: nothing local fails at once, with no UI.
@@ -89,10 +93,13 @@ struct Demo: Sendable {
         } catch let error as WebAuthnError where error.name == .notAllowed {
             let shown = await agent.pickersShown.count + agent.suggestionsShown.count
             guard shown == 0 else { throw ScenarioFailure("the immediate request showed UI") }
-            print("✓ no passkey for news.passkeyd.test: \(error.name.rawValue) at once, nothing shown — the site shows its sign-in form")
+            print(
+                "✓ no passkey for news.passkeyd.test: \(error.name.rawValue) at once, nothing shown — the site shows its sign-in form"
+            )
         }
         try await shop.ensureAccounts(["alice"], transport: transport)
-        let user = try await shop.signIn(with: client(for: shop, ScriptedUserAgent(picks: [.label("alice")])), mediation: .immediate)
+        let user = try await shop.signIn(
+            with: client(for: shop, ScriptedUserAgent(picks: [.label("alice")])), mediation: .immediate)
         print("✓ on shop.passkeyd.test the same request signs \(user) in like a modal one")
     }
 
@@ -117,8 +124,10 @@ struct Demo: Sendable {
 
         let saved = Site.savedPassword
         let filling = ScriptedUserAgent(picks: [.label(saved.user)])
-        guard case .password(let password) = try await self.client(for: shop, filling).get(
-            await shop.server.authenticationOptions(), mediation: .conditional, passwords: [saved]) else {
+        guard
+            case .password(let password) = try await self.client(for: shop, filling).get(
+                await shop.server.authenticationOptions(), mediation: .conditional, passwords: [saved])
+        else {
             throw ScenarioFailure("the autofilled password did not come back as a password")
         }
         try shop.checkPassword(password)

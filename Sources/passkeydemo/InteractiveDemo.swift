@@ -20,9 +20,11 @@ struct InteractiveDemo: Sendable {
         await courier.restore()
         while true {
             let features = Feature.allCases
-            guard let index = await console.choose(
-                ["passkeydemo — passkeys end to end against passkeyd", "Choose a feature:"], items: features.map(\.title),
-                footer: "↑/↓ or a number, Enter to run, q to quit")
+            guard
+                let index = await console.choose(
+                    ["passkeydemo — passkeys end to end against passkeyd", "Choose a feature:"],
+                    items: features.map(\.title),
+                    footer: "↑/↓ or a number, Enter to run, q to quit")
             else { return }
             await run(features[index])
         }
@@ -78,9 +80,12 @@ struct InteractiveDemo: Sendable {
                 return try await demo.shop.signIn(with: client, mediation: .immediate)
             } catch let error as WebAuthnError where error.name == .notAllowed {
                 if await agent.pickersShown > 0 {
-                    console.say("You closed the account picker: nothing was signed in, and the site shows its sign-in form.")
+                    console.say(
+                        "You closed the account picker: nothing was signed in, and the site shows its sign-in form.")
                 } else {
-                    console.say("No passkey for \(demo.shop.server.id) is right here: nothing was shown, and the site shows its sign-in form.")
+                    console.say(
+                        "No passkey for \(demo.shop.server.id) is right here: nothing was shown, and the site shows its sign-in form."
+                    )
                 }
                 console.say("Enter to go back")
                 _ = await console.confirm()

@@ -52,7 +52,9 @@ enum Key: Sendable, Equatable {
             guard bytes.count >= length else { return nil }
             let scalarBytes = Array(bytes.prefix(length))
             bytes.removeFirst(length)
-            guard let text = String(bytes: scalarBytes, encoding: .utf8), let character = text.first else { return decode(&bytes) }
+            guard let text = String(bytes: scalarBytes, encoding: .utf8), let character = text.first else {
+                return decode(&bytes)
+            }
             return .character(character)
         }
     }

@@ -28,7 +28,10 @@ struct PasskeyDemo: AsyncParsableCommand {
             http://courier.localhost:PORT), signed in through the browser's WebAuthn (passkeyd's extension).
             """)
 
-    @Option(help: "The daemon's socket (default: $PASSKEYD_SOCKET, $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, /tmp/passkeyd-$UID/ctaphid.sock).")
+    @Option(
+        help:
+            "The daemon's socket (default: $PASSKEYD_SOCKET, $XDG_RUNTIME_DIR/passkeyd/ctaphid.sock, /tmp/passkeyd-$UID/ctaphid.sock)."
+    )
     var socket: String?
 
     @Flag(help: "Use an authenticator inside this process instead of the daemon (nothing is stored).")
@@ -37,7 +40,11 @@ struct PasskeyDemo: AsyncParsableCommand {
     @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable); default: all six, in order.")
     var scenarios: [Scenario] = []
 
-    @Option(name: .customLong("state-dir"), help: "The courier app's session and its server's accounts (default $XDG_STATE_HOME/passkeydemo, else ~/.local/state/passkeydemo).")
+    @Option(
+        name: .customLong("state-dir"),
+        help:
+            "The courier app's session and its server's accounts (default $XDG_STATE_HOME/passkeydemo, else ~/.local/state/passkeydemo)."
+    )
     var stateDirectory: String?
 
     @Flag(help: "The courier app's server cannot be reached (as when offline).")
@@ -51,8 +58,12 @@ struct PasskeyDemo: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1 to 65535, not \(port).") }
-        guard !web || scenarios.isEmpty else { throw ValidationError("--web serves every scenario; --scenario is for the terminal.") }
-        guard !web || !inProcess else { throw ValidationError("--web leaves the authenticator to the browser; --in-process is for the terminal.") }
+        guard !web || scenarios.isEmpty else {
+            throw ValidationError("--web serves every scenario; --scenario is for the terminal.")
+        }
+        guard !web || !inProcess else {
+            throw ValidationError("--web leaves the authenticator to the browser; --in-process is for the terminal.")
+        }
     }
 
     /// The feature list for a person, the narrated scenarios for scripts and `make test`.
@@ -75,9 +86,10 @@ struct PasskeyDemo: AsyncParsableCommand {
         let transport: any CTAPTransport
         let socketPath = socket ?? PasskeydSocket.defaultPath()
         if inProcess {
-            transport = InProcessTransport(device: Authenticator(
-                store: InMemoryCredentialStore(), presence: ScriptedPresence.always(.approved),
-                verifier: ScriptedVerifier.always(.verified)))
+            transport = InProcessTransport(
+                device: Authenticator(
+                    store: InMemoryCredentialStore(), presence: ScriptedPresence.always(.approved),
+                    verifier: ScriptedVerifier.always(.verified)))
         } else {
             transport = UnixSocketTransport(path: socketPath)
         }
@@ -97,21 +109,30 @@ struct PasskeyDemo: AsyncParsableCommand {
                 print("✗ \(scenario.rawValue): \(error)")
             }
         }
-        print(failed == 0 ? "\nall \(scenarios.count) scenarios passed" : "\n\(failed) of \(scenarios.count) scenarios failed")
+        print(
+            failed == 0
+                ? "\nall \(scenarios.count) scenarios passed" : "\n\(failed) of \(scenarios.count) scenarios failed")
         if failed > 0 { throw ExitCode(1) }
     }
 
     /// The courier's state folder (mode 700), made if missing; refused unless it is ours alone.
     private func stateFolder() throws -> String {
         let environment = ProcessInfo.processInfo.environment
-        let state = stateDirectory ?? ((environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state") + "/passkeydemo")
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let state =
+            stateDirectory
+            ?? ((environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state") + "/passkeydemo")
+        try FileManager.default.createDirectory(
+            atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // The courier's session token and database go in there: a folder someone else owns, or
         // can write to, could hand them a planted file or a link (issue 33, finding 2).
         var info = stat()
-        guard lstat(state, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
-            throw ValidationError("The state folder \(state) is not a folder of yours that only you can write to; choose another with --state-dir.")
+        guard lstat(state, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
+            info.st_mode & 0o022 == 0
+        else {
+            throw ValidationError(
+                "The state folder \(state) is not a folder of yours that only you can write to; choose another with --state-dir."
+            )
         }
         return state
     }
@@ -126,15 +147,19 @@ struct PasskeyDemo: AsyncParsableCommand {
         let answer: @Sendable (Bool) async -> Void = { approve in
             guard let socketPath else { return }
             let line = UnixSocketTransport(path: socketPath)
-            if let status = try? DaemonStatus(bytes: try await line.vendor(.status, payload: [])), let id = status.promptID {
-                _ = try? await line.vendor(.presence, payload: VendorCommand.presencePayload(approve: approve, promptID: id))
+            if let status = try? DaemonStatus(bytes: try await line.vendor(.status, payload: [])),
+                let id = status.promptID
+            {
+                _ = try? await line.vendor(
+                    .presence, payload: VendorCommand.presencePayload(approve: approve, promptID: id))
             }
             await line.close()
         }
         let transport = demo.transport
         let courier = Courier(
             server: CourierServer(databasePath: state + "/courier-server.json", reachable: !offline),
-            sessionFile: CourierSessionFile(path: state + "/courier-session.json"), log: CourierLog(path: state + "/courier.log"),
+            sessionFile: CourierSessionFile(path: state + "/courier-session.json"),
+            log: CourierLog(path: state + "/courier.log"),
             console: console,
             client: { origin in
                 let agent = TerminalUserAgent(console: console, answerPresence: answer)

@@ -24,12 +24,16 @@ struct Site: Sendable {
         var byCredentialID: [[UInt8]: RegisteredCredential] = [:]
         func add(_ credential: RegisteredCredential) { byCredentialID[credential.id] = credential }
         func credential(_ id: [UInt8]) -> RegisteredCredential? { byCredentialID[id] }
-        func owners() -> Set<String> { Set(byCredentialID.values.map { String(decoding: $0.userHandle, as: UTF8.self) }) }
+        func owners() -> Set<String> {
+            Set(byCredentialID.values.map { String(decoding: $0.userHandle, as: UTF8.self) })
+        }
     }
 
     /// Registers `name` (user handle = the name's bytes) and has the server verify it.
     @discardableResult
-    func register(_ name: String, with client: WebAuthnClient, excludeExisting: Bool = false) async throws -> RegisteredCredential {
+    func register(_ name: String, with client: WebAuthnClient, excludeExisting: Bool = false) async throws
+        -> RegisteredCredential
+    {
         let options = await registrationOptions(for: name, excludeExisting: excludeExisting)
         return try await finishRegistration(try await client.create(options))
     }
@@ -60,10 +64,13 @@ struct Site: Sendable {
     }
 
     /// Runs a sign-in and has the server verify the assertion; returns who signed in.
-    func signIn(with client: WebAuthnClient, mediation: Mediation = .optional,
-                passwords: [PasswordCredential] = []) async throws -> String {
+    func signIn(
+        with client: WebAuthnClient, mediation: Mediation = .optional,
+        passwords: [PasswordCredential] = []
+    ) async throws -> String {
         let options = await server.authenticationOptions()
-        guard case .passkey(let assertion) = try await client.get(options, mediation: mediation, passwords: passwords) else {
+        guard case .passkey(let assertion) = try await client.get(options, mediation: mediation, passwords: passwords)
+        else {
             throw ScenarioFailure("expected a passkey, got a password")
         }
         return try await verify(assertion)
@@ -83,14 +90,16 @@ struct Site: Sendable {
     }
 
     /// The one password account, as the browser's password manager has it saved.
-    static let savedPassword = PasswordCredential(user: "carol@shop.passkeyd.test", password: "correct horse battery staple")
+    static let savedPassword = PasswordCredential(
+        user: "carol@shop.passkeyd.test", password: "correct horse battery staple")
 
     /// The server's password check for its one password account. The passwords are compared as
     /// SHA-256 digests, whose equality is constant-time: how long it takes says nothing of how
     /// much of a guess was right (the web demo takes guesses from any page on this machine).
     func checkPassword(_ password: PasswordCredential) throws {
         let digest = { (text: String) in SHA256.hash(data: Data(text.utf8)) }
-        guard password.user == Self.savedPassword.user, digest(password.password) == digest(Self.savedPassword.password) else {
+        guard password.user == Self.savedPassword.user, digest(password.password) == digest(Self.savedPassword.password)
+        else {
             throw ScenarioFailure("the server rejected the password")
         }
     }

@@ -44,9 +44,10 @@ actor TerminalUserAgent: UserAgent {
     func chooseCredential(from choices: [CredentialChoice], rpID: String) async -> CredentialChoice? {
         await endTouchPrompt()
         pickersShown += 1
-        guard let index = await console.choose(
-            takeCarried() + ["Sign in to \(rpID)", "Choose an account:"], items: choices.map(Self.row),
-            footer: "↑/↓ or a number, Enter to choose, Esc to cancel")
+        guard
+            let index = await console.choose(
+                takeCarried() + ["Sign in to \(rpID)", "Choose an account:"], items: choices.map(Self.row),
+                footer: "↑/↓ or a number, Enter to choose, Esc to cancel")
         else { return nil }
         return choices[index]
     }
@@ -72,13 +73,17 @@ actor TerminalUserAgent: UserAgent {
         await endTouchPrompt()
         pinRequests += 1
         let tries = retriesLeft.map { " (\($0) \($0 == 1 ? "try" : "tries") left)" } ?? ""
-        if pinRequests == 1 { console.say("Your fingerprint or face was not recognized, or this authenticator has none: use the PIN.") }
+        if pinRequests == 1 {
+            console.say("Your fingerprint or face was not recognized, or this authenticator has none: use the PIN.")
+        }
         return await console.readLine("Authenticator PIN\(tries): ", secret: true)
     }
 
     func chooseNewPIN(minimumLength: Int) async -> String? {
         await endTouchPrompt()
-        return await console.readLine("This site needs a PIN on your authenticator. New PIN (at least \(minimumLength) characters): ", secret: true)
+        return await console.readLine(
+            "This site needs a PIN on your authenticator. New PIN (at least \(minimumLength) characters): ",
+            secret: true)
     }
 
     func confirm(_ message: String) async -> Bool {

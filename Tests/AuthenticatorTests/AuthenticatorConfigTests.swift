@@ -1,14 +1,17 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import Authenticator
 @testable import PasskeyClient
 
 /// authenticatorConfig (CTAP 2.1 §6.11), alwaysUv, setMinPINLength and the minPinLength extension (§12.4).
 struct AuthenticatorConfigTests {
     /// Sends a config subcommand, authenticated with `token` when given.
-    static func config(_ h: Harness, _ subCommand: AuthenticatorConfigSubcommand, _ params: SetMinPINLengthParameters? = nil,
-                       token: PinUvAuthToken?) async throws -> CTAPStatus {
+    static func config(
+        _ h: Harness, _ subCommand: AuthenticatorConfigSubcommand, _ params: SetMinPINLengthParameters? = nil,
+        token: PinUvAuthToken?
+    ) async throws -> CTAPStatus {
         var request = AuthenticatorConfigRequest(subCommand: subCommand, subCommandParams: params)
         request.pinUvAuthProtocol = token?.protocolVersion
         request.pinUvAuthParam = token?.authenticate(request.authenticatedMessage)
@@ -38,7 +41,8 @@ struct AuthenticatorConfigTests {
         // A MAC over another subcommand does not verify.
         let acfg = try #require(try await platform.token(pin: PlatformPIN.testPIN, permissions: .acfg).1)
         var forged = AuthenticatorConfigRequest(subCommand: .toggleAlwaysUv, pinUvAuthProtocol: 2)
-        forged.pinUvAuthParam = acfg.authenticate(AuthenticatorConfigRequest(subCommand: .setMinPINLength).authenticatedMessage)
+        forged.pinUvAuthParam = acfg.authenticate(
+            AuthenticatorConfigRequest(subCommand: .setMinPINLength).authenticatedMessage)
         #expect(try await h.status(of: .config, forged.cbor) == .pinAuthInvalid)
         #expect(try await platform.info().options["alwaysUv"] == false, "nothing changed")
         #expect(try await Self.config(h, .toggleAlwaysUv, token: acfg) == .success)
@@ -82,58 +86,92 @@ struct AuthenticatorConfigTests {
         let h = Harness()
         let platform = PlatformPIN(h, .one)
         let token = try #require(try await platform.setPINAndToken(permissions: .acfg))  // 5 code points
-        #expect(try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 5), token: token) == .success)
+        #expect(
+            try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 5), token: token)
+                == .success)
         #expect(try await platform.info().minPINLength == 5)
         #expect(try await platform.info().forcePINChange == false, "the PIN is long enough")
         let again = try #require(try await platform.token(pin: PlatformPIN.testPIN, permissions: .acfg).1)
-        #expect(try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 4), token: again) == .pinPolicyViolation)
-        #expect(try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 64), token: again) == .pinPolicyViolation)
+        #expect(
+            try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 4), token: again)
+                == .pinPolicyViolation)
+        #expect(
+            try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 64), token: again)
+                == .pinPolicyViolation)
         let nineRPs = SetMinPINLengthParameters(minPinLengthRPIDs: (1...9).map { "rp\($0).example" })
         #expect(try await Self.config(h, .setMinPINLength, nineRPs, token: again) == .invalidLength)
         #expect(try await platform.info().minPINLength == 5)
-        #expect(try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 6), token: again) == .success)
+        #expect(
+            try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 6), token: again)
+                == .success)
         #expect(try await platform.info().forcePINChange == true)
         #expect(try await platform.changePIN(from: PlatformPIN.testPIN, to: "12345") == .pinPolicyViolation)
         #expect(try await platform.changePIN(from: PlatformPIN.testPIN, to: "123456") == .success)
         #expect(try await platform.info().forcePINChange == false)
         // forceChangePin alone; and with no PIN at all it is PIN_NOT_SET.
         let third = try #require(try await platform.token(pin: "123456", permissions: .acfg).1)
-        #expect(try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(forceChangePin: true), token: third) == .success)
+        #expect(
+            try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(forceChangePin: true), token: third)
+                == .success)
         #expect(try await platform.info().forcePINChange == true)
-        #expect(try await Self.config(Harness(), .setMinPINLength, SetMinPINLengthParameters(forceChangePin: true), token: nil) == .pinNotSet)
+        #expect(
+            try await Self.config(
+                Harness(), .setMinPINLength, SetMinPINLengthParameters(forceChangePin: true), token: nil) == .pinNotSet)
     }
 
     @Test func minPinLengthIsReportedOnlyToTheNamedRPs() async throws {
         let h = Harness(presence: [.approved, .approved])
-        #expect(try await Self.config(h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 6, minPinLengthRPIDs: ["example.com"]), token: nil) == .success)
+        #expect(
+            try await Self.config(
+                h, .setMinPINLength, SetMinPINLengthParameters(newMinPINLength: 6, minPinLengthRPIDs: ["example.com"]),
+                token: nil) == .success)
         let ask: ExtensionMap = [MinPinLength.identifier: true]
         let named = try await h.makeCredential(Fixture.makeCredential(rk: false, extensions: ask))
-        #expect(try AuthenticatorData(bytes: named.attestation.authenticatorData).extensions == CBORValue.map([.textString("minPinLength"): .unsigned(6)]))
-        let other = try await h.makeCredential(Fixture.makeCredential(rp: PublicKeyCredentialRpEntity(id: "other.example"), rk: false, extensions: ask))
+        #expect(
+            try AuthenticatorData(bytes: named.attestation.authenticatorData).extensions
+                == CBORValue.map([.textString("minPinLength"): .unsigned(6)]))
+        let other = try await h.makeCredential(
+            Fixture.makeCredential(rp: PublicKeyCredentialRpEntity(id: "other.example"), rk: false, extensions: ask))
         #expect(try AuthenticatorData(bytes: other.attestation.authenticatorData).extensions == nil)
     }
 
     @Test func credBlobIsKeptWithDiscoverableCredentialsAndReturnedOnRequest() async throws {
         let h = Harness(presence: Array(repeating: .approved, count: 6))
         let blob: [UInt8] = Array(0..<32)
-        let made = try await h.makeCredential(Fixture.makeCredential(extensions: [CredBlob.identifier: .byteString(blob)]))
+        let made = try await h.makeCredential(
+            Fixture.makeCredential(extensions: [CredBlob.identifier: .byteString(blob)]))
         let authData = try AuthenticatorData(bytes: made.attestation.authenticatorData)
         #expect(authData.extensions == CBORValue.map([.textString("credBlob"): .boolean(true)]))
         let id = try #require(authData.attestedCredentialData?.credentialID)
         var request = Fixture.getAssertion(allow: [id])
         request.extensions = [CredBlob.identifier: true]
         let asserted = try await h.getAssertion(request)
-        #expect(try AuthenticatorData(bytes: asserted.authenticatorData).extensions == CBORValue.map([.textString("credBlob"): .byteString(blob)]))
+        #expect(
+            try AuthenticatorData(bytes: asserted.authenticatorData).extensions
+                == CBORValue.map([.textString("credBlob"): .byteString(blob)]))
         // Too long, or for a non-discoverable credential: not stored, output false.
-        let tooLong = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(2), extensions: [CredBlob.identifier: .byteString(blob + [0])]))
-        #expect(try AuthenticatorData(bytes: tooLong.attestation.authenticatorData).extensions == CBORValue.map([.textString("credBlob"): .boolean(false)]))
-        let nonResident = try await h.makeCredential(Fixture.makeCredential(rk: false, extensions: [CredBlob.identifier: .byteString(blob)]))
-        #expect(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).extensions == CBORValue.map([.textString("credBlob"): .boolean(false)]))
+        let tooLong = try await h.makeCredential(
+            Fixture.makeCredential(user: Fixture.user(2), extensions: [CredBlob.identifier: .byteString(blob + [0])]))
+        #expect(
+            try AuthenticatorData(bytes: tooLong.attestation.authenticatorData).extensions
+                == CBORValue.map([.textString("credBlob"): .boolean(false)]))
+        let nonResident = try await h.makeCredential(
+            Fixture.makeCredential(rk: false, extensions: [CredBlob.identifier: .byteString(blob)]))
+        #expect(
+            try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).extensions
+                == CBORValue.map([.textString("credBlob"): .boolean(false)]))
         // A credential without one answers an empty blob; a wrong type is refused.
-        let otherID = try #require(try AuthenticatorData(bytes: tooLong.attestation.authenticatorData).attestedCredentialData?.credentialID)
+        let otherID = try #require(
+            try AuthenticatorData(bytes: tooLong.attestation.authenticatorData).attestedCredentialData?.credentialID)
         var plain = Fixture.getAssertion(allow: [otherID])
         plain.extensions = [CredBlob.identifier: true]
-        #expect(try AuthenticatorData(bytes: try await h.getAssertion(plain).authenticatorData).extensions == CBORValue.map([.textString("credBlob"): .byteString([])]))
-        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(user: Fixture.user(3), extensions: [CredBlob.identifier: true]).cbor) == .cborUnexpectedType)
+        #expect(
+            try AuthenticatorData(bytes: try await h.getAssertion(plain).authenticatorData).extensions
+                == CBORValue.map([.textString("credBlob"): .byteString([])]))
+        #expect(
+            try await h.status(
+                of: .makeCredential,
+                Fixture.makeCredential(user: Fixture.user(3), extensions: [CredBlob.identifier: true]).cbor)
+                == .cborUnexpectedType)
     }
 }

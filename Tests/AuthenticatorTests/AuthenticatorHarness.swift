@@ -7,6 +7,7 @@ import MLDSA
 import Secp256k1
 import Synchronization
 import Testing
+
 @testable import Authenticator
 
 /// A monotonic clock the test moves by hand.
@@ -43,9 +44,11 @@ struct Harness {
     private(set) var caller = CTAPCaller.platform
 
     /// `store` reopens a device over an existing store, as a daemon restart does.
-    init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = nil, capacity: Int = 100,
-         store: InMemoryCredentialStore? = nil, logger: Logger? = nil, extensions: ExtensionRegistry? = nil,
-         profile: DeviceProfile = .fido21, configure: (inout Authenticator.Configuration) -> Void = { _ in }) {
+    init(
+        presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = nil, capacity: Int = 100,
+        store: InMemoryCredentialStore? = nil, logger: Logger? = nil, extensions: ExtensionRegistry? = nil,
+        profile: DeviceProfile = .fido21, configure: (inout Authenticator.Configuration) -> Void = { _ in }
+    ) {
         self.store = store ?? InMemoryCredentialStore(capacity: capacity)
         self.presence = ScriptedPresence(presence)
         self.verifier = verifier
@@ -67,7 +70,9 @@ struct Harness {
     }
 
     /// Sends one CTAP2 message and splits the reply into status and decoded body.
-    func send(_ command: CTAPCommand, _ parameters: CBORValue? = nil, from caller: CTAPCaller? = nil) async throws -> (CTAPStatus, CBORValue?) {
+    func send(_ command: CTAPCommand, _ parameters: CBORValue? = nil, from caller: CTAPCaller? = nil) async throws -> (
+        CTAPStatus, CBORValue?
+    ) {
         try await sendRaw([command.rawValue] + (parameters?.encoded ?? []), from: caller)
     }
 
@@ -85,7 +90,9 @@ struct Harness {
         return try MakeCredentialResponse(cbor: try #require(body))
     }
 
-    func getAssertion(_ request: GetAssertionRequest, from caller: CTAPCaller? = nil) async throws -> GetAssertionResponse {
+    func getAssertion(_ request: GetAssertionRequest, from caller: CTAPCaller? = nil) async throws
+        -> GetAssertionResponse
+    {
         let (status, body) = try await send(.getAssertion, request.cbor, from: caller)
         guard status == .success else { throw status }
         return try GetAssertionResponse(cbor: try #require(body))
@@ -97,7 +104,9 @@ struct Harness {
         return try GetAssertionResponse(cbor: try #require(body))
     }
 
-    func status(of command: CTAPCommand, _ parameters: CBORValue? = nil, from caller: CTAPCaller? = nil) async throws -> CTAPStatus {
+    func status(of command: CTAPCommand, _ parameters: CBORValue? = nil, from caller: CTAPCaller? = nil) async throws
+        -> CTAPStatus
+    {
         try await send(command, parameters, from: caller).0
     }
 }
@@ -121,7 +130,9 @@ enum Fixture {
             extensions: extensions, options: RequestOptions(rk: rk, up: up, uv: uv))
     }
 
-    static func getAssertion(rpID: String = rp.id, allow: [[UInt8]] = [], up: Bool? = nil, uv: Bool? = nil) -> GetAssertionRequest {
+    static func getAssertion(rpID: String = rp.id, allow: [[UInt8]] = [], up: Bool? = nil, uv: Bool? = nil)
+        -> GetAssertionRequest
+    {
         GetAssertionRequest(
             rpID: rpID, clientDataHash: clientDataHash, allowList: allow.map { PublicKeyCredentialDescriptor(id: $0) },
             options: RequestOptions(up: up, uv: uv))
@@ -135,18 +146,24 @@ func verify(signature: [UInt8], over message: [UInt8], with key: COSEKey) throws
         let publicKey = try P256.Signing.PublicKey(rawRepresentation: x + y)
         return publicKey.isValidSignature(try P256.Signing.ECDSASignature(derRepresentation: signature), for: message)
     case .p384(let x, let y):
-        return try P384.Signing.PublicKey(rawRepresentation: x + y).isValidSignature(try P384.Signing.ECDSASignature(derRepresentation: signature), for: message)
+        return try P384.Signing.PublicKey(rawRepresentation: x + y).isValidSignature(
+            try P384.Signing.ECDSASignature(derRepresentation: signature), for: message)
     case .p521(let x, let y):
-        return try P521.Signing.PublicKey(rawRepresentation: x + y).isValidSignature(try P521.Signing.ECDSASignature(derRepresentation: signature), for: message)
+        return try P521.Signing.PublicKey(rawRepresentation: x + y).isValidSignature(
+            try P521.Signing.ECDSASignature(derRepresentation: signature), for: message)
     case .ed25519(let x):
         return try Curve25519.Signing.PublicKey(rawRepresentation: x).isValidSignature(signature, for: message)
     case .rsa(let n, let e, let algorithm):
         let padding: _RSA.Signing.Padding = algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS
-        return try _RSA.Signing.PublicKey(n: n, e: e).isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: message, padding: padding)
+        return try _RSA.Signing.PublicKey(n: n, e: e).isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: message, padding: padding)
     case .mldsa(let publicKey, let algorithm):
         switch algorithm {
-        case .mldsa44: return try MLDSAPublicKey(rawRepresentation: publicKey, parameters: .mldsa44).isValidSignature(signature, for: message)
-        case .mldsa65: return try MLDSA65.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
+        case .mldsa44:
+            return try MLDSAPublicKey(rawRepresentation: publicKey, parameters: .mldsa44).isValidSignature(
+                signature, for: message)
+        case .mldsa65:
+            return try MLDSA65.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
         default: return try MLDSA87.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message)
         }
     case .secp256k1(let x, let y):

@@ -1,14 +1,17 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import Authenticator
 @testable import PasskeyClient
 
 /// authenticatorBioEnrollment (CTAP 2.1 §6.7) on the simulated fingerprint reader, and how
 /// enrolled fingerprints configure built-in UV.
 struct BioEnrollmentTests {
-    static func reader(_ script: [VerificationOutcome] = [.verified], samples: Int = 3,
-                       store: InMemoryCredentialStore? = nil) -> Harness {
+    static func reader(
+        _ script: [VerificationOutcome] = [.verified], samples: Int = 3,
+        store: InMemoryCredentialStore? = nil
+    ) -> Harness {
         Harness(verifier: ScriptedVerifier(script), store: store) {
             var sensor = FingerprintSensor()
             sensor.samplesPerEnrollment = samples
@@ -20,7 +23,9 @@ struct BioEnrollmentTests {
     /// A `be` session on a device whose PIN is set.
     static func session(_ h: Harness) async throws -> BioEnrollmentSession {
         let platform = PlatformPIN(h, .two)
-        if try await platform.info().options["clientPin"] != true { try #require(try await platform.setPIN(PlatformPIN.testPIN) == .success) }
+        if try await platform.info().options["clientPin"] != true {
+            try #require(try await platform.setPIN(PlatformPIN.testPIN) == .success)
+        }
         let token = try await platform.grantedToken(pin: PlatformPIN.testPIN, permissions: .be)
         let session = CTAP2Session(transport: InProcessTransport(device: h.authenticator))
         return try BioEnrollmentSession(session: session, token: token, info: try await platform.info())
@@ -48,7 +53,9 @@ struct BioEnrollmentTests {
         #expect(try await plain.status(of: .bioEnrollment, [0x06: true]) == .invalidCommand)
         #expect(try await PlatformPIN(plain, .two).info().options["bioEnroll"] == nil)
         #expect(try await PlatformPIN(plain, .two).setPIN(PlatformPIN.testPIN) == .success)
-        #expect(try await PlatformPIN(plain, .two).token(pin: PlatformPIN.testPIN, permissions: .be).0 == .unauthorizedPermission)
+        #expect(
+            try await PlatformPIN(plain, .two).token(pin: PlatformPIN.testPIN, permissions: .be).0
+                == .unauthorizedPermission)
     }
 
     @Test func sensorInfoAndModalityNeedNoToken() async throws {
@@ -56,8 +63,10 @@ struct BioEnrollmentTests {
         let (status, body) = try await h.send(.bioEnrollment, [0x06: true])
         #expect(status == .success)
         #expect(try BioEnrollmentResponse(cbor: try #require(body)).modality == .fingerprint)
-        let info = try await BioEnrollmentSession(session: CTAP2Session(transport: InProcessTransport(device: h.authenticator)), token: nil,
-                                                  info: try await PlatformPIN(h, .two).info()).sensorInfo()
+        let info = try await BioEnrollmentSession(
+            session: CTAP2Session(transport: InProcessTransport(device: h.authenticator)), token: nil,
+            info: try await PlatformPIN(h, .two).info()
+        ).sensorInfo()
         #expect(info.modality == .fingerprint)
         #expect(info.fingerprintKind == .touch)
         #expect(info.maxCaptureSamplesRequiredForEnroll == 4)
@@ -84,7 +93,10 @@ struct BioEnrollmentTests {
 
         let bio2 = try await Self.session(h)
         try await bio2.setFriendlyName(templateId: first.templateId, "Left index")
-        #expect(try await bio2.enrollments() == [TemplateInfo(templateId: first.templateId, templateFriendlyName: "Left index")])
+        #expect(
+            try await bio2.enrollments() == [
+                TemplateInfo(templateId: first.templateId, templateFriendlyName: "Left index")
+            ])
         try await bio2.removeEnrollment(templateId: first.templateId)
         #expect(try await bio2.enrollments().isEmpty)
         #expect(try await PlatformPIN(h, .two).info().options["uv"] == false)
@@ -112,25 +124,36 @@ struct BioEnrollmentTests {
         #expect(try await h.status(of: .bioEnrollment, [0x01: 0x01, 0x02: "x"]) == .cborUnexpectedType)
         // Authentication: no param, no protocol, a param over another subcommand, a token without be.
         #expect(try await h.status(of: .bioEnrollment, [0x01: 0x01, 0x02: 0x04]) == .puatRequired)
-        #expect(try await h.status(of: .bioEnrollment, [0x01: 0x01, 0x02: 0x04, 0x05: .byteString([1, 2])]) == .missingParameter)
+        #expect(
+            try await h.status(of: .bioEnrollment, [0x01: 0x01, 0x02: 0x04, 0x05: .byteString([1, 2])])
+                == .missingParameter)
         let token = try #require(bio.token)
-        var forged = BioEnrollmentRequest(subCommand: .removeEnrollment, subCommandParams: BioEnrollmentParameters(templateId: id),
-                                          pinUvAuthProtocol: 2)
-        forged.pinUvAuthParam = token.authenticate(BioEnrollmentRequest(subCommand: .enumerateEnrollments).authenticatedMessage)
+        var forged = BioEnrollmentRequest(
+            subCommand: .removeEnrollment, subCommandParams: BioEnrollmentParameters(templateId: id),
+            pinUvAuthProtocol: 2)
+        forged.pinUvAuthParam = token.authenticate(
+            BioEnrollmentRequest(subCommand: .enumerateEnrollments).authenticatedMessage)
         #expect(try await h.status(of: .bioEnrollment, forged.cbor) == .pinAuthInvalid)
         let cm = try #require(try await PlatformPIN(h, .two).token(pin: PlatformPIN.testPIN, permissions: .cm).1)
-        var wrongPermission = BioEnrollmentRequest(subCommand: .removeEnrollment, subCommandParams: BioEnrollmentParameters(templateId: id),
-                                                   pinUvAuthProtocol: 2)
+        var wrongPermission = BioEnrollmentRequest(
+            subCommand: .removeEnrollment, subCommandParams: BioEnrollmentParameters(templateId: id),
+            pinUvAuthProtocol: 2)
         wrongPermission.pinUvAuthParam = cm.authenticate(wrongPermission.authenticatedMessage)
         #expect(try await h.status(of: .bioEnrollment, wrongPermission.cbor) == .pinAuthInvalid)
         // Parameters: a template nobody enrolled, a name too long, a capture with nothing begun.
         let fresh = try await Self.session(h)
-        await #expect(throws: CTAP2Error.status(.invalidOption)) { try await fresh.removeEnrollment(templateId: [9, 9]) }
-        await #expect(throws: CTAP2Error.status(.invalidOption)) { try await fresh.setFriendlyName(templateId: [9, 9], "x") }
+        await #expect(throws: CTAP2Error.status(.invalidOption)) {
+            try await fresh.removeEnrollment(templateId: [9, 9])
+        }
+        await #expect(throws: CTAP2Error.status(.invalidOption)) {
+            try await fresh.setFriendlyName(templateId: [9, 9], "x")
+        }
         await #expect(throws: CTAP2Error.status(.invalidParameter)) {
             try await fresh.setFriendlyName(templateId: id, String(repeating: "n", count: 65))
         }
-        await #expect(throws: CTAP2Error.status(.notAllowed)) { try await fresh.enrollCaptureNextSample(templateId: id) }
+        await #expect(throws: CTAP2Error.status(.notAllowed)) {
+            try await fresh.enrollCaptureNextSample(templateId: id)
+        }
         #expect(try await h.authenticator.deviceState() == before)
     }
 
@@ -139,17 +162,23 @@ struct BioEnrollmentTests {
         let bio = try await Self.session(h)
         let begun = try await bio.enrollBegin()
         // Another template ID does not continue it; another command ends it.
-        await #expect(throws: CTAP2Error.status(.invalidParameter)) { try await bio.enrollCaptureNextSample(templateId: [1]) }
+        await #expect(throws: CTAP2Error.status(.invalidParameter)) {
+            try await bio.enrollCaptureNextSample(templateId: [1])
+        }
         let again = try await bio.enrollBegin()
         #expect(again.templateId != begun.templateId)
         // Another platform's command leaves it alone; the enrolling platform's own ends it.
         _ = try await h.send(.getInfo, from: .otherPlatform)
         #expect(try await bio.enrollCaptureNextSample(templateId: again.templateId).remainingSamples == 1)
         _ = try await bio.session.getInfo()
-        await #expect(throws: CTAP2Error.status(.notAllowed)) { try await bio.enrollCaptureNextSample(templateId: again.templateId) }
+        await #expect(throws: CTAP2Error.status(.notAllowed)) {
+            try await bio.enrollCaptureNextSample(templateId: again.templateId)
+        }
         let third = try await bio.enrollBegin()
         try await bio.cancelCurrentEnrollment()
-        await #expect(throws: CTAP2Error.status(.notAllowed)) { try await bio.enrollCaptureNextSample(templateId: third.templateId) }
+        await #expect(throws: CTAP2Error.status(.notAllowed)) {
+            try await bio.enrollCaptureNextSample(templateId: third.templateId)
+        }
         #expect(try await bio.enrollments().isEmpty, "nothing unfinished is kept")
     }
 
@@ -177,7 +206,9 @@ struct BioEnrollmentTests {
     }
 
     @Test func theCTAP20ProfileHasNoBioEnrollment() async throws {
-        let h = Harness(verifier: ScriptedVerifier([.verified]), profile: .fido20) { $0.fingerprintSensor = FingerprintSensor() }
+        let h = Harness(verifier: ScriptedVerifier([.verified]), profile: .fido20) {
+            $0.fingerprintSensor = FingerprintSensor()
+        }
         #expect(try await h.status(of: .bioEnrollment, [0x06: true]) == .invalidCommand)
         #expect(try await PlatformPIN(h, .one).info().options["bioEnroll"] == nil)
     }

@@ -3,6 +3,7 @@ import CTAP
 import Crypto
 import Foundation
 import Testing
+
 @testable import Authenticator
 
 @Suite struct ClientPINTests {
@@ -121,7 +122,11 @@ import Testing
             statuses.append(try await platform.token(pin: "0000").0)
             if attempt % 3 == 0 { await h.authenticator.powerCycle() }
         }
-        #expect(statuses == [.pinInvalid, .pinInvalid, .pinAuthBlocked, .pinInvalid, .pinInvalid, .pinAuthBlocked, .pinInvalid, .pinBlocked])
+        #expect(
+            statuses == [
+                .pinInvalid, .pinInvalid, .pinAuthBlocked, .pinInvalid, .pinInvalid, .pinAuthBlocked, .pinInvalid,
+                .pinBlocked
+            ])
         #expect(try await platform.pinRetries().retries == 0)
         // Blocked for good: power cycles, restarts and the right PIN do not help.
         await h.authenticator.powerCycle()
@@ -160,13 +165,20 @@ import Testing
 
     @Test func protocolsOtherThanOneAndTwoAreInvalidParameters() async throws {
         let h = Harness()
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 3).cbor) == .invalidParameter)
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement).cbor) == .missingParameter)
+        #expect(
+            try await h.status(
+                of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 3).cbor)
+                == .invalidParameter)
+        #expect(
+            try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement).cbor) == .missingParameter
+        )
         #expect(try await h.status(of: .clientPIN, [0x01: 2, 0x02: 0x08]) == .invalidSubcommand)
         // A platform key that is not a point on P-256.
-        let offCurve = COSEKey.p256(x: Array(repeating: 1, count: 32), y: Array(repeating: 2, count: 32), algorithm: .ecdhESHKDF256)
-        let request = ClientPINRequest(subCommand: .setPIN, pinUvAuthProtocol: 2, keyAgreement: offCurve,
-                                       pinUvAuthParam: Array(repeating: 0, count: 32), newPinEnc: Array(repeating: 0, count: 80))
+        let offCurve = COSEKey.p256(
+            x: Array(repeating: 1, count: 32), y: Array(repeating: 2, count: 32), algorithm: .ecdhESHKDF256)
+        let request = ClientPINRequest(
+            subCommand: .setPIN, pinUvAuthProtocol: 2, keyAgreement: offCurve,
+            pinUvAuthParam: Array(repeating: 0, count: 32), newPinEnc: Array(repeating: 0, count: 80))
         #expect(try await h.status(of: .clientPIN, request.cbor) == .invalidParameter)
     }
 
@@ -175,7 +187,9 @@ import Testing
         let h = Harness()
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)
-        #expect(try await platform.token(pin: "1234", permissions: PinUvAuthTokenPermissions(rawValue: 0)).0 == .invalidParameter)
+        #expect(
+            try await platform.token(pin: "1234", permissions: PinUvAuthTokenPermissions(rawValue: 0)).0
+                == .invalidParameter)
         for refused in [PinUvAuthTokenPermissions.be, [.mc, .be]] {
             #expect(try await platform.token(pin: "1234", permissions: refused).0 == .unauthorizedPermission)
         }
@@ -184,9 +198,10 @@ import Testing
         #expect(try await platform.token(pin: "1234", permissions: [.mc, .ga, .cm, .lbw, .acfg]).0 == .success)
         // The legacy subcommand takes no permissions of its own.
         let (platformKey, secret) = try await platform.keyAgreement()
-        let legacy = ClientPINRequest(subCommand: .getPinToken, pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey,
-                                      pinHashEnc: try platform.implementation.encrypt(key: secret, plaintext: PINHash.of("1234")),
-                                      rpId: "example.com")
+        let legacy = ClientPINRequest(
+            subCommand: .getPinToken, pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey,
+            pinHashEnc: try platform.implementation.encrypt(key: secret, plaintext: PINHash.of("1234")),
+            rpId: "example.com")
         #expect(try await h.status(of: .clientPIN, legacy.cbor) == .invalidParameter)
     }
 
@@ -196,7 +211,9 @@ import Testing
         #expect(try await platform.setPIN("1234") == .success)
         try await h.authenticator.updateDeviceState { $0.forcePINChange = true }
         #expect(try await platform.info().forcePINChange == true)
-        #expect(try await platform.token(pin: "1234").0 == .pinInvalid, "python-fido2's device suite (test_config.py) expects PIN_INVALID, as hardware keys answer")
+        #expect(
+            try await platform.token(pin: "1234").0 == .pinInvalid,
+            "python-fido2's device suite (test_config.py) expects PIN_INVALID, as hardware keys answer")
         #expect(try await platform.token(pin: "1234", permissions: .ga).0 == .pinInvalid)
         #expect(try await platform.pinRetries().retries == 8, "the PIN itself was right")
         #expect(try await platform.changePIN(from: "1234", to: "1234") == .pinPolicyViolation)

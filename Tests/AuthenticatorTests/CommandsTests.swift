@@ -1,13 +1,14 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import Authenticator
 
 /// Each command code is bound once: to a request type that names that code (or, for a
 /// CTAP 2.1-PRE code, its command's), and through it to the authenticator's steps.
 @Suite struct CommandsTests {
     static let previews: [CTAPCommand: CTAPCommand] = [
-        .bioEnrollmentPreview: .bioEnrollment, .credentialManagementPreview: .credentialManagement,
+        .bioEnrollmentPreview: .bioEnrollment, .credentialManagementPreview: .credentialManagement
     ]
 
     @Test(arguments: CTAPCommand.allCases)

@@ -2,6 +2,7 @@ import CBOR
 import CTAP
 import Crypto
 import Testing
+
 @testable import Authenticator
 
 @Suite struct CredentialManagementTests {
@@ -10,7 +11,9 @@ import Testing
     static let rpC = PublicKeyCredentialRpEntity(id: "c.example", name: "C")
 
     /// A PIN-protected device holding credentials: two for A, one each for B and C.
-    static func populated(_ version: PinUvAuthProtocolVersion, capacity: Int = 10) async throws -> (Harness, PlatformPIN, [String: [UInt8]]) {
+    static func populated(_ version: PinUvAuthProtocolVersion, capacity: Int = 10) async throws -> (
+        Harness, PlatformPIN, [String: [UInt8]]
+    ) {
         let h = Harness(capacity: capacity)
         let platform = PlatformPIN(h, version)
         try #require(try await platform.setPIN("1234") == .success)
@@ -24,12 +27,16 @@ import Testing
         return (h, platform, ids)
     }
 
-    static func send(_ h: Harness, _ request: CredentialManagementRequest, command: CTAPCommand = .credentialManagement) async throws -> (CTAPStatus, CredentialManagementResponse?) {
+    static func send(_ h: Harness, _ request: CredentialManagementRequest, command: CTAPCommand = .credentialManagement)
+        async throws -> (CTAPStatus, CredentialManagementResponse?)
+    {
         let (status, body) = try await h.send(command, request.cbor)
         return (status, try body.map { try CredentialManagementResponse(cbor: $0) })
     }
 
-    static func next(_ h: Harness, _ subCommand: CredentialManagementSubcommand) async throws -> (CTAPStatus, CredentialManagementResponse?) {
+    static func next(_ h: Harness, _ subCommand: CredentialManagementSubcommand) async throws -> (
+        CTAPStatus, CredentialManagementResponse?
+    ) {
         try await send(h, CredentialManagementRequest(subCommand: subCommand))
     }
 
@@ -72,15 +79,19 @@ import Testing
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
         let params = CredentialManagementParameters(rpIDHash: Self.hash(Self.rpA.id))
-        let (status, first) = try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, params, token: token))
+        let (status, first) = try await Self.send(
+            h, platform.credentialManagement(.enumerateCredentialsBegin, params, token: token))
         #expect(status == .success)
         #expect(first?.totalCredentials == 2)
         let (nextStatus, second) = try await Self.next(h, .enumerateCredentialsGetNextCredential)
         #expect(nextStatus == .success)
         #expect(second?.totalCredentials == nil)
         let found = [first, second].compactMap { $0 }
-        #expect(Set(found.compactMap { $0.credentialID?.id }) == Set([ids["a.example/1"], ids["a.example/2"]].compactMap { $0 }))
-        #expect(found.allSatisfy { $0.credentialID?.type == "public-key" && $0.credProtect == 1 && $0.largeBlobKey == nil })
+        #expect(
+            Set(found.compactMap { $0.credentialID?.id })
+                == Set([ids["a.example/1"], ids["a.example/2"]].compactMap { $0 }))
+        #expect(
+            found.allSatisfy { $0.credentialID?.type == "public-key" && $0.credProtect == 1 && $0.largeBlobKey == nil })
         #expect(found.compactMap { $0.user?.name }.sorted() == ["user1@example.com", "user2@example.com"])
         #expect(try await Self.next(h, .enumerateCredentialsGetNextCredential).0 == .notAllowed)
 
@@ -89,19 +100,26 @@ import Testing
         var request = platform.getAssertion(assertToken, rpID: Self.rpA.id)
         request.allowList = [PublicKeyCredentialDescriptor(id: try #require(first?.credentialID?.id))]
         let assertion = try await h.getAssertion(request)
-        #expect(try verify(signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash,
-                           with: try #require(first?.publicKey)))
+        #expect(
+            try verify(
+                signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash,
+                with: try #require(first?.publicKey)))
     }
 
     @Test(arguments: bothProtocols)
     func deleteRemovesTheCredentialForGood(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
-        let params = CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["b.example/1"])))
-        #expect(try await Self.send(h, platform.credentialManagement(.deleteCredential, params, token: token)).0 == .success)
+        let params = CredentialManagementParameters(
+            credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["b.example/1"])))
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.deleteCredential, params, token: token)).0 == .success
+        )
         #expect(await h.store.count() == 3)
         #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(rpID: Self.rpB.id).cbor) == .noCredentials)
-        #expect(try await Self.send(h, platform.credentialManagement(.deleteCredential, params, token: token)).0 == .noCredentials)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.deleteCredential, params, token: token)).0
+                == .noCredentials)
         let (_, metadata) = try await Self.send(h, platform.credentialManagement(.getCredsMetadata, token: token))
         #expect(metadata?.existingResidentCredentialsCount == 3)
         #expect(metadata?.maxPossibleRemainingResidentCredentialsCount == 7)
@@ -112,19 +130,32 @@ import Testing
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
         let id = PublicKeyCredentialDescriptor(id: try #require(ids["c.example/1"]))
-        let renamed = PublicKeyCredentialUserEntity(id: Fixture.user(1).id, name: "new@example.com", displayName: "New Name")
+        let renamed = PublicKeyCredentialUserEntity(
+            id: Fixture.user(1).id, name: "new@example.com", displayName: "New Name")
         let update = CredentialManagementParameters(credentialID: id, user: renamed)
-        #expect(try await Self.send(h, platform.credentialManagement(.updateUserInformation, update, token: token)).0 == .success)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.updateUserInformation, update, token: token)).0
+                == .success)
         #expect(await h.store.credential(id: id.id)?.user == renamed)
         // §6.8.7: an empty name or display name is removed, not stored empty.
         let emptied = PublicKeyCredentialUserEntity(id: renamed.id, name: "", displayName: "")
-        #expect(try await Self.send(h, platform.credentialManagement(.updateUserInformation,
-            CredentialManagementParameters(credentialID: id, user: emptied), token: token)).0 == .success)
+        #expect(
+            try await Self.send(
+                h,
+                platform.credentialManagement(
+                    .updateUserInformation,
+                    CredentialManagementParameters(credentialID: id, user: emptied), token: token)
+            ).0 == .success)
         #expect(await h.store.credential(id: id.id)?.user == PublicKeyCredentialUserEntity(id: renamed.id))
-        let stranger = CredentialManagementParameters(credentialID: id, user: PublicKeyCredentialUserEntity(id: [9, 9], name: "x"))
-        #expect(try await Self.send(h, platform.credentialManagement(.updateUserInformation, stranger, token: token)).0 == .invalidParameter)
+        let stranger = CredentialManagementParameters(
+            credentialID: id, user: PublicKeyCredentialUserEntity(id: [9, 9], name: "x"))
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.updateUserInformation, stranger, token: token)).0
+                == .invalidParameter)
         let missingUser = CredentialManagementParameters(credentialID: id)
-        #expect(try await Self.send(h, platform.credentialManagement(.updateUserInformation, missingUser, token: token)).0 == .missingParameter)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.updateUserInformation, missingUser, token: token)).0
+                == .missingParameter)
     }
 
     @Test(arguments: bothProtocols)
@@ -135,12 +166,16 @@ import Testing
             (.getCredsMetadata, nil), (.enumerateRPsBegin, nil),
             (.enumerateCredentialsBegin, CredentialManagementParameters(rpIDHash: Self.hash(Self.rpA.id))),
             (.deleteCredential, CredentialManagementParameters(credentialID: id)),
-            (.updateUserInformation, CredentialManagementParameters(credentialID: id, user: Fixture.user(1))),
+            (.updateUserInformation, CredentialManagementParameters(credentialID: id, user: Fixture.user(1)))
         ]
         let noCM = try await platform.grantedToken(pin: "1234", permissions: [.mc, .ga])
         for (subCommand, params) in cases {
-            #expect(try await Self.send(h, CredentialManagementRequest(subCommand: subCommand, subCommandParams: params)).0 == .puatRequired)
-            #expect(try await Self.send(h, platform.credentialManagement(subCommand, params, token: noCM)).0 == .pinAuthInvalid)
+            #expect(
+                try await Self.send(h, CredentialManagementRequest(subCommand: subCommand, subCommandParams: params)).0
+                    == .puatRequired)
+            #expect(
+                try await Self.send(h, platform.credentialManagement(subCommand, params, token: noCM)).0
+                    == .pinAuthInvalid)
             var noProtocol = platform.credentialManagement(subCommand, params, token: noCM)
             noProtocol.pinUvAuthProtocol = nil
             #expect(try await Self.send(h, noProtocol).0 == .missingParameter)
@@ -155,10 +190,13 @@ import Testing
         }
         #expect(await h.store.count() == 4)
         // MACed over other parameters than those sent.
-        var swapped = platform.credentialManagement(.enumerateCredentialsBegin, CredentialManagementParameters(rpIDHash: Self.hash(Self.rpA.id)), token: cm)
+        var swapped = platform.credentialManagement(
+            .enumerateCredentialsBegin, CredentialManagementParameters(rpIDHash: Self.hash(Self.rpA.id)), token: cm)
         swapped.subCommandParams = CredentialManagementParameters(rpIDHash: Self.hash(Self.rpB.id))
         #expect(try await Self.send(h, swapped).0 == .pinAuthInvalid)
-        #expect(try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, token: cm)).0 == .missingParameter)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, token: cm)).0
+                == .missingParameter)
         #expect(try await h.status(of: .credentialManagement, [0x01: 0x08]) == .invalidSubcommand)
     }
 
@@ -167,18 +205,31 @@ import Testing
         let (h, platform, ids) = try await Self.populated(version)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm, rpID: Self.rpA.id)
         // Device-wide views are closed to it.
-        #expect(try await Self.send(h, platform.credentialManagement(.getCredsMetadata, token: token)).0 == .pinAuthInvalid)
-        #expect(try await Self.send(h, platform.credentialManagement(.enumerateRPsBegin, token: token)).0 == .pinAuthInvalid)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.getCredsMetadata, token: token)).0 == .pinAuthInvalid)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.enumerateRPsBegin, token: token)).0 == .pinAuthInvalid
+        )
         let other = CredentialManagementParameters(rpIDHash: Self.hash(Self.rpB.id))
-        #expect(try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, other, token: token)).0 == .pinAuthInvalid)
-        let deleteB = CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["b.example/1"])))
-        #expect(try await Self.send(h, platform.credentialManagement(.deleteCredential, deleteB, token: token)).0 == .pinAuthInvalid)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, other, token: token)).0
+                == .pinAuthInvalid)
+        let deleteB = CredentialManagementParameters(
+            credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["b.example/1"])))
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.deleteCredential, deleteB, token: token)).0
+                == .pinAuthInvalid)
         #expect(await h.store.count() == 4)
         // Its own RP it manages.
         let own = CredentialManagementParameters(rpIDHash: Self.hash(Self.rpA.id))
-        #expect(try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, own, token: token)).1?.totalCredentials == 2)
-        let deleteA = CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["a.example/2"])))
-        #expect(try await Self.send(h, platform.credentialManagement(.deleteCredential, deleteA, token: token)).0 == .success)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, own, token: token)).1?
+                .totalCredentials == 2)
+        let deleteA = CredentialManagementParameters(
+            credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["a.example/2"])))
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.deleteCredential, deleteA, token: token)).0
+                == .success)
     }
 
     @Test(arguments: bothProtocols)
@@ -194,8 +245,11 @@ import Testing
         #expect(try await Self.next(h, .enumerateRPsGetNextRP).0 == .notAllowed)
         // So does another credential management subcommand, such as a delete.
         #expect(try await Self.send(h, begin).0 == .success)
-        let delete = CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["c.example/1"])))
-        #expect(try await Self.send(h, platform.credentialManagement(.deleteCredential, delete, token: token)).0 == .success)
+        let delete = CredentialManagementParameters(
+            credentialID: PublicKeyCredentialDescriptor(id: try #require(ids["c.example/1"])))
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.deleteCredential, delete, token: token)).0 == .success
+        )
         #expect(try await Self.next(h, .enumerateRPsGetNextRP).0 == .notAllowed)
         // The other enumeration's GetNext does not continue this one.
         #expect(try await Self.send(h, begin).0 == .success)
@@ -209,7 +263,10 @@ import Testing
         // A power cycle ends it too.
         let credentials = CredentialManagementParameters(rpIDHash: Self.hash(Self.rpA.id))
         let token2 = try await platform.grantedToken(pin: "1234", permissions: .cm)
-        #expect(try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, credentials, token: token2)).0 == .success)
+        #expect(
+            try await Self.send(
+                h, platform.credentialManagement(.enumerateCredentialsBegin, credentials, token: token2)
+            ).0 == .success)
         await h.authenticator.powerCycle()
         #expect(try await Self.next(h, .enumerateCredentialsGetNextCredential).0 == .notAllowed)
     }
@@ -220,9 +277,12 @@ import Testing
         let platform = PlatformPIN(h, version)
         #expect(try await platform.setPIN("1234") == .success)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
-        #expect(try await Self.send(h, platform.credentialManagement(.enumerateRPsBegin, token: token)).0 == .noCredentials)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.enumerateRPsBegin, token: token)).0 == .noCredentials)
         let params = CredentialManagementParameters(rpIDHash: Self.hash("a.example"))
-        #expect(try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, params, token: token)).0 == .noCredentials)
+        #expect(
+            try await Self.send(h, platform.credentialManagement(.enumerateCredentialsBegin, params, token: token)).0
+                == .noCredentials)
         let (_, metadata) = try await Self.send(h, platform.credentialManagement(.getCredsMetadata, token: token))
         #expect(metadata?.existingResidentCredentialsCount == 0)
         #expect(metadata?.maxPossibleRemainingResidentCredentialsCount == 100)
@@ -231,10 +291,15 @@ import Testing
     @Test func thePreviewCommandAnswersTheSame() async throws {
         let (h, platform, _) = try await Self.populated(.two)
         let token = try await platform.grantedToken(pin: "1234", permissions: .cm)
-        let (status, response) = try await Self.send(h, platform.credentialManagement(.enumerateRPsBegin, token: token), command: .credentialManagementPreview)
+        let (status, response) = try await Self.send(
+            h, platform.credentialManagement(.enumerateRPsBegin, token: token), command: .credentialManagementPreview)
         #expect(status == .success)
         #expect(response?.totalRPs == 3)
-        #expect(try await Self.send(h, CredentialManagementRequest(subCommand: .enumerateRPsGetNextRP), command: .credentialManagementPreview).1?.rp == Self.rpB)
+        #expect(
+            try await Self.send(
+                h, CredentialManagementRequest(subCommand: .enumerateRPsGetNextRP),
+                command: .credentialManagementPreview
+            ).1?.rp == Self.rpB)
     }
 
     /// A CTAP 2.1-PRE platform has only getPinToken's token: the preview command takes it,
@@ -250,6 +315,9 @@ import Testing
         #expect(status == .success)
         #expect(metadata?.existingResidentCredentialsCount == 4)
         let mc = try await platform.grantedToken(pin: "1234", permissions: .mc)
-        #expect(try await Self.send(h, platform.credentialManagement(.getCredsMetadata, token: mc), command: .credentialManagementPreview).0 == .pinAuthInvalid)
+        #expect(
+            try await Self.send(
+                h, platform.credentialManagement(.getCredsMetadata, token: mc), command: .credentialManagementPreview
+            ).0 == .pinAuthInvalid)
     }
 }

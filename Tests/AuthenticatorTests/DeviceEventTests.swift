@@ -1,6 +1,7 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import Authenticator
 
 /// What watchers see: one event per thing the device did, in order, without secrets.
@@ -10,18 +11,23 @@ import Testing
         let events = await h.authenticator.controls.watch()
         var iterator = events.makeAsyncIterator()
         let made = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(1, name: "alice")))
-        let id = try #require(try AuthenticatorData(bytes: made.attestation.authenticatorData).attestedCredentialData).credentialID
+        let id = try #require(try AuthenticatorData(bytes: made.attestation.authenticatorData).attestedCredentialData)
+            .credentialID
         await h.authenticator.controls.arm(FaultRule(fault: .counterZero))
         _ = try await h.getAssertion(Fixture.getAssertion())
         _ = try await h.getAssertion(Fixture.getAssertion())
 
         let added = try #require(await iterator.next())
         #expect(added.kind == .credentialAdded)
-        #expect(added.rpID == "example.com" && added.credentialID == id && added.userName == "alice" && added.signCount == 0)
+        #expect(
+            added.rpID == "example.com" && added.credentialID == id && added.userName == "alice" && added.signCount == 0
+        )
         let fired = try #require(await iterator.next())
         #expect(fired.kind == .faultFired && fired.detail == "counter-zero" && fired.rpID == "example.com")
         let first = try #require(await iterator.next())
-        #expect(first.kind == .credentialAsserted && first.credentialID == id && first.signCount == 0, "the count the RP saw")
+        #expect(
+            first.kind == .credentialAsserted && first.credentialID == id && first.signCount == 0,
+            "the count the RP saw")
         let second = try #require(await iterator.next())
         #expect(second.signCount == 2)
     }
@@ -54,8 +60,9 @@ import Testing
     }
 
     @Test func eventsRoundTripWithoutLosingAField() throws {
-        var event = DeviceEvent(kind: .credentialAsserted, rpID: "example.com", credentialID: [1, 2, 3], userName: "bob",
-                                signCount: 9, detail: "x")
+        var event = DeviceEvent(
+            kind: .credentialAsserted, rpID: "example.com", credentialID: [1, 2, 3], userName: "bob",
+            signCount: 9, detail: "x")
         event.dropped = 4
         let decoded = try DeviceEvent(bytes: event.cbor.encoded)
         #expect(decoded.kind == event.kind && decoded.rpID == event.rpID && decoded.credentialID == event.credentialID)

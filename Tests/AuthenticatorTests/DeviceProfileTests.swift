@@ -1,6 +1,7 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import Authenticator
 
 /// What each profile advertises, and the CTAP 2.0 rules the fido2.0 profile's steps follow
@@ -22,29 +23,50 @@ struct DeviceProfileTests {
         #expect(info.pinUvAuthProtocols == [1])
         #expect(info.extensions == ["hmac-secret"])
         #expect(Set(info.options.keys) == ["rk", "up", "plat", "clientPin"])
-        #expect(info.algorithms.isEmpty && info.maxCredentialCountInList == nil && info.remainingDiscoverableCredentials == nil)
+        #expect(
+            info.algorithms.isEmpty && info.maxCredentialCountInList == nil
+                && info.remainingDiscoverableCredentials == nil)
     }
 
     @Test func fido20WithholdsTheCommandsAndSubcommandsOf21() async throws {
         let h = Harness(profile: .fido20)
-        #expect(try await h.status(of: .credentialManagement, CredentialManagementRequest(subCommand: .getCredsMetadata).cbor) == .invalidCommand)
-        #expect(try await h.status(of: .credentialManagementPreview, CredentialManagementRequest(subCommand: .getCredsMetadata).cbor) == .invalidCommand)
+        #expect(
+            try await h.status(
+                of: .credentialManagement, CredentialManagementRequest(subCommand: .getCredsMetadata).cbor)
+                == .invalidCommand)
+        #expect(
+            try await h.status(
+                of: .credentialManagementPreview, CredentialManagementRequest(subCommand: .getCredsMetadata).cbor)
+                == .invalidCommand)
         #expect(try await h.status(of: .selection) == .invalidCommand)
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getUVRetries).cbor) == .invalidSubcommand)
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getPinUvAuthTokenUsingPinWithPermissions).cbor) == .invalidSubcommand)
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 2).cbor) == .invalidParameter)
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 1).cbor) == .success)
+        #expect(
+            try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getUVRetries).cbor) == .invalidSubcommand)
+        #expect(
+            try await h.status(
+                of: .clientPIN, ClientPINRequest(subCommand: .getPinUvAuthTokenUsingPinWithPermissions).cbor)
+                == .invalidSubcommand)
+        #expect(
+            try await h.status(
+                of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 2).cbor)
+                == .invalidParameter)
+        #expect(
+            try await h.status(
+                of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 1).cbor) == .success)
     }
 
     @Test func optionStatusesFollowTheRuleSet() async throws {
-        for (profile, rk, uv) in [(DeviceProfile.fido20, CTAPStatus.invalidOption, CTAPStatus.unsupportedOption),
-                                  (.fido21, .unsupportedOption, .invalidOption)] {
+        for (profile, rk, uv) in [
+            (DeviceProfile.fido20, CTAPStatus.invalidOption, CTAPStatus.unsupportedOption),
+            (.fido21, .unsupportedOption, .invalidOption)
+        ] {
             let h = Harness(profile: profile)
             var request = Fixture.getAssertion()
             request.options.rk = true
             #expect(try await h.status(of: .getAssertion, request.cbor) == rk, "\(profile)")
             #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(uv: true).cbor) == uv, "\(profile)")
-            #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(rk: false, uv: true).cbor) == uv, "\(profile)")
+            #expect(
+                try await h.status(of: .makeCredential, Fixture.makeCredential(rk: false, uv: true).cbor) == uv,
+                "\(profile)")
         }
     }
 
@@ -66,8 +88,12 @@ struct DeviceProfileTests {
         for (profile, nonDiscoverable) in [(DeviceProfile.fido20, CTAPStatus.puatRequired), (.fido21, .success)] {
             let h = Harness(profile: profile)
             #expect(try await PlatformPIN(h, .one).setPIN("1234") == .success)
-            #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(rk: false).cbor) == nonDiscoverable, "\(profile)")
-            #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(rk: true).cbor) == .puatRequired, "\(profile)")
+            #expect(
+                try await h.status(of: .makeCredential, Fixture.makeCredential(rk: false).cbor) == nonDiscoverable,
+                "\(profile)")
+            #expect(
+                try await h.status(of: .makeCredential, Fixture.makeCredential(rk: true).cbor) == .puatRequired,
+                "\(profile)")
         }
     }
 
@@ -77,8 +103,11 @@ struct DeviceProfileTests {
             let platform = PlatformPIN(h, .one)
             #expect(try await platform.setPIN("1234") == .success)
             let token = try await platform.grantedToken(pin: "1234")
-            #expect(try await h.status(of: .makeCredential, platform.makeCredential(token).cbor) == .success, "\(profile)")
-            #expect(try await h.status(of: .makeCredential, platform.makeCredential(token, user: Fixture.user(2)).cbor) == second, "\(profile)")
+            #expect(
+                try await h.status(of: .makeCredential, platform.makeCredential(token).cbor) == .success, "\(profile)")
+            #expect(
+                try await h.status(of: .makeCredential, platform.makeCredential(token, user: Fixture.user(2)).cbor)
+                    == second, "\(profile)")
             // Nor does a 2.0 token expire with the 2.1 usage timer.
             h.clock.advance(.seconds(700))
             let later = try await h.status(of: .getAssertion, platform.getAssertion(token).cbor)
@@ -103,21 +132,33 @@ struct DeviceProfileTests {
         for command in [CTAPCommand.credentialManagement, .bioEnrollment, .selection, .largeBlobs, .config] {
             #expect(try await h.status(of: command, .map([1: 1])) == .invalidCommand, "\(command)")
         }
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getPinUvAuthTokenUsingPinWithPermissions).cbor) == .invalidSubcommand)
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getPinUvAuthTokenUsingUvWithPermissions).cbor) == .invalidSubcommand)
-        #expect(try await h.status(of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 2).cbor) == .invalidParameter)
+        #expect(
+            try await h.status(
+                of: .clientPIN, ClientPINRequest(subCommand: .getPinUvAuthTokenUsingPinWithPermissions).cbor)
+                == .invalidSubcommand)
+        #expect(
+            try await h.status(
+                of: .clientPIN, ClientPINRequest(subCommand: .getPinUvAuthTokenUsingUvWithPermissions).cbor)
+                == .invalidSubcommand)
+        #expect(
+            try await h.status(
+                of: .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 2).cbor)
+                == .invalidParameter)
     }
 
     /// The review draft's pinToken manages credentials through 0x41; 2.1's getPinToken token has
     /// mc and ga only, so 0x0A refuses it (2.1 §6.5.5.7.1) where the review draft had no 0x0A.
     @Test func getPinTokensTokenManagesCredentialsUnderTheReviewDraft() async throws {
-        for (profile, final, preview) in [(DeviceProfile.fido21Preview, CTAPStatus.invalidCommand, CTAPStatus.success),
-                                          (.fido21, .pinAuthInvalid, .success)] {
+        for (profile, final, preview) in [
+            (DeviceProfile.fido21Preview, CTAPStatus.invalidCommand, CTAPStatus.success),
+            (.fido21, .pinAuthInvalid, .success)
+        ] {
             let h = Harness(profile: profile)
             let platform = PlatformPIN(h, .one)
             #expect(try await platform.setPIN("1234") == .success)
             let token = try await platform.grantedToken(pin: "1234")
-            #expect(try await h.status(of: .makeCredential, platform.makeCredential(token).cbor) == .success, "\(profile)")
+            #expect(
+                try await h.status(of: .makeCredential, platform.makeCredential(token).cbor) == .success, "\(profile)")
             // A 2.1 token is spent by the presence makeCredential collected; the draft's serves on.
             let managing = profile == .fido21 ? try await platform.grantedToken(pin: "1234") : token
             let metadata = platform.credentialManagement(.getCredsMetadata, token: managing).cbor
@@ -127,12 +168,15 @@ struct DeviceProfileTests {
     }
 
     @Test func updateUserInformationCameWith21() async throws {
-        for (profile, status) in [(DeviceProfile.fido21Preview, CTAPStatus.invalidSubcommand), (.fido21, .noCredentials)] {
+        for (profile, status) in [
+            (DeviceProfile.fido21Preview, CTAPStatus.invalidSubcommand), (.fido21, .noCredentials)
+        ] {
             let h = Harness(profile: profile)
             let platform = PlatformPIN(h, .one)
             #expect(try await platform.setPIN("1234") == .success)
             let token = try await platform.grantedToken(pin: "1234", permissions: profile == .fido21 ? .cm : nil)
-            let params = CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: [1, 2, 3]), user: Fixture.user(1))
+            let params = CredentialManagementParameters(
+                credentialID: PublicKeyCredentialDescriptor(id: [1, 2, 3]), user: Fixture.user(1))
             let update = platform.credentialManagement(.updateUserInformation, params, token: token).cbor
             #expect(try await h.status(of: .credentialManagementPreview, update) == status, "\(profile)")
         }
@@ -148,6 +192,7 @@ struct DeviceProfileTests {
         // No built-in UV method, no count of its uses.
         #expect(info.uvCountSinceLastPinEntry == nil)
         let older = try await PlatformPIN(Harness(profile: .fido21), .one).info()
-        #expect(older.attestationFormats == nil && older.maxPINLength == nil && older.authenticatorConfigCommands == nil)
+        #expect(
+            older.attestationFormats == nil && older.maxPINLength == nil && older.authenticatorConfigCommands == nil)
     }
 }

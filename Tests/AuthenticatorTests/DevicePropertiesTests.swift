@@ -1,6 +1,7 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import Authenticator
 
 /// `--backup-eligible`/`--backup-state` and `--counter`: what a synced-passkey provider reports
@@ -23,9 +24,15 @@ import Testing
         let nonResident = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(2), rk: false))
         let expected: AuthenticatorData.Flags = backedUp ? [.backupEligible, .backedUp] : [.backupEligible]
         #expect(try flags(made.attestation.authenticatorData).intersection([.backupEligible, .backedUp]) == expected)
-        #expect(try flags(try await h.getAssertion(Fixture.getAssertion()).authenticatorData) == expected.union(.userPresent))
-        let id = try #require(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData).credentialID
-        #expect(try flags(try await h.getAssertion(Fixture.getAssertion(allow: [id])).authenticatorData) == expected.union(.userPresent))
+        #expect(
+            try flags(try await h.getAssertion(Fixture.getAssertion()).authenticatorData)
+                == expected.union(.userPresent))
+        let id = try #require(
+            try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData
+        ).credentialID
+        #expect(
+            try flags(try await h.getAssertion(Fixture.getAssertion(allow: [id])).authenticatorData)
+                == expected.union(.userPresent))
         #expect(try await h.store.allCredentials().first?.backup == backup, "kept with the credential")
     }
 
@@ -38,16 +45,23 @@ import Testing
         let synced = Harness(store: store) { $0.backup = BackupFlags(eligible: true, backedUp: true)! }
         _ = try await synced.makeCredential(Fixture.makeCredential())
         let restarted = Harness(store: store)
-        #expect(try flags(try await restarted.getAssertion(Fixture.getAssertion()).authenticatorData) == [.userPresent, .backupEligible, .backedUp])
+        #expect(
+            try flags(try await restarted.getAssertion(Fixture.getAssertion()).authenticatorData) == [
+                .userPresent, .backupEligible, .backedUp
+            ])
     }
 
     private func counts(_ mode: SignatureCounterMode) async throws -> [UInt32] {
         let h = Harness { $0.signatureCounter = mode }
         _ = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(1)))
-        _ = try await h.makeCredential(Fixture.makeCredential(rp: PublicKeyCredentialRpEntity(id: "other.example"), user: Fixture.user(2)))
+        _ = try await h.makeCredential(
+            Fixture.makeCredential(rp: PublicKeyCredentialRpEntity(id: "other.example"), user: Fixture.user(2)))
         var counts: [UInt32] = []
         for rpID in ["example.com", "other.example", "example.com"] {
-            counts.append(try AuthenticatorData(bytes: try await h.getAssertion(Fixture.getAssertion(rpID: rpID)).authenticatorData).signCount)
+            counts.append(
+                try AuthenticatorData(
+                    bytes: try await h.getAssertion(Fixture.getAssertion(rpID: rpID)).authenticatorData
+                ).signCount)
         }
         return counts
     }

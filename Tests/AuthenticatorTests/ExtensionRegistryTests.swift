@@ -1,6 +1,7 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import Authenticator
 
 /// The extensions a device offers are one value (CTAP 2.1 §12): getInfo lists it, the commands
@@ -11,14 +12,19 @@ import Testing
     }
 
     @Test func getInfoListsTheRegistry() async throws {
-        #expect(try await info(Harness()).extensions == ["credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "credBlob", "minPinLength", "previewSign", "thirdPartyPayment"])
+        #expect(
+            try await info(Harness()).extensions == [
+                "credProtect", "hmac-secret", "hmac-secret-mc", "largeBlobKey", "credBlob", "minPinLength",
+                "previewSign", "thirdPartyPayment"
+            ])
         let h = Harness(extensions: ExtensionRegistry.standard.selecting(["credProtect"]))
         #expect(try await info(h).extensions == ["credProtect"])
     }
 
     @Test func anExtensionTheDeviceDoesNotOfferIsIgnored() async throws {
         let h = Harness(extensions: ExtensionRegistry.standard.selecting(["credProtect"]))
-        let response = try await h.makeCredential(Fixture.makeCredential(extensions: ["hmac-secret": true, "credProtect": 2]))
+        let response = try await h.makeCredential(
+            Fixture.makeCredential(extensions: ["hmac-secret": true, "credProtect": 2]))
         let authData = try AuthenticatorData(bytes: response.attestation.authenticatorData)
         #expect(authData.extensions == ["credProtect": 2])
         #expect(await h.store.allCredentials().first?.hmacSecret == nil)
@@ -40,7 +46,9 @@ import Testing
         let h = Harness(presence: [.cancelled])
         let bad = Fixture.makeCredential(extensions: ["credProtect": 9])
         #expect(try await h.status(of: .makeCredential, bad.cbor) == .invalidParameter)
-        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(extensions: ["hmac-secret": "yes"]).cbor) == .cborUnexpectedType)
+        #expect(
+            try await h.status(of: .makeCredential, Fixture.makeCredential(extensions: ["hmac-secret": "yes"]).cbor)
+                == .cborUnexpectedType)
         #expect(await h.store.allCredentials().isEmpty)
     }
 
@@ -48,8 +56,12 @@ import Testing
     @Test(arguments: [0, 20, 31, 33, 48])
     func clientDataHashOfAnotherLengthIsRefused(length: Int) async throws {
         let h = Harness()
-        let credential = try #require(try AuthenticatorData(bytes: try await h.makeCredential(Fixture.makeCredential()).attestation.authenticatorData)
-            .attestedCredentialData).credentialID
+        let credential = try #require(
+            try AuthenticatorData(
+                bytes: try await h.makeCredential(Fixture.makeCredential()).attestation.authenticatorData
+            )
+            .attestedCredentialData
+        ).credentialID
         var create = Fixture.makeCredential(user: Fixture.user(2))
         create.clientDataHash = [UInt8](repeating: 5, count: length)
         #expect(try await h.status(of: .makeCredential, create.cbor) == .invalidLength)

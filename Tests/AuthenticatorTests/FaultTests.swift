@@ -2,6 +2,7 @@ import CBOR
 import CTAP
 import Crypto
 import Testing
+
 @testable import Authenticator
 
 /// Armed faults change what one transaction reports, signs or answers, and nothing stored.
@@ -9,7 +10,8 @@ import Testing
     /// One discoverable credential and the assertion that follows it, under whatever is armed.
     private func registered(_ h: Harness) async throws -> (id: [UInt8], key: COSEKey) {
         let response = try await h.makeCredential(Fixture.makeCredential())
-        let attested = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
+        let attested = try #require(
+            try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
         return (attested.credentialID, attested.publicKey)
     }
 
@@ -22,9 +24,13 @@ import Testing
         let credential = try await registered(h)
         try await arm(h, "bogus-signature")
         let bad = try await h.getAssertion(Fixture.getAssertion())
-        #expect(try !verify(signature: bad.signature, over: bad.authenticatorData + Fixture.clientDataHash, with: credential.key))
+        #expect(
+            try !verify(
+                signature: bad.signature, over: bad.authenticatorData + Fixture.clientDataHash, with: credential.key))
         let good = try await h.getAssertion(Fixture.getAssertion())
-        #expect(try verify(signature: good.signature, over: good.authenticatorData + Fixture.clientDataHash, with: credential.key))
+        #expect(
+            try verify(
+                signature: good.signature, over: good.authenticatorData + Fixture.clientDataHash, with: credential.key))
         #expect(await h.authenticator.controls.armed.isEmpty, "a --count 1 fault is used up")
     }
 
@@ -32,14 +38,21 @@ import Testing
         let h = Harness()
         try await arm(h, "bogus-signature")
         let response = try await h.makeCredential(Fixture.makeCredential())
-        let key = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData).publicKey
-        guard case .packed(_, let sig, _) = response.attestation.statement else { Issue.record("packed expected"); return }
-        #expect(try !verify(signature: sig, over: response.attestation.authenticatorData + Fixture.clientDataHash, with: key))
+        let key = try #require(
+            try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData
+        ).publicKey
+        guard case .packed(_, let sig, _) = response.attestation.statement else {
+            Issue.record("packed expected")
+            return
+        }
+        #expect(
+            try !verify(
+                signature: sig, over: response.attestation.authenticatorData + Fixture.clientDataHash, with: key))
     }
 
     @Test(arguments: [
         ("clear-up", AuthenticatorData.Flags([])),
-        ("set-uv", AuthenticatorData.Flags([.userPresent, .userVerified])),
+        ("set-uv", AuthenticatorData.Flags([.userPresent, .userVerified]))
     ])
     func flagFaultsAreSignedAsReported(fault: String, flags: AuthenticatorData.Flags) async throws {
         let h = Harness()
@@ -47,8 +60,11 @@ import Testing
         try await arm(h, fault)
         let response = try await h.getAssertion(Fixture.getAssertion())
         #expect(try AuthenticatorData(bytes: response.authenticatorData).flags == flags)
-        #expect(try verify(signature: response.signature, over: response.authenticatorData + Fixture.clientDataHash, with: credential.key),
-                "the lie is validly signed, so only the RP's flag check can catch it")
+        #expect(
+            try verify(
+                signature: response.signature, over: response.authenticatorData + Fixture.clientDataHash,
+                with: credential.key),
+            "the lie is validly signed, so only the RP's flag check can catch it")
     }
 
     @Test func clearUVHidesAVerification() async throws {
@@ -100,8 +116,9 @@ import Testing
         try #require(status == .success)
         try await arm(h, "deny")
         let request = platform.getAssertion(try #require(token))
-        #expect(try await h.status(of: .getAssertion, request.cbor) == .operationDenied,
-                "the token's touch does not count: presence is asked and refused, as a platform's user would see it")
+        #expect(
+            try await h.status(of: .getAssertion, request.cbor) == .operationDenied,
+            "the token's touch does not count: presence is asked and refused, as a platform's user would see it")
     }
 
     @Test func denyRefusesBuiltInVerificationWithoutCostingARetry() async throws {
@@ -151,8 +168,10 @@ import Testing
 }
 
 @Suite struct FaultSpellingTests {
-    @Test(arguments: ["bogus-signature", "clear-up", "clear-uv", "set-uv", "counter-zero", "counter-freeze",
-                      "counter-rewind=7", "latency=250", "deny", "drop", "status=CTAP2_ERR_PIN_INVALID"])
+    @Test(arguments: [
+        "bogus-signature", "clear-up", "clear-uv", "set-uv", "counter-zero", "counter-freeze",
+        "counter-rewind=7", "latency=250", "deny", "drop", "status=CTAP2_ERR_PIN_INVALID"
+    ])
     func everyKindReadsBackAsWritten(text: String) throws {
         #expect(try Fault(parsing: text).name == text)
     }
@@ -166,7 +185,7 @@ import Testing
         ("flip", FaultSyntaxError.unknown("flip")),
         ("counter-rewind", .badArgument("counter-rewind", "counter-rewind=VALUE")),
         ("counter-rewind=0", .badArgument("counter-rewind=0", "a positive whole number")),
-        ("latency=-1", .badArgument("latency=-1", "milliseconds from 0 to 60000")),
+        ("latency=-1", .badArgument("latency=-1", "milliseconds from 0 to 60000"))
     ])
     func badSpellingsSayWhatIsExpected(text: String, error: FaultSyntaxError) {
         #expect(throws: error) { try Fault(parsing: text) }
@@ -180,7 +199,8 @@ import Testing
     @Test func rulesRoundTripThroughTheVendorCommand() throws {
         let rule = FaultRule(fault: .counterRewind(3), remaining: 2, rpID: "example.com")
         #expect(try FaultCommand(bytes: FaultCommand.set(rule).cbor.encoded) == .set(rule))
-        #expect(try FaultCommand.decodeReply(FaultCommand.encodeReply([rule, FaultRule(fault: .drop, remaining: nil)]))
+        #expect(
+            try FaultCommand.decodeReply(FaultCommand.encodeReply([rule, FaultRule(fault: .drop, remaining: nil)]))
                 == [rule, FaultRule(fault: .drop, remaining: nil)])
         #expect(throws: CTAPStatus.invalidParameter) {
             try FaultCommand(bytes: CBORValue.map(["op": "set", "rule": .map(["fault": "drop", "count": 0])]).encoded)

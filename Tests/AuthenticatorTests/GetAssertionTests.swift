@@ -2,6 +2,7 @@ import CBOR
 import CTAP
 import Crypto
 import Testing
+
 @testable import Authenticator
 
 @Suite struct GetAssertionTests {
@@ -10,7 +11,8 @@ import Testing
         var out: [(id: [UInt8], key: COSEKey)] = []
         for n in 1...count {
             let response = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(n), algs: [algorithm]))
-            let attested = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
+            let attested = try #require(
+                try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
             out.append((attested.credentialID, attested.publicKey))
         }
         return out
@@ -28,7 +30,10 @@ import Testing
         #expect(seen.map(\.credential.id) == accounts.reversed().map(\.id))
         #expect(seen.map { $0.user?.id } == [Fixture.user(3).id, Fixture.user(2).id, Fixture.user(1).id])
         for (response, account) in zip(seen, accounts.reversed()) {
-            #expect(try verify(signature: response.signature, over: response.authenticatorData + Fixture.clientDataHash, with: account.key))
+            #expect(
+                try verify(
+                    signature: response.signature, over: response.authenticatorData + Fixture.clientDataHash,
+                    with: account.key))
             #expect(try AuthenticatorData(bytes: response.authenticatorData).flags == [.userPresent])
         }
         #expect(seen.dropFirst().allSatisfy { $0.numberOfCredentials == nil })
@@ -100,17 +105,23 @@ import Testing
     func residentAndWrapped(on h: Harness) async throws -> (resident: [UInt8], wrapped: [UInt8]) {
         let account = try #require(try await register(1, on: h).first)
         let nonResident = try await h.makeCredential(Fixture.makeCredential(rk: false))
-        return (account.id, try #require(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData).credentialID)
+        return (
+            account.id,
+            try #require(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData)
+                .credentialID
+        )
     }
 
     func count(_ id: [UInt8], on h: Harness) async throws -> UInt32 {
-        try AuthenticatorData(bytes: try await h.getAssertion(Fixture.getAssertion(allow: [id])).authenticatorData).signCount
+        try AuthenticatorData(bytes: try await h.getAssertion(Fixture.getAssertion(allow: [id])).authenticatorData)
+            .signCount
     }
 
     @Test func aCleanShutdownSettlesTheMarksSoCountingGoesOnByOne() async throws {
         let h = Harness()
         let (id, wrapped) = try await residentAndWrapped(on: h)
-        let resident = try await count(id, on: h), global = try await count(wrapped, on: h)
+        let resident = try await count(id, on: h)
+        let global = try await count(wrapped, on: h)
         await h.authenticator.settleSignatureCounters()
         #expect(await h.store.credential(id: id)?.signCount == resident)
         #expect(try await h.store.loadDeviceState()?.globalSignCount == global)
@@ -136,7 +147,8 @@ import Testing
         // A whole lease's worth of assertions: one count per assertion, each above the last,
         // and the stored marks move only when a count passes them.
         for _ in 0..<Int(SignatureCounterLease.size) {
-            let resident = try await count(id, on: h), global = try await count(wrapped, on: h)
+            let resident = try await count(id, on: h)
+            let global = try await count(wrapped, on: h)
             #expect(resident == last.resident + 1 && global == last.global + 1)
             last = (resident, global)
             let stored = try #require(await h.store.credential(id: id)?.signCount)
@@ -167,36 +179,49 @@ import Testing
     @Test func nonResidentCredentialAssertsThroughTheAllowList() async throws {
         let h = Harness()
         let response = try await h.makeCredential(Fixture.makeCredential(rk: false))
-        let attested = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
+        let attested = try #require(
+            try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
         let unknown: [UInt8] = Array(repeating: 7, count: 40)
         let assertion = try await h.getAssertion(Fixture.getAssertion(allow: [unknown, attested.credentialID]))
         #expect(assertion.credential.id == attested.credentialID)
         #expect(assertion.user == nil)
         #expect(assertion.numberOfCredentials == nil)
-        #expect(try verify(signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash, with: attested.publicKey))
+        #expect(
+            try verify(
+                signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash,
+                with: attested.publicKey))
         let again = try await h.getAssertion(Fixture.getAssertion(allow: [attested.credentialID]))
-        #expect(try AuthenticatorData(bytes: again.authenticatorData).signCount > AuthenticatorData(bytes: assertion.authenticatorData).signCount)
+        #expect(
+            try AuthenticatorData(bytes: again.authenticatorData).signCount
+                > AuthenticatorData(bytes: assertion.authenticatorData).signCount)
     }
 
     @Test func credentialIDIsBoundToItsRPAndItsBytes() async throws {
         let h = Harness()
         let response = try await h.makeCredential(Fixture.makeCredential(rk: false))
-        let id = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData).credentialID
-        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(rpID: "evil.example", allow: [id]).cbor) == .noCredentials)
+        let id = try #require(
+            try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData
+        ).credentialID
+        #expect(
+            try await h.status(of: .getAssertion, Fixture.getAssertion(rpID: "evil.example", allow: [id]).cbor)
+                == .noCredentials)
         for index in [0, 5, 20, id.count - 1] {
             var tampered = id
             tampered[index] ^= 0x01
-            #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(allow: [tampered]).cbor) == .noCredentials)
+            #expect(
+                try await h.status(of: .getAssertion, Fixture.getAssertion(allow: [tampered]).cbor) == .noCredentials)
         }
         let otherDevice = Harness()
         _ = try await otherDevice.status(of: .getInfo)
-        #expect(try await otherDevice.status(of: .getAssertion, Fixture.getAssertion(allow: [id]).cbor) == .noCredentials)
+        #expect(
+            try await otherDevice.status(of: .getAssertion, Fixture.getAssertion(allow: [id]).cbor) == .noCredentials)
     }
 
     @Test func noCredentialsForAnUnknownRP() async throws {
         let h = Harness()
         _ = try await register(1, on: h)
-        #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(rpID: "nobody.example").cbor) == .noCredentials)
+        #expect(
+            try await h.status(of: .getAssertion, Fixture.getAssertion(rpID: "nobody.example").cbor) == .noCredentials)
     }
 
     @Test func rkOptionIsUnsupportedInGetAssertion() async throws {

@@ -2,6 +2,7 @@ import CBOR
 import CTAP
 import Logging
 import Testing
+
 @testable import Authenticator
 
 @Suite struct GetInfoResetTests {
@@ -40,7 +41,9 @@ import Testing
         let h = Harness()
         _ = try await h.makeCredential(Fixture.makeCredential(rk: true))
         let nonResident = try await h.makeCredential(Fixture.makeCredential(rk: false))
-        let id = try #require(try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData).credentialID
+        let id = try #require(
+            try AuthenticatorData(bytes: nonResident.attestation.authenticatorData).attestedCredentialData
+        ).credentialID
         #expect(try await h.status(of: .reset) == .success)
         #expect(await h.store.count() == 0)
         #expect(try await h.status(of: .getAssertion, Fixture.getAssertion().cbor) == .noCredentials)
@@ -104,14 +107,18 @@ actor SlowPresence: UserPresence {
 @Suite struct PowerCycleTests {
     @Test func aPowerCycleWaitsForTheCommandInFlightAndThenEndsItsState() async throws {
         let gate = GatedPresence()
-        let authenticator = Authenticator(store: InMemoryCredentialStore(), presence: gate,
-                                          logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let authenticator = Authenticator(
+            store: InMemoryCredentialStore(), presence: gate,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         for n: UInt8 in 1...2 {
-            let reply = await authenticator.handle([CTAPCommand.makeCredential.rawValue] + Fixture.makeCredential(user: Fixture.user(n)).cbor.encoded)
+            let reply = await authenticator.handle(
+                [CTAPCommand.makeCredential.rawValue] + Fixture.makeCredential(user: Fixture.user(n)).cbor.encoded)
             #expect(reply.first == CTAPStatus.success.rawValue)
         }
         await gate.hold()
-        let assertion = Task { await authenticator.handle([CTAPCommand.getAssertion.rawValue] + Fixture.getAssertion().cbor.encoded) }
+        let assertion = Task {
+            await authenticator.handle([CTAPCommand.getAssertion.rawValue] + Fixture.getAssertion().cbor.encoded)
+        }
         while await !gate.asked { try await Task.sleep(for: .milliseconds(2)) }
         let replug = Task { await authenticator.powerCycle() }
         try await Task.sleep(for: .milliseconds(50))

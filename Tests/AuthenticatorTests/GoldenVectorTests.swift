@@ -2,6 +2,7 @@ import CTAP
 import Crypto
 import Foundation
 import Testing
+
 @testable import Authenticator
 
 /// Vectors from pyca/cryptography (Fixtures/signatures/generate.py): an implementation nobody here wrote.
@@ -15,7 +16,8 @@ import Testing
     }
 
     static let vectors: Vectors = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Fixtures/signatures/vectors.json")
         return try! JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
     }()

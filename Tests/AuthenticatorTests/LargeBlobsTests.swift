@@ -2,6 +2,7 @@ import CBOR
 import CTAP
 import Crypto
 import Testing
+
 @testable import Authenticator
 @testable import PasskeyClient
 
@@ -9,7 +10,10 @@ import Testing
 struct LargeBlobsTests {
     /// A serialized array holding one entry of `count` bytes, as a platform builds it.
     static func serialized(entryBytes count: Int) -> [UInt8] {
-        SerializedLargeBlobArray(array: CBORValue.array([CBORValue.map([.unsigned(1): .byteString([UInt8](repeating: 7, count: count))])]).encoded).bytes
+        SerializedLargeBlobArray(
+            array: CBORValue.array([CBORValue.map([.unsigned(1): .byteString([UInt8](repeating: 7, count: count))])])
+                .encoded
+        ).bytes
     }
 
     /// Reads `get` bytes at `offset`.
@@ -19,10 +23,14 @@ struct LargeBlobsTests {
     }
 
     /// Writes one fragment, authenticated with `token` when given.
-    static func write(_ h: Harness, _ fragment: [UInt8], offset: Int, length: Int?, token: PinUvAuthToken?) async throws -> CTAPStatus {
-        let message = LargeBlobsRequest.authenticatedMessage(offset: offset, fragmentHash: Array(SHA256.hash(data: fragment)))
-        let request = LargeBlobsRequest(set: fragment, offset: offset, length: length,
-                                        pinUvAuthParam: token?.authenticate(message), pinUvAuthProtocol: token?.protocolVersion)
+    static func write(_ h: Harness, _ fragment: [UInt8], offset: Int, length: Int?, token: PinUvAuthToken?) async throws
+        -> CTAPStatus
+    {
+        let message = LargeBlobsRequest.authenticatedMessage(
+            offset: offset, fragmentHash: Array(SHA256.hash(data: fragment)))
+        let request = LargeBlobsRequest(
+            set: fragment, offset: offset, length: length,
+            pinUvAuthParam: token?.authenticate(message), pinUvAuthProtocol: token?.protocolVersion)
         return try await h.status(of: .largeBlobs, request.cbor)
     }
 
@@ -47,7 +55,8 @@ struct LargeBlobsTests {
         let token = try #require(try await PlatformPIN(h, .two).setPINAndToken(permissions: .lbw))
         let array = Self.serialized(entryBytes: 3000)
         let initial = try await Self.stored(h)
-        #expect(try await Self.write(h, Array(array[..<1000]), offset: 0, length: array.count, token: token) == .success)
+        #expect(
+            try await Self.write(h, Array(array[..<1000]), offset: 0, length: array.count, token: token) == .success)
         #expect(try await Self.stored(h) == initial, "nothing changes before the last fragment")
         #expect(try await Self.write(h, Array(array[1000..<2000]), offset: 1000, length: nil, token: token) == .success)
         #expect(try await Self.write(h, Array(array[2000...]), offset: 2000, length: nil, token: token) == .success)
@@ -72,7 +81,9 @@ struct LargeBlobsTests {
         #expect(try await Self.write(h, corrupt, offset: 0, length: corrupt.count, token: token) == .integrityFailure)
         // Step 4.2.2: longer than maxSerializedLargeBlobArray.
         let oversized = Self.serialized(entryBytes: 4100)
-        #expect(try await Self.write(h, Array(oversized[..<100]), offset: 0, length: oversized.count, token: token) == .largeBlobStorageFull)
+        #expect(
+            try await Self.write(h, Array(oversized[..<100]), offset: 0, length: oversized.count, token: token)
+                == .largeBlobStorageFull)
         // Step 4.2.3: shorter than a hash and one byte.
         #expect(try await Self.write(h, [0x80], offset: 0, length: 16, token: token) == .invalidParameter)
         // Step 4.2.1: the first fragment without its length.
@@ -83,13 +94,20 @@ struct LargeBlobsTests {
         #expect(try await Self.write(h, Array(array[20...]), offset: 20, length: nil, token: token) == .invalidSequence)
         // Step 4.3: a later fragment repeating the length.
         #expect(try await Self.write(h, Array(array[..<10]), offset: 0, length: array.count, token: token) == .success)
-        #expect(try await Self.write(h, Array(array[10...]), offset: 10, length: array.count, token: token) == .invalidParameter)
+        #expect(
+            try await Self.write(h, Array(array[10...]), offset: 10, length: array.count, token: token)
+                == .invalidParameter)
         // Step 4.6: more than the announced length.
         #expect(try await Self.write(h, Array(array[..<10]), offset: 0, length: array.count, token: token) == .success)
-        #expect(try await Self.write(h, Array(array[10...]) + [0], offset: 10, length: nil, token: token) == .invalidParameter)
+        #expect(
+            try await Self.write(h, Array(array[10...]) + [0], offset: 10, length: nil, token: token)
+                == .invalidParameter)
         // Step 4.1 and 3.3: fragments and reads larger than maxFragmentLength.
         let fragmentLimit = Authenticator.Configuration().maxMsgSize - 64
-        #expect(try await Self.write(h, [UInt8](repeating: 0, count: fragmentLimit + 1), offset: 0, length: 4096, token: token) == .invalidLength)
+        #expect(
+            try await Self.write(
+                h, [UInt8](repeating: 0, count: fragmentLimit + 1), offset: 0, length: 4096, token: token)
+                == .invalidLength)
         #expect(try await Self.read(h, get: fragmentLimit + 1, offset: 0).0 == .invalidLength)
         // Step 3.4: reading past the end; step 1: no offset; step 2: neither or both of get and set.
         #expect(try await Self.read(h, get: 10, offset: before.count + 1).0 == .invalidParameter)
@@ -118,10 +136,12 @@ struct LargeBlobsTests {
         // A MAC over another offset does not verify.
         let lbw = try #require(try await platform.token(pin: PlatformPIN.testPIN, permissions: .lbw).1)
         let message = LargeBlobsRequest.authenticatedMessage(offset: 1, fragmentHash: Array(SHA256.hash(data: other)))
-        let forged = LargeBlobsRequest(set: other, offset: 0, length: other.count, pinUvAuthParam: lbw.authenticate(message), pinUvAuthProtocol: 2)
+        let forged = LargeBlobsRequest(
+            set: other, offset: 0, length: other.count, pinUvAuthParam: lbw.authenticate(message), pinUvAuthProtocol: 2)
         #expect(try await h.status(of: .largeBlobs, forged.cbor) == .pinAuthInvalid)
         // A pinUvAuthParam without its protocol.
-        let unnamed = LargeBlobsRequest(set: other, offset: 0, length: other.count, pinUvAuthParam: [UInt8](repeating: 0, count: 32))
+        let unnamed = LargeBlobsRequest(
+            set: other, offset: 0, length: other.count, pinUvAuthParam: [UInt8](repeating: 0, count: 32))
         #expect(try await h.status(of: .largeBlobs, unnamed.cbor) == .missingParameter)
         #expect(try await Self.stored(h) == array)
         #expect(try await Self.write(h, other, offset: 0, length: other.count, token: lbw) == .success)
@@ -133,7 +153,8 @@ struct LargeBlobsTests {
         let array = Self.serialized(entryBytes: 50)
         #expect(try await Self.write(h, Array(array[..<10]), offset: 0, length: array.count, token: nil) == .success)
         let other = h.speaking(as: .otherPlatform)
-        #expect(try await Self.write(other, Array(array[10...]), offset: 10, length: nil, token: nil) == .invalidSequence)
+        #expect(
+            try await Self.write(other, Array(array[10...]), offset: 10, length: nil, token: nil) == .invalidSequence)
     }
 
     @Test func resetRestoresTheInitialArray() async throws {
@@ -154,10 +175,17 @@ struct LargeBlobsTests {
         #expect(second.largeBlobKey != nil && second.largeBlobKey != key)
         // None without asking, none for a non-discoverable credential, and only `true` is an input.
         #expect(try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(3))).largeBlobKey == nil)
-        #expect(try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(4), rk: false, extensions: ask)).largeBlobKey == nil)
-        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(user: Fixture.user(5), extensions: [LargeBlobKey.identifier: false]).cbor) == .invalidOption)
+        #expect(
+            try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(4), rk: false, extensions: ask))
+                .largeBlobKey == nil)
+        #expect(
+            try await h.status(
+                of: .makeCredential,
+                Fixture.makeCredential(user: Fixture.user(5), extensions: [LargeBlobKey.identifier: false]).cbor)
+                == .invalidOption)
         // getAssertion returns the key when asked, to each account in turn.
-        let credentialID = try #require(AuthenticatorData(bytes: first.attestation.authenticatorData).attestedCredentialData?.credentialID)
+        let credentialID = try #require(
+            AuthenticatorData(bytes: first.attestation.authenticatorData).attestedCredentialData?.credentialID)
         var request = Fixture.getAssertion(allow: [credentialID])
         request.extensions = ask
         #expect(try await h.getAssertion(request).largeBlobKey == key)
@@ -165,7 +193,9 @@ struct LargeBlobsTests {
         var discovering = Fixture.getAssertion()
         discovering.extensions = ask
         // Three discoverable credentials, newest first: user 3 (none), user 2, user 1.
-        let answers = [try await h.getAssertion(discovering), try await h.getNextAssertion(), try await h.getNextAssertion()]
+        let answers = [
+            try await h.getAssertion(discovering), try await h.getNextAssertion(), try await h.getNextAssertion()
+        ]
         #expect(answers.map(\.largeBlobKey) == [nil, second.largeBlobKey, key])
     }
 }

@@ -2,6 +2,7 @@ import CBOR
 import CTAP
 import Crypto
 import Testing
+
 @testable import Authenticator
 
 @Suite struct MakeCredentialTests {
@@ -17,26 +18,35 @@ import Testing
         #expect(attested.aaguid == Authenticator.Configuration.passkeydAAGUID)
         #expect(attested.publicKey.algorithm == algorithm)
         guard case .packed(let alg, let sig, let x5c) = response.attestation.statement else {
-            Issue.record("expected packed attestation"); return
+            Issue.record("expected packed attestation")
+            return
         }
         #expect(alg == algorithm.rawValue)
         #expect(x5c == nil, "self attestation carries no certificate")
-        #expect(try verify(signature: sig, over: response.attestation.authenticatorData + Fixture.clientDataHash, with: attested.publicKey))
-        #expect(try !verify(signature: sig, over: response.attestation.authenticatorData + [0], with: attested.publicKey))
+        #expect(
+            try verify(
+                signature: sig, over: response.attestation.authenticatorData + Fixture.clientDataHash,
+                with: attested.publicKey))
+        #expect(
+            try !verify(signature: sig, over: response.attestation.authenticatorData + [0], with: attested.publicKey))
     }
 
     @Test func firstSupportedAlgorithmInThePlatformsOrderWins() async throws {
         let h = Harness()
         // RS1 (-65535) is not offered.
         let response = try await h.makeCredential(Fixture.makeCredential(algs: [-65535, -8, -7]))
-        let key = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData).publicKey
+        let key = try #require(
+            try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData
+        ).publicKey
         #expect(key.algorithm == .edDSA)
     }
 
     @Test func unsupportedAlgorithmsOnlyIsRefused() async throws {
         let h = Harness()
         // RS512 (-259) and RS1 (-65535) are not offered.
-        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(algs: [-259, -65535]).cbor) == .unsupportedAlgorithm)
+        #expect(
+            try await h.status(of: .makeCredential, Fixture.makeCredential(algs: [-259, -65535]).cbor)
+                == .unsupportedAlgorithm)
     }
 
     @Test func attestationNoneWhenThePlatformPrefersIt() async throws {
@@ -54,8 +64,12 @@ import Testing
         let stored = await h.store.credentials(rpID: "example.com")
         #expect(stored.count == 1)
         #expect(stored.first?.user.name == "new")
-        let firstID = try #require(try AuthenticatorData(bytes: first.attestation.authenticatorData).attestedCredentialData).credentialID
-        let secondID = try #require(try AuthenticatorData(bytes: second.attestation.authenticatorData).attestedCredentialData).credentialID
+        let firstID = try #require(
+            try AuthenticatorData(bytes: first.attestation.authenticatorData).attestedCredentialData
+        ).credentialID
+        let secondID = try #require(
+            try AuthenticatorData(bytes: second.attestation.authenticatorData).attestedCredentialData
+        ).credentialID
         #expect(stored.first?.id == secondID)
         #expect(firstID != secondID)
     }
@@ -64,9 +78,13 @@ import Testing
     func nonResidentCredentialsOfEveryAlgorithmSignThroughTheirID(algorithm: COSEAlgorithm) async throws {
         let h = Harness()
         let response = try await h.makeCredential(Fixture.makeCredential(algs: [algorithm.rawValue], rk: false))
-        let attested = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
+        let attested = try #require(
+            try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData)
         let assertion = try await h.getAssertion(Fixture.getAssertion(allow: [attested.credentialID]))
-        #expect(try verify(signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash, with: attested.publicKey))
+        #expect(
+            try verify(
+                signature: assertion.signature, over: assertion.authenticatorData + Fixture.clientDataHash,
+                with: attested.publicKey))
         var truncated = attested.credentialID
         truncated.removeLast()
         #expect(try await h.status(of: .getAssertion, Fixture.getAssertion(allow: [truncated]).cbor) == .noCredentials)
@@ -76,16 +94,21 @@ import Testing
         let h = Harness()
         let response = try await h.makeCredential(Fixture.makeCredential(rk: false))
         #expect(await h.store.count() == 0)
-        let id = try #require(try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData).credentialID
+        let id = try #require(
+            try AuthenticatorData(bytes: response.attestation.authenticatorData).attestedCredentialData
+        ).credentialID
         #expect(id.count == CredentialWrapping.idLength)
     }
 
     @Test func excludedCredentialAnswersAfterPresence() async throws {
         let h = Harness()
         let existing = try await h.makeCredential(Fixture.makeCredential(rk: false))
-        let id = try #require(try AuthenticatorData(bytes: existing.attestation.authenticatorData).attestedCredentialData).credentialID
+        let id = try #require(
+            try AuthenticatorData(bytes: existing.attestation.authenticatorData).attestedCredentialData
+        ).credentialID
         let before = await h.presence.requests.count
-        let status = try await h.status(of: .makeCredential, Fixture.makeCredential(user: Fixture.user(2), exclude: [id]).cbor)
+        let status = try await h.status(
+            of: .makeCredential, Fixture.makeCredential(user: Fixture.user(2), exclude: [id]).cbor)
         #expect(status == .credentialExcluded)
         let requests = await h.presence.requests
         #expect(requests.count == before + 1)
@@ -96,19 +119,25 @@ import Testing
     @Test func excludeListEntryOfAnotherRPDoesNotMatch() async throws {
         let h = Harness()
         let existing = try await h.makeCredential(Fixture.makeCredential(rk: true))
-        let id = try #require(try AuthenticatorData(bytes: existing.attestation.authenticatorData).attestedCredentialData).credentialID
-        let other = Fixture.makeCredential(rp: PublicKeyCredentialRpEntity(id: "other.example"), exclude: [id, [1, 2, 3]])
+        let id = try #require(
+            try AuthenticatorData(bytes: existing.attestation.authenticatorData).attestedCredentialData
+        ).credentialID
+        let other = Fixture.makeCredential(
+            rp: PublicKeyCredentialRpEntity(id: "other.example"), exclude: [id, [1, 2, 3]])
         #expect(try await h.status(of: .makeCredential, other.cbor) == .success)
     }
 
     @Test func upFalseIsAnInvalidOption() async throws {
-        #expect(try await Harness().status(of: .makeCredential, Fixture.makeCredential(up: false).cbor) == .invalidOption)
+        #expect(
+            try await Harness().status(of: .makeCredential, Fixture.makeCredential(up: false).cbor) == .invalidOption)
     }
 
     @Test func uvWithoutBuiltInVerificationIsAnInvalidOption() async throws {
-        #expect(try await Harness().status(of: .makeCredential, Fixture.makeCredential(uv: true).cbor) == .invalidOption)
+        #expect(
+            try await Harness().status(of: .makeCredential, Fixture.makeCredential(uv: true).cbor) == .invalidOption)
         let unconfigured = Harness(verifier: ScriptedVerifier([.verified], configured: false))
-        #expect(try await unconfigured.status(of: .makeCredential, Fixture.makeCredential(uv: true).cbor) == .invalidOption)
+        #expect(
+            try await unconfigured.status(of: .makeCredential, Fixture.makeCredential(uv: true).cbor) == .invalidOption)
     }
 
     @Test func builtInUVSetsTheUVFlagWithoutASeparateTouch() async throws {
@@ -137,7 +166,9 @@ import Testing
     }
 
     @Test func presenceOutcomesMapToTheirStatuses() async throws {
-        let cases: [(PresenceOutcome, CTAPStatus)] = [(.denied, .operationDenied), (.timedOut, .userActionTimeout), (.cancelled, .keepaliveCancel)]
+        let cases: [(PresenceOutcome, CTAPStatus)] = [
+            (.denied, .operationDenied), (.timedOut, .userActionTimeout), (.cancelled, .keepaliveCancel)
+        ]
         for (outcome, expected) in cases {
             let h = Harness(presence: [outcome])
             #expect(try await h.status(of: .makeCredential, Fixture.makeCredential().cbor) == expected)
@@ -148,7 +179,9 @@ import Testing
     @Test func storeFullRefusesNewDiscoverableCredentialsButAllowsReplacement() async throws {
         let h = Harness(capacity: 1)
         #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(user: Fixture.user(1)).cbor) == .success)
-        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(user: Fixture.user(2)).cbor) == .keyStoreFull)
+        #expect(
+            try await h.status(of: .makeCredential, Fixture.makeCredential(user: Fixture.user(2)).cbor) == .keyStoreFull
+        )
         #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(user: Fixture.user(1)).cbor) == .success)
     }
 

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import Authenticator
 
 /// CTAP 2.1 §8: how malformed messages are answered, before any command logic runs.

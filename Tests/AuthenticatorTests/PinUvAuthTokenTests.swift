@@ -2,11 +2,14 @@ import CBOR
 import CTAP
 import Crypto
 import Testing
+
 @testable import Authenticator
 
 @Suite struct PinUvAuthTokenTests {
     /// A device with PIN "1234" set.
-    static func protected(_ version: PinUvAuthProtocolVersion, verifier: ScriptedVerifier? = nil) async throws -> (Harness, PlatformPIN) {
+    static func protected(_ version: PinUvAuthProtocolVersion, verifier: ScriptedVerifier? = nil) async throws -> (
+        Harness, PlatformPIN
+    ) {
         let h = Harness(verifier: verifier)
         let platform = PlatformPIN(h, version)
         try #require(try await platform.setPIN("1234") == .success)
@@ -23,13 +26,16 @@ import Testing
         // A PIN token carries no presence: the user touched the device for this request.
         #expect(await h.presence.requests.map(\.purpose) == [.makeCredential])
         // Presence consumed the token's permissions (CTAP 2.1 §6.1.2): no second request with it.
-        #expect(try await h.status(of: .makeCredential, platform.makeCredential(token, user: Fixture.user(2)).cbor) == .pinAuthInvalid)
+        #expect(
+            try await h.status(of: .makeCredential, platform.makeCredential(token, user: Fixture.user(2)).cbor)
+                == .pinAuthInvalid)
     }
 
     @Test(arguments: bothProtocols)
     func aTokenAuthorisesGetAssertionWithUVAndUserNames(version: PinUvAuthProtocolVersion) async throws {
         let (h, platform) = try await Self.protected(version)
-        _ = try await h.makeCredential(platform.makeCredential(try await platform.grantedToken(pin: "1234", permissions: .mc)))
+        _ = try await h.makeCredential(
+            platform.makeCredential(try await platform.grantedToken(pin: "1234", permissions: .mc)))
         let token = try await platform.grantedToken(pin: "1234", permissions: .ga)
         let assertion = try await h.getAssertion(platform.getAssertion(token))
         let authData = try AuthenticatorData(bytes: assertion.authenticatorData)
@@ -67,11 +73,14 @@ import Testing
         let (h, platform) = try await Self.protected(version)
         let other = PublicKeyCredentialRpEntity(id: "other.example", name: "Other")
         let bound = try await platform.grantedToken(pin: "1234", permissions: [.mc, .ga], rpID: Fixture.rp.id)
-        #expect(try await h.status(of: .makeCredential, platform.makeCredential(bound, rp: other).cbor) == .pinAuthInvalid)
+        #expect(
+            try await h.status(of: .makeCredential, platform.makeCredential(bound, rp: other).cbor) == .pinAuthInvalid)
         // No RP ID: the first use binds it (silent assertions leave the token's permissions intact).
         let unbound = try await platform.grantedToken(pin: "1234", permissions: [.ga])
         #expect(try await h.status(of: .getAssertion, platform.getAssertion(unbound, up: false).cbor) == .noCredentials)
-        #expect(try await h.status(of: .getAssertion, platform.getAssertion(unbound, rpID: other.id, up: false).cbor) == .pinAuthInvalid)
+        #expect(
+            try await h.status(of: .getAssertion, platform.getAssertion(unbound, rpID: other.id, up: false).cbor)
+                == .pinAuthInvalid)
         #expect(try await h.status(of: .getAssertion, platform.getAssertion(unbound, up: false).cbor) == .noCredentials)
     }
 
@@ -116,7 +125,8 @@ import Testing
         // The token answers only under the protocol it was handed out under.
         var crossed = platform.makeCredential(token)
         let otherVersion: PinUvAuthProtocolVersion = version == .one ? .two : .one
-        crossed.pinUvAuthParam = otherVersion.implementation.authenticate(key: token.secret, message: Fixture.clientDataHash)
+        crossed.pinUvAuthParam = otherVersion.implementation.authenticate(
+            key: token.secret, message: Fixture.clientDataHash)
         crossed.pinUvAuthProtocol = otherVersion.rawValue
         #expect(try await h.status(of: .makeCredential, crossed.cbor) == .pinAuthInvalid)
         #expect(try await h.status(of: .makeCredential, platform.makeCredential(token).cbor) == .success)
@@ -188,6 +198,8 @@ import Testing
         #expect(try await unconfigured.tokenUsingUV(permissions: .mc).0 == .notAllowed)
         let h = Harness(verifier: .always(.verified))
         #expect(try await PlatformPIN(h, .two).tokenUsingUV(permissions: .be).0 == .unauthorizedPermission)
-        #expect(try await PlatformPIN(h, .two).tokenUsingUV(permissions: PinUvAuthTokenPermissions(rawValue: 0)).0 == .invalidParameter)
+        #expect(
+            try await PlatformPIN(h, .two).tokenUsingUV(permissions: PinUvAuthTokenPermissions(rawValue: 0)).0
+                == .invalidParameter)
     }
 }

@@ -2,6 +2,7 @@ import CBOR
 import CTAP
 import Crypto
 import Testing
+
 @testable import Authenticator
 @testable import PasskeyClient
 
@@ -52,7 +53,8 @@ struct PlatformPIN {
 
     /// getKeyAgreement, then encapsulate: the platform key to send and the shared secret.
     func keyAgreement() async throws -> (platformKey: COSEKey, secret: SymmetricKey) {
-        let (status, body) = try await harness.send(.clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: version.rawValue).cbor)
+        let (status, body) = try await harness.send(
+            .clientPIN, ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: version.rawValue).cbor)
         try #require(status == .success)
         let response = try ClientPINResponse(cbor: try #require(body))
         let peerKey = try #require(response.keyAgreement)
@@ -66,7 +68,6 @@ struct PlatformPIN {
         return bytes + [UInt8](repeating: 0, count: max(0, length - bytes.count))
     }
 
-
     func setPIN(_ pin: String) async throws -> CTAPStatus {
         let client = try await client()
         return try await status { () async throws(CTAP2Error) in try await client.setPIN(pin) }.0
@@ -78,9 +79,12 @@ struct PlatformPIN {
         let newPinEnc = try implementation.encrypt(key: secret, plaintext: padded)
         var param = implementation.authenticate(key: secret, message: newPinEnc)
         if corruptMAC { param[0] ^= 1 }
-        return try await harness.status(of: .clientPIN, ClientPINRequest(
-            subCommand: .setPIN, pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey,
-            pinUvAuthParam: param, newPinEnc: newPinEnc).cbor)
+        return try await harness.status(
+            of: .clientPIN,
+            ClientPINRequest(
+                subCommand: .setPIN, pinUvAuthProtocol: version.rawValue, keyAgreement: platformKey,
+                pinUvAuthParam: param, newPinEnc: newPinEnc
+            ).cbor)
     }
 
     func changePIN(from old: String, to new: String) async throws -> CTAPStatus {
@@ -90,8 +94,10 @@ struct PlatformPIN {
 
     /// getPinToken (permissions nil) or getPinUvAuthTokenUsingPinWithPermissions; with
     /// `agreement`, a shared secret from an earlier getKeyAgreement instead of a fresh one.
-    func token(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil,
-               agreement: (platformKey: COSEKey, secret: SymmetricKey)? = nil) async throws -> (CTAPStatus, PinUvAuthToken?) {
+    func token(
+        pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil,
+        agreement: (platformKey: COSEKey, secret: SymmetricKey)? = nil
+    ) async throws -> (CTAPStatus, PinUvAuthToken?) {
         if let agreement { return try await replayedToken(pin: pin, agreement: agreement) }
         let client = try await client(permissions: permissions != nil)
         let (status, token) = try await status { () async throws(CTAP2Error) in
@@ -106,7 +112,9 @@ struct PlatformPIN {
     }
 
     /// getPinToken under a shared secret the platform kept from before.
-    private func replayedToken(pin: String, agreement: (platformKey: COSEKey, secret: SymmetricKey)) async throws -> (CTAPStatus, PinUvAuthToken?) {
+    private func replayedToken(pin: String, agreement: (platformKey: COSEKey, secret: SymmetricKey)) async throws -> (
+        CTAPStatus, PinUvAuthToken?
+    ) {
         let request = ClientPINRequest(
             subCommand: .getPinToken, pinUvAuthProtocol: version.rawValue, keyAgreement: agreement.platformKey,
             pinHashEnc: try implementation.encrypt(key: agreement.secret, plaintext: PINHash.of(pin)))
@@ -119,7 +127,9 @@ struct PlatformPIN {
     }
 
     /// getPinUvAuthTokenUsingUvWithPermissions.
-    func tokenUsingUV(permissions: PinUvAuthTokenPermissions, rpID: String? = nil) async throws -> (CTAPStatus, PinUvAuthToken?) {
+    func tokenUsingUV(permissions: PinUvAuthTokenPermissions, rpID: String? = nil) async throws -> (
+        CTAPStatus, PinUvAuthToken?
+    ) {
         let client = try await client()
         let (status, token) = try await status { () async throws(CTAP2Error) in
             try await client.tokenUsingUV(permissions: permissions, rpID: rpID)
@@ -128,7 +138,9 @@ struct PlatformPIN {
     }
 
     /// A token that must be granted.
-    func grantedToken(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil) async throws -> PinUvAuthToken {
+    func grantedToken(pin: String, permissions: PinUvAuthTokenPermissions? = nil, rpID: String? = nil) async throws
+        -> PinUvAuthToken
+    {
         let (status, token) = try await self.token(pin: pin, permissions: permissions, rpID: rpID)
         try #require(status == .success)
         return try #require(token)
@@ -142,7 +154,8 @@ struct PlatformPIN {
     /// pinRetries and powerCycleState exactly as sent (the client folds an absent
     /// powerCycleState into false).
     func pinRetries() async throws -> (retries: Int, powerCycleState: Bool?) {
-        let (status, body) = try await harness.send(.clientPIN, ClientPINRequest(subCommand: .getPINRetries, pinUvAuthProtocol: version.rawValue).cbor)
+        let (status, body) = try await harness.send(
+            .clientPIN, ClientPINRequest(subCommand: .getPINRetries, pinUvAuthProtocol: version.rawValue).cbor)
         try #require(status == .success)
         let response = try ClientPINResponse(cbor: try #require(body))
         return (try #require(response.pinRetries), response.powerCycleState)
@@ -153,8 +166,11 @@ struct PlatformPIN {
     }
 
     /// A makeCredential authorised by `token`.
-    func makeCredential(_ token: PinUvAuthToken, rp: PublicKeyCredentialRpEntity = Fixture.rp, user: PublicKeyCredentialUserEntity = Fixture.user(1),
-                        rk: Bool = true, uv: Bool? = nil) -> MakeCredentialRequest {
+    func makeCredential(
+        _ token: PinUvAuthToken, rp: PublicKeyCredentialRpEntity = Fixture.rp,
+        user: PublicKeyCredentialUserEntity = Fixture.user(1),
+        rk: Bool = true, uv: Bool? = nil
+    ) -> MakeCredentialRequest {
         var request = Fixture.makeCredential(rp: rp, user: user, rk: rk, uv: uv)
         request.pinUvAuthParam = param(token, Fixture.clientDataHash)
         request.pinUvAuthProtocol = version.rawValue
@@ -170,8 +186,10 @@ struct PlatformPIN {
     }
 
     /// A credential management request authenticated with `token`, as python-fido2 computes it.
-    func credentialManagement(_ subCommand: CredentialManagementSubcommand, _ params: CredentialManagementParameters? = nil,
-                              token: PinUvAuthToken) -> CredentialManagementRequest {
+    func credentialManagement(
+        _ subCommand: CredentialManagementSubcommand, _ params: CredentialManagementParameters? = nil,
+        token: PinUvAuthToken
+    ) -> CredentialManagementRequest {
         CredentialManagementRequest(
             subCommand: subCommand, subCommandParams: params, pinUvAuthProtocol: version.rawValue,
             pinUvAuthParam: param(token, CredentialManagementRequest.authenticatedMessage(subCommand, params)))

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+
 @testable import Authenticator
 
 /// A log handler that keeps every rendered line: message and metadata.
@@ -45,7 +46,8 @@ final class RecordingLogHandler: LogHandler, Sendable {
         let lines = recorder.all
         #expect(!lines.isEmpty, "the authenticator does log its outcomes")
         let tokenBytes = token.secret.withUnsafeBytes { Array($0) }
-        let forbidden = [pin, "wrong-PIN", "n3w-PIN-value"]
+        let forbidden =
+            [pin, "wrong-PIN", "n3w-PIN-value"]
             + [PINHash.of(pin), PINHash.of("n3w-PIN-value"), tokenBytes].flatMap { bytes in
                 [bytes.map { String(format: "%02x", $0) }.joined(), "\(bytes)"]
             }

@@ -29,7 +29,8 @@ struct CBORValueTests {
     /// uses Unicode canonical equivalence, under which "é" (U+00E9) equals "e" + U+0301.
     @Test("Text strings are equal only when their UTF-8 bytes are")
     func textEqualityIsBytewise() throws {
-        let precomposed = CBORValue.textString("\u{E9}"), decomposed = CBORValue.textString("e\u{301}")
+        let precomposed = CBORValue.textString("\u{E9}")
+        let decomposed = CBORValue.textString("e\u{301}")
         #expect(precomposed != decomposed)
         #expect(Set([precomposed, decomposed]).count == 2)
         #expect(precomposed == .textString(String(decoding: [0xC3, 0xA9], as: UTF8.self)))

@@ -30,8 +30,9 @@ struct CanonicalOrderTests {
         try Fixture.load("python-fido2-map-order.json", as: CrossCheckFile.self).cases
     }
 
-    @Test("Maps with mixed key types encode byte-for-byte as python-fido2's encoder does",
-          arguments: try crossCheck().filter { $0.specHex == nil })
+    @Test(
+        "Maps with mixed key types encode byte-for-byte as python-fido2's encoder does",
+        arguments: try crossCheck().filter { $0.specHex == nil })
     func matchesPythonFido2(_ check: CrossCheckCase) throws {
         let value = try check.value.cbor()
         #expect(Hex.string(value.encoded) == check.pythonHex)
@@ -41,8 +42,9 @@ struct CanonicalOrderTests {
 
     /// python-fido2 sorts by (first byte, length, bytes); the spec by (major type,
     /// length, bytes). They differ only for array and map keys, which CTAP never sends.
-    @Test("Where python-fido2 departs from the spec (array keys), the encoder follows the spec",
-          arguments: try crossCheck().filter { $0.specHex != nil })
+    @Test(
+        "Where python-fido2 departs from the spec (array keys), the encoder follows the spec",
+        arguments: try crossCheck().filter { $0.specHex != nil })
     func followsSpecOverPython(_ check: CrossCheckCase) throws {
         let specHex = try #require(check.specHex)
         #expect(specHex != check.pythonHex)
@@ -67,22 +69,25 @@ struct CanonicalOrderTests {
         let text: CBORValue = ["bb": 0, "c": 1, "ab": 2, "": 3]
         #expect(text.encoded == [0xA4, 0x60, 0x03, 0x61, 0x63, 0x01, 0x62, 0x61, 0x62, 0x02, 0x62, 0x62, 0x62, 0x00])
         let ints: CBORValue = [256: 0, 24: 1, 23: 2, -24: 3, -25: 4]
-        #expect(ints.encoded == [0xA5, 0x17, 0x02, 0x18, 0x18, 0x01, 0x19, 0x01, 0x00, 0x00, 0x37, 0x03, 0x38, 0x18, 0x04])
+        #expect(
+            ints.encoded == [0xA5, 0x17, 0x02, 0x18, 0x18, 0x01, 0x19, 0x01, 0x00, 0x00, 0x37, 0x03, 0x38, 0x18, 0x04])
     }
 
     @Test("Key types sort in major-type order: unsigned, negative, bytes, text, simple")
     func majorTypeOrder() {
         let map: CBORValue = .map([
-            .boolean(false): 0, "a": 0, .byteString([0x61]): 0, -1: 0, 1: 0,
+            .boolean(false): 0, "a": 0, .byteString([0x61]): 0, -1: 0, 1: 0
         ])
         #expect(map.encoded == [0xA5, 0x01, 0x00, 0x20, 0x00, 0x41, 0x61, 0x00, 0x61, 0x61, 0x00, 0xF4, 0x00])
     }
 
     @Test("A COSE_Key encodes as CTAP and WebAuthn authenticators send it: 1, 3, -1, -2, -3")
     func coseKeyOrder() {
-        let x = [UInt8](repeating: 0xAA, count: 32), y = [UInt8](repeating: 0xBB, count: 32)
+        let x = [UInt8](repeating: 0xAA, count: 32)
+        let y = [UInt8](repeating: 0xBB, count: 32)
         let key: CBORValue = [-3: .byteString(y), -2: .byteString(x), -1: 1, 3: -7, 1: 2]
-        let expected: [UInt8] = [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + x + [0x22, 0x58, 0x20] + y
+        let expected: [UInt8] =
+            [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + x + [0x22, 0x58, 0x20] + y
         #expect(key.encoded == expected)
     }
 
@@ -112,15 +117,16 @@ struct CanonicalOrderTests {
         }
         let entries = map.map { (key: $0.key.encoded, value: $0.value.encoded) }
             .sorted { $0.key.lexicographicallyPrecedes($1.key) }
-        let expected = CBORValue.unsigned(UInt64(map.count)).encoded.replacingFirstMajorType(with: 5)
+        let expected =
+            CBORValue.unsigned(UInt64(map.count)).encoded.replacingFirstMajorType(with: 5)
             + entries.flatMap { $0.key + $0.value }
         #expect(CBORValue.map(map).encoded == expected)
     }
 }
 
-private extension Array where Element == UInt8 {
+extension Array where Element == UInt8 {
     /// A major type 0 head re-tagged as another major type.
-    func replacingFirstMajorType(with major: UInt8) -> [UInt8] {
+    fileprivate func replacingFirstMajorType(with major: UInt8) -> [UInt8] {
         var copy = self
         copy[0] = major << 5 | (copy[0] & 0x1F)
         return copy

@@ -43,12 +43,15 @@ struct DecoderLimitTests {
         #expect(throws: CBORError.nestingTooDeep) { try CBORDecoder.decode(Self.nested(limit + 1), maxDepth: limit) }
     }
 
-    @Test("Length and count claims near UInt64.max are refused before any allocation",
-          arguments: [UInt64.max, UInt64.max - 1, UInt64(Int.max), UInt64(Int.max) + 1, 1 << 32, 0xFFFF_FFFF] as [UInt64])
+    @Test(
+        "Length and count claims near UInt64.max are refused before any allocation",
+        arguments: [UInt64.max, UInt64.max - 1, UInt64(Int.max), UInt64(Int.max) + 1, 1 << 32, 0xFFFF_FFFF] as [UInt64])
     func hugeClaims(_ claim: UInt64) throws {
         for major: UInt8 in [2, 3, 4, 5] {
             var bytes: [UInt8] = [major << 5 | 27]
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: claim >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: claim >> UInt64(shift)))
+            }
             bytes += [UInt8](repeating: 0, count: 16)
             #expect(throws: CBORError.lengthExceedsInput) { try CBORDecoder.decode(bytes) }
         }
@@ -63,13 +66,14 @@ struct DecoderLimitTests {
         #expect(throws: CBORError.lengthExceedsInput) { try CBORDecoder.decode(over) }
     }
 
-    @Test("A map whose entry count needs more bytes than remain is refused",
-          arguments: [
+    @Test(
+        "A map whose entry count needs more bytes than remain is refused",
+        arguments: [
             ([0xA3, 0x01, 0x02, 0x03, 0x04, 0x05] as [UInt8]),  // 3 entries need >= 6 bytes, 5 left
             [0xB9, 0x01, 0x00, 0x01, 0x02],  // 256 entries, 2 bytes left
             [0xBA, 0x7F, 0xFF, 0xFF, 0xFF, 0x01, 0x02],
-            [0xBB, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x02],
-          ])
+            [0xBB, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x02]
+        ])
     func mapCountClaims(_ bytes: [UInt8]) {
         #expect(throws: CBORError.lengthExceedsInput) { try CBORDecoder.decode(bytes) }
     }
@@ -117,6 +121,8 @@ struct DecoderLimitTests {
         #expect(try CBORDecoder.mapValueEncodings([0x82, 0x01, 0x02]) == nil, "not a map")
         #expect(throws: CBORError.duplicateMapKey) { try CBORDecoder.mapValueEncodings([0xA2, 0x01, 0x01, 0x01, 0x02]) }
         #expect(throws: CBORError.trailingBytes) { try CBORDecoder.mapValueEncodings([0xA0, 0x00]) }
-        #expect(throws: CBORError.lengthExceedsInput) { try CBORDecoder.mapValueEncodings([0xBA, 0xFF, 0xFF, 0xFF, 0xFF]) }
+        #expect(throws: CBORError.lengthExceedsInput) {
+            try CBORDecoder.mapValueEncodings([0xBA, 0xFF, 0xFF, 0xFF, 0xFF])
+        }
     }
 }

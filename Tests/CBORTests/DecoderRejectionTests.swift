@@ -15,7 +15,8 @@ struct DecoderRejectionTests {
     @Test("Each malformed input throws the CBORError its fixture names", arguments: try rejections())
     func rejects(_ vector: DecodingVector) throws {
         let bytes = try vector.bytes
-        let expected = try #require(vector.expectedError, "fixture names an unknown CBORError: \(vector.error ?? "none")")
+        let expected = try #require(
+            vector.expectedError, "fixture names an unknown CBORError: \(vector.error ?? "none")")
         #expect(throws: expected) { try CBORDecoder.decode(bytes) }
     }
 
@@ -24,7 +25,7 @@ struct DecoderRejectionTests {
         let named = Set(try Self.rejections().compactMap(\.expectedError))
         let all: Set<CBORError> = [
             .truncated, .trailingBytes, .indefiniteLength, .reservedAdditionalInfo, .invalidUTF8,
-            .duplicateMapKey, .nestingTooDeep, .lengthExceedsInput, .unsupportedType,
+            .duplicateMapKey, .nestingTooDeep, .lengthExceedsInput, .unsupportedType
         ]
         #expect(named == all)
     }
@@ -33,8 +34,9 @@ struct DecoderRejectionTests {
     /// stacks, hand-rolled test clients) do send non-shortest heads and unsorted keys;
     /// refusing them would break those hosts without making anything safer, because
     /// the value is unambiguous and duplicate keys are still refused.
-    @Test("Well-formed non-canonical input decodes to its value and re-encodes canonically",
-          arguments: try nonCanonical())
+    @Test(
+        "Well-formed non-canonical input decodes to its value and re-encodes canonically",
+        arguments: try nonCanonical())
     func acceptsNonCanonical(_ vector: DecodingVector) throws {
         let bytes = try vector.bytes
         let expected = try #require(vector.value).cbor()

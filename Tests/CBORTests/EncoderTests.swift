@@ -10,7 +10,7 @@ struct EncoderTests {
         (24, 24, [24]), (255, 24, [0xFF]),
         (256, 25, [0x01, 0x00]), (65535, 25, [0xFF, 0xFF]),
         (65536, 26, [0x00, 0x01, 0x00, 0x00]), (0xFFFF_FFFF, 26, [0xFF, 0xFF, 0xFF, 0xFF]),
-        (0x1_0000_0000, 27, [0, 0, 0, 1, 0, 0, 0, 0]), (.max, 27, [UInt8](repeating: 0xFF, count: 8)),
+        (0x1_0000_0000, 27, [0, 0, 0, 1, 0, 0, 0, 0]), (.max, 27, [UInt8](repeating: 0xFF, count: 8))
     ]
 
     @Test("Integers use the shortest head at every width boundary", arguments: 0..<heads.count)
@@ -21,17 +21,20 @@ struct EncoderTests {
         #expect(try CBORDecoder.decode([info] + following) == .unsigned(argument))
     }
 
-    @Test("String and array lengths use the shortest head",
-          arguments: [
+    @Test(
+        "String and array lengths use the shortest head",
+        arguments: [
             (0, 0, []), (23, 23, []), (24, 24, [24]), (255, 24, [0xFF]),
-            (256, 25, [0x01, 0x00]), (65535, 25, [0xFF, 0xFF]), (65536, 26, [0x00, 0x01, 0x00, 0x00]),
-          ] as [(Int, UInt8, [UInt8])])
+            (256, 25, [0x01, 0x00]), (65535, 25, [0xFF, 0xFF]), (65536, 26, [0x00, 0x01, 0x00, 0x00])
+        ] as [(Int, UInt8, [UInt8])])
     func lengthHeads(_ count: Int, _ info: UInt8, _ following: [UInt8]) throws {
         let bytes = CBORValue.byteString([UInt8](repeating: 7, count: count)).encoded
         #expect(Array(bytes.prefix(1 + following.count)) == [0x40 | info] + following)
         #expect(bytes.count == 1 + following.count + count)
 
-        let text = CBORValue.textString(String(repeating: "\u{E9}", count: count / 2) + (count.isMultiple(of: 2) ? "" : "a")).encoded
+        let text = CBORValue.textString(
+            String(repeating: "\u{E9}", count: count / 2) + (count.isMultiple(of: 2) ? "" : "a")
+        ).encoded
         #expect(Array(text.prefix(1 + following.count)) == [0x60 | info] + following)
 
         let array = CBORValue.array([CBORValue](repeating: .null, count: count)).encoded
@@ -41,7 +44,8 @@ struct EncoderTests {
 
     @Test("A map of 24 entries has a one-byte count")
     func mapCountHead() {
-        let map = CBORValue.map(Dictionary(uniqueKeysWithValues: (0..<24).map { (CBORValue.unsigned(UInt64($0)), CBORValue.null) }))
+        let map = CBORValue.map(
+            Dictionary(uniqueKeysWithValues: (0..<24).map { (CBORValue.unsigned(UInt64($0)), CBORValue.null) }))
         let bytes = map.encoded
         #expect(Array(bytes.prefix(2)) == [0xB8, 24])
         #expect(bytes.count == 2 + 24 * 2)  // keys 0...23 and null are one byte each
@@ -80,10 +84,11 @@ struct EncoderTests {
             writer.mapHeader(count: length)
             writer.boolean(length.isMultiple(of: 2))
             writer.value(["k": .array([1, -1, .null])])
-            #expect(writer.bytes == [0xAA] + CBORValue.byteString([UInt8](repeating: 9, count: length)).encoded
-                + CBORValue.textString(String(repeating: "ü", count: length)).encoded
-                + Self.mapHead(length) + CBORValue.boolean(length.isMultiple(of: 2)).encoded
-                + CBORValue.map(["k": .array([1, -1, .null])]).encoded)
+            #expect(
+                writer.bytes == [0xAA] + CBORValue.byteString([UInt8](repeating: 9, count: length)).encoded
+                    + CBORValue.textString(String(repeating: "ü", count: length)).encoded
+                    + Self.mapHead(length) + CBORValue.boolean(length.isMultiple(of: 2)).encoded
+                    + CBORValue.map(["k": .array([1, -1, .null])]).encoded)
         }
     }
 

@@ -8,8 +8,9 @@ struct RFC8949AppendixATests {
         try Fixture.load("rfc8949-appendix-a.json", as: VectorFile.self).vectors
     }
 
-    @Test("Every vector CTAP2 can carry decodes to its value and re-encodes to the same bytes",
-          arguments: try vectors().filter { $0.value != nil })
+    @Test(
+        "Every vector CTAP2 can carry decodes to its value and re-encodes to the same bytes",
+        arguments: try vectors().filter { $0.value != nil })
     func decodesAndReencodes(_ vector: DecodingVector) throws {
         let bytes = try vector.bytes
         let expected = try #require(vector.value).cbor()
@@ -19,11 +20,13 @@ struct RFC8949AppendixATests {
         #expect(Hex.string(CBOREncoder.encode(expected)) == vector.hex)
     }
 
-    @Test("Floats, tags, other simple values and indefinite lengths are refused with the named error",
-          arguments: try vectors().filter { $0.value == nil })
+    @Test(
+        "Floats, tags, other simple values and indefinite lengths are refused with the named error",
+        arguments: try vectors().filter { $0.value == nil })
     func rejects(_ vector: DecodingVector) throws {
         let bytes = try vector.bytes
-        let expected = try #require(vector.expectedError, "fixture names an unknown CBORError: \(vector.error ?? "none")")
+        let expected = try #require(
+            vector.expectedError, "fixture names an unknown CBORError: \(vector.error ?? "none")")
         #expect(throws: expected) { try CBORDecoder.decode(bytes) }
     }
 

@@ -33,31 +33,54 @@ struct RandomizedTests {
     /// several at the full four levels of nesting.
     static let ctapMessages: [CBORValue] = {
         let hash = CBORValue.byteString(Array(0..<32))
-        let coseKey: CBORValue = [1: 2, 3: -25, -1: 1, -2: .byteString(Array(repeating: 1, count: 32)), -3: .byteString(Array(repeating: 2, count: 32))]
+        let coseKey: CBORValue = [
+            1: 2, 3: -25, -1: 1, -2: .byteString(Array(repeating: 1, count: 32)),
+            -3: .byteString(Array(repeating: 2, count: 32))
+        ]
         let makeCredential: CBORValue = [
             1: hash,
             2: ["id": "example.com", "name": "Example"],
             3: ["id": .byteString(Array(repeating: 9, count: 16)), "name": "alice", "displayName": "Alice"],
             4: [["alg": -7, "type": "public-key"], ["alg": -8, "type": "public-key"]],
-            5: [["id": .byteString(Array(repeating: 3, count: 64)), "type": "public-key", "transports": ["usb", "internal"]]],
+            5: [
+                [
+                    "id": .byteString(Array(repeating: 3, count: 64)), "type": "public-key",
+                    "transports": ["usb", "internal"]
+                ]
+            ],
             6: ["hmac-secret": true, "credProtect": 2],
             7: ["rk": true],
             8: .byteString(Array(repeating: 4, count: 16)),
-            9: 2,
+            9: 2
         ]
         let getAssertion: CBORValue = [
             1: "example.com",
             2: hash,
-            4: ["hmac-secret": [1: coseKey, 2: .byteString(Array(repeating: 5, count: 32)), 3: .byteString(Array(repeating: 6, count: 16)), 4: 2]],
-            5: ["up": false],
+            4: [
+                "hmac-secret": [
+                    1: coseKey, 2: .byteString(Array(repeating: 5, count: 32)),
+                    3: .byteString(Array(repeating: 6, count: 16)), 4: 2
+                ]
+            ],
+            5: ["up": false]
         ]
         let getInfo: CBORValue = [
-            1: ["FIDO_2_0", "FIDO_2_1"], 2: ["credProtect", "hmac-secret"], 3: .byteString(Array(repeating: 0, count: 16)),
+            1: ["FIDO_2_0", "FIDO_2_1"], 2: ["credProtect", "hmac-secret"],
+            3: .byteString(Array(repeating: 0, count: 16)),
             4: ["rk": true, "up": true, "plat": false, "clientPin": true], 5: 1200, 6: [2, 1],
-            10: [["alg": -7, "type": "public-key"]],
+            10: [["alg": -7, "type": "public-key"]]
         ]
-        let attestation: CBORValue = [1: "packed", 2: .byteString(Array(repeating: 7, count: 37)), 3: ["alg": -7, "sig": .byteString(Array(repeating: 8, count: 70)), "x5c": [.byteString(Array(repeating: 9, count: 300))]]]
-        let clientPIN: CBORValue = [1: 2, 2: 2, 3: coseKey, 4: .byteString(Array(repeating: 1, count: 16)), 6: .byteString(Array(repeating: 2, count: 64))]
+        let attestation: CBORValue = [
+            1: "packed", 2: .byteString(Array(repeating: 7, count: 37)),
+            3: [
+                "alg": -7, "sig": .byteString(Array(repeating: 8, count: 70)),
+                "x5c": [.byteString(Array(repeating: 9, count: 300))]
+            ]
+        ]
+        let clientPIN: CBORValue = [
+            1: 2, 2: 2, 3: coseKey, 4: .byteString(Array(repeating: 1, count: 16)),
+            6: .byteString(Array(repeating: 2, count: 64))
+        ]
         return [makeCredential, getAssertion, getInfo, attestation, clientPIN]
     }()
 
@@ -65,12 +88,15 @@ struct RandomizedTests {
     /// indefinite additional info, huge length prefixes, floats, tags, breaks.
     static let interestingBytes: [UInt8] = [
         0x00, 0x17, 0x18, 0x19, 0x1A, 0x1B, 0x1C, 0x1F, 0x3B, 0x5B, 0x5F, 0x7B, 0x7F,
-        0x81, 0x9B, 0x9F, 0xA1, 0xBB, 0xBF, 0xC0, 0xF4, 0xF6, 0xF8, 0xF9, 0xFB, 0xFF,
+        0x81, 0x9B, 0x9F, 0xA1, 0xBB, 0xBF, 0xC0, 0xF4, 0xF6, 0xF8, 0xF9, 0xFB, 0xFF
     ]
 
     static func mutate(_ bytes: inout [UInt8], using rng: inout SplitMix64) {
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
-            guard !bytes.isEmpty else { bytes.append(UInt8.random(in: 0...255, using: &rng)); continue }
+            guard !bytes.isEmpty else {
+                bytes.append(UInt8.random(in: 0...255, using: &rng))
+                continue
+            }
             let at = Int.random(in: 0..<bytes.count, using: &rng)
             switch Int.random(in: 0..<8, using: &rng) {
             case 0: bytes[at] = UInt8.random(in: 0...255, using: &rng)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CTAPHID
 
 @Suite struct CTAPHIDPacketTests {
@@ -21,20 +22,32 @@ import Testing
     @Test func parsesWhatItBuilds() throws {
         let initial = CTAPHIDPacket.initialization(
             channel: 7, command: CTAPHIDCommand(rawValue: 0x52), length: 3, data: [9, 8, 7])
-        guard case .initialization(let channel, let command, let length, let data) = try CTAPHIDPacket(report: initial.report)
-        else { Issue.record("not an initialization packet"); return }
+        guard
+            case .initialization(let channel, let command, let length, let data) = try CTAPHIDPacket(
+                report: initial.report)
+        else {
+            Issue.record("not an initialization packet")
+            return
+        }
         #expect(channel == 7 && command.rawValue == 0x52 && command.isVendor && length == 3)
         #expect(data.count == 57 && Array(data.prefix(3)) == [9, 8, 7])
 
         let continuation = CTAPHIDPacket.continuation(channel: 9, sequence: 127, data: [1])
         guard case .continuation(let channel2, let sequence, let data2) = try CTAPHIDPacket(report: continuation.report)
-        else { Issue.record("not a continuation packet"); return }
+        else {
+            Issue.record("not a continuation packet")
+            return
+        }
         #expect(channel2 == 9 && sequence == 127 && data2.count == 59 && data2[0] == 1)
     }
 
     @Test func rejectsReportsThatAreNot64Bytes() {
-        #expect(throws: CTAPHIDPacket.ParseError.wrongSize(63)) { try CTAPHIDPacket(report: [UInt8](repeating: 0, count: 63)) }
-        #expect(throws: CTAPHIDPacket.ParseError.wrongSize(65)) { try CTAPHIDPacket(report: [UInt8](repeating: 0, count: 65)) }
+        #expect(throws: CTAPHIDPacket.ParseError.wrongSize(63)) {
+            try CTAPHIDPacket(report: [UInt8](repeating: 0, count: 63))
+        }
+        #expect(throws: CTAPHIDPacket.ParseError.wrongSize(65)) {
+            try CTAPHIDPacket(report: [UInt8](repeating: 0, count: 65))
+        }
     }
 
     @Test func maxMessageLengthIs7609() {

@@ -1,9 +1,12 @@
-import Testing
 import CTAP
+import Testing
+
 @testable import CTAPHID
 
 @Suite struct CTAPHIDReassemblerTests {
-    private func feed(_ packets: [CTAPHIDPacket], into reassembler: inout CTAPHIDReassembler) -> [CTAPHIDReassembler.Outcome] {
+    private func feed(_ packets: [CTAPHIDPacket], into reassembler: inout CTAPHIDReassembler) -> [CTAPHIDReassembler
+        .Outcome]
+    {
         packets.map { reassembler.accept($0) }
     }
 
@@ -91,7 +94,8 @@ import CTAP
         var reassembler = CTAPHIDReassembler()
         let message = CTAPHIDMessage(channel: 5, command: .cbor, payload: [UInt8](repeating: 3, count: 100))
         #expect(reassembler.accept(message.packets[0]) == .incomplete)
-        let initMessage = CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [UInt8](repeating: 9, count: 8))
+        let initMessage = CTAPHIDMessage(
+            channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [UInt8](repeating: 9, count: 8))
         #expect(reassembler.accept(initMessage.packets[0]) == .complete(initMessage))
         #expect(reassembler.accept(message.packets[1]) == .complete(message))
     }
@@ -112,7 +116,9 @@ import CTAP
         var reassembler = CTAPHIDReassembler()
         let message = CTAPHIDMessage(channel: 5, command: .cbor, payload: [UInt8](repeating: 3, count: 100))
         #expect(reassembler.accept(message.packets[0]) == .incomplete)
-        #expect(reassembler.accept(CTAPHIDMessage(channel: 7, command: .cbor, payload: [4]).packets[0]) == .failed(channel: 7, error: .channelBusy))
+        #expect(
+            reassembler.accept(CTAPHIDMessage(channel: 7, command: .cbor, payload: [4]).packets[0])
+                == .failed(channel: 7, error: .channelBusy))
     }
 
     @Test func spuriousContinuationPacketsAreIgnored() {
@@ -133,7 +139,8 @@ import CTAP
         var reassembler = CTAPHIDReassembler(onlyChannel: 5)
         let other = CTAPHIDMessage(channel: 6, command: .cbor, payload: [0]).packets[0]
         #expect(reassembler.accept(other) == .ignored)
-        let keepalive = CTAPHIDMessage(channel: 5, command: .keepalive, payload: [KeepaliveStatus.userPresenceNeeded.rawValue])
+        let keepalive = CTAPHIDMessage(
+            channel: 5, command: .keepalive, payload: [KeepaliveStatus.userPresenceNeeded.rawValue])
         #expect(reassembler.accept(keepalive.packets[0]) == .complete(keepalive))
     }
 

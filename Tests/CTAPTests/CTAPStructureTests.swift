@@ -10,7 +10,8 @@ import Testing
     func makeCredential(_ edit: (inout [CBORValue: CBORValue]) -> Void) -> CBORValue {
         var map = MakeCredentialRequest(
             clientDataHash: hash, rp: .init(id: "example.com"), user: .init(id: [1]),
-            pubKeyCredParams: [.init(alg: -7)]).cbor.mapValue!
+            pubKeyCredParams: [.init(alg: -7)]
+        ).cbor.mapValue!
         edit(&map)
         return .map(map)
     }
@@ -25,7 +26,9 @@ import Testing
     @Test(arguments: [0, 16, 31, 33, 64])
     func clientDataHashOfAnotherLengthIsInvalidLength(length: Int) {
         let wrong = CBORValue.byteString([UInt8](repeating: 7, count: length))
-        #expect(throws: CTAPStatus.invalidLength) { _ = try MakeCredentialRequest(cbor: makeCredential { $0[1] = wrong }) }
+        #expect(throws: CTAPStatus.invalidLength) {
+            _ = try MakeCredentialRequest(cbor: makeCredential { $0[1] = wrong })
+        }
         #expect(throws: CTAPStatus.invalidLength) { _ = try GetAssertionRequest(cbor: getAssertion { $0[2] = wrong }) }
     }
 
@@ -33,21 +36,31 @@ import Testing
         #expect(throws: CTAPStatus.missingParameter) { _ = try GetAssertionRequest(cbor: getAssertion { $0[1] = nil }) }
         #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try GetAssertionRequest(cbor: getAssertion { $0[1] = 5 }) }
         // A null is not absence: CTAP maps never carry one for a member.
-        #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try GetAssertionRequest(cbor: getAssertion { $0[6] = .null }) }
+        #expect(throws: CTAPStatus.cborUnexpectedType) {
+            _ = try GetAssertionRequest(cbor: getAssertion { $0[6] = .null })
+        }
         // An element of the wrong type fails the whole list.
-        #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try GetAssertionRequest(cbor: getAssertion { $0[3] = [5] }) }
-        #expect(throws: CTAPStatus.missingParameter) { _ = try MakeCredentialRequest(cbor: makeCredential { $0[3] = ["name": "no id"] }) }
+        #expect(throws: CTAPStatus.cborUnexpectedType) {
+            _ = try GetAssertionRequest(cbor: getAssertion { $0[3] = [5] })
+        }
+        #expect(throws: CTAPStatus.missingParameter) {
+            _ = try MakeCredentialRequest(cbor: makeCredential { $0[3] = ["name": "no id"] })
+        }
     }
 
     @Test func validationInsideANestedStructureKeepsItsStatus() {
         let longHandle = CBORValue.map(["id": .byteString([UInt8](repeating: 1, count: 65))])
-        #expect(throws: CTAPStatus.invalidParameter) { _ = try MakeCredentialRequest(cbor: makeCredential { $0[3] = longHandle }) }
+        #expect(throws: CTAPStatus.invalidParameter) {
+            _ = try MakeCredentialRequest(cbor: makeCredential { $0[3] = longHandle })
+        }
         let maxHandle = CBORValue.map(["id": .byteString([UInt8](repeating: 1, count: 64))])
         #expect(throws: Never.self) { _ = try MakeCredentialRequest(cbor: makeCredential { $0[3] = maxHandle }) }
     }
 
     @Test func protocolNumbersAndRetriesAreUnsigned() {
-        #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try GetAssertionRequest(cbor: getAssertion { $0[7] = -1 }) }
+        #expect(throws: CTAPStatus.cborUnexpectedType) {
+            _ = try GetAssertionRequest(cbor: getAssertion { $0[7] = -1 })
+        }
         #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try ClientPINRequest(cbor: [1: -2, 2: 1]) }
         #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try ClientPINResponse(cbor: [3: -8]) }
         #expect((try? ClientPINResponse(cbor: [3: 8]))?.pinRetries == 8)
@@ -70,7 +83,11 @@ import Testing
     }
 
     @Test func unknownKeysAreIgnored() throws {
-        let parsed = try GetAssertionRequest(cbor: getAssertion { $0[0x20] = "future"; $0["text"] = 1 })
+        let parsed = try GetAssertionRequest(
+            cbor: getAssertion {
+                $0[0x20] = "future"
+                $0["text"] = 1
+            })
         #expect(parsed == GetAssertionRequest(rpID: "example.com", clientDataHash: hash))
         #expect(try RequestOptions(cbor: ["rk": false, "future": 3]) == RequestOptions(rk: false))
     }

@@ -16,8 +16,10 @@ import Testing
     }
 
     @Test func hmacSecretAssertionInputRoundTripsAndDefaultsToProtocolOne() throws {
-        let key = COSEKey.p256(x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .ecdhESHKDF256)
-        let input = HMACSecretInput(keyAgreement: key, saltEnc: [UInt8](repeating: 3, count: 32), saltAuth: [4], version: .two)
+        let key = COSEKey.p256(
+            x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .ecdhESHKDF256)
+        let input = HMACSecretInput(
+            keyAgreement: key, saltEnc: [UInt8](repeating: 3, count: 32), saltAuth: [4], version: .two)
         var inputs = ExtensionMap()
         inputs.setGetAssertionInput(HMACSecret.self, input)
         #expect(try ExtensionMap(cbor: inputs.cbor).getAssertionInput(HMACSecret.self) == input)
@@ -27,12 +29,22 @@ import Testing
     }
 
     @Test func malformedInputsGetTheSpecsStatus() {
-        #expect(throws: CTAPStatus.invalidParameter) { _ = try ExtensionMap(cbor: ["credProtect": 4]).makeCredentialInput(CredProtect.self) }
-        #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try ExtensionMap(cbor: ["credProtect": "high"]).makeCredentialInput(CredProtect.self) }
-        #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try ExtensionMap(cbor: ["hmac-secret": 1]).makeCredentialInput(HMACSecret.self) }
-        #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try ExtensionMap(cbor: ["hmac-secret": [1: 2]]).getAssertionInput(HMACSecret.self) }
+        #expect(throws: CTAPStatus.invalidParameter) {
+            _ = try ExtensionMap(cbor: ["credProtect": 4]).makeCredentialInput(CredProtect.self)
+        }
+        #expect(throws: CTAPStatus.cborUnexpectedType) {
+            _ = try ExtensionMap(cbor: ["credProtect": "high"]).makeCredentialInput(CredProtect.self)
+        }
+        #expect(throws: CTAPStatus.cborUnexpectedType) {
+            _ = try ExtensionMap(cbor: ["hmac-secret": 1]).makeCredentialInput(HMACSecret.self)
+        }
+        #expect(throws: CTAPStatus.cborUnexpectedType) {
+            _ = try ExtensionMap(cbor: ["hmac-secret": [1: 2]]).getAssertionInput(HMACSecret.self)
+        }
         let noAuth: CBORValue = [1: COSEKey.ed25519(x: [UInt8](repeating: 1, count: 32)).cbor, 2: .byteString([1])]
-        #expect(throws: CTAPStatus.missingParameter) { _ = try ExtensionMap(cbor: ["hmac-secret": noAuth]).getAssertionInput(HMACSecret.self) }
+        #expect(throws: CTAPStatus.missingParameter) {
+            _ = try ExtensionMap(cbor: ["hmac-secret": noAuth]).getAssertionInput(HMACSecret.self)
+        }
         #expect(throws: CTAPStatus.cborUnexpectedType) { _ = try ExtensionMap(cbor: [1: true]) }
     }
 

@@ -1,6 +1,7 @@
 import CBOR
-@testable import CTAP
 import Testing
+
+@testable import CTAP
 
 /// The structures on the assertion and registration paths are coded by hand instead of through `Codable`
 /// over `CBORValue` (speed). The `Codable` conformance is still there, so each hand-written
@@ -37,20 +38,24 @@ import Testing
         nil, .null, .undefined, true, 0, 1, 2, -1, .unsigned(UInt64.max), .negative(UInt64.max), "", "public-key",
         .byteString([]), .byteString([1, 2]), .byteString(hash), .byteString([UInt8](repeating: 1, count: 65)),
         [], [5], ["usb"], [["type": "public-key", "id": .byteString([1])]], [["id": .byteString([1])]],
-        [["type": "public-key", "id": "text"]], [["type": "public-key", "id": .byteString([1]), "transports": ["usb", 5]]],
+        [["type": "public-key", "id": "text"]],
+        [["type": "public-key", "id": .byteString([1]), "transports": ["usb", 5]]],
         [:], ["up": false], ["uv": true, "rk": false, "x": 1], ["up": 1], [1: true], ["credProtect": 2], [5: "x"],
         ["type": "public-key", "id": .byteString([9])], ["id": .byteString([1]), "name": "a", "displayName": "A"],
         ["id": .byteString([UInt8](repeating: 1, count: 65))], ["id": "x"],
         // Registration shapes: RP entities, credential parameters, attestation format lists.
         ["id": "example.com"], ["id": "example.com", "name": 5], ["name": "no id"], ["id": .byteString([1])],
-        [["type": "public-key", "alg": -7]], [["type": "public-key", "alg": -7], ["type": "x", "alg": .unsigned(UInt64.max)]],
+        [["type": "public-key", "alg": -7]],
+        [["type": "public-key", "alg": -7], ["type": "x", "alg": .unsigned(UInt64.max)]],
         [["alg": -7]], [["type": "public-key"]], [["type": "public-key", "alg": "x"]], [["type": 1, "alg": -7]],
-        ["type": "public-key", "alg": -8], ["packed", "none"], ["packed", 1],
+        ["type": "public-key", "alg": -8], ["packed", "none"], ["packed", 1]
     ]
 
     /// Every key of `base` replaced in turn by every candidate, plus an unknown key and a non-map.
     static func variants(of base: [CBORValue: CBORValue], keys: [CBORValue]) -> [CBORValue] {
-        var out: [CBORValue] = [.map(base), .map(base.merging([99: "unknown", "x": 1]) { a, _ in a }), [1, 2], "map", .null]
+        var out: [CBORValue] = [
+            .map(base), .map(base.merging([99: "unknown", "x": 1]) { a, _ in a }), [1, 2], "map", .null
+        ]
         for key in keys {
             for candidate in candidates {
                 var map = base
@@ -68,9 +73,12 @@ import Testing
         return out
     }
 
-    static func expectSameAnswers<T: CTAPStructure & Equatable>(_ type: T.Type, base: [CBORValue: CBORValue], keys: [CBORValue]) {
+    static func expectSameAnswers<T: CTAPStructure & Equatable>(
+        _ type: T.Type, base: [CBORValue: CBORValue], keys: [CBORValue]
+    ) {
         for input in variants(of: base, keys: keys) {
-            let expected = viaCodable(T.self, input), actual = byHand(T.self, input)
+            let expected = viaCodable(T.self, input)
+            let actual = byHand(T.self, input)
             #expect(expected == actual, "\(T.self) from \(input)")
         }
     }
@@ -78,14 +86,17 @@ import Testing
     @Test func getAssertionRequestReadsAsCodableDoes() {
         let base = GetAssertionRequest(
             rpID: "example.com", clientDataHash: Self.hash, allowList: [.init(id: [1], transports: ["usb"])],
-            extensions: ["credProtect": 1], options: .init(up: false, uv: true), pinUvAuthParam: [1, 2], pinUvAuthProtocol: 2)
+            extensions: ["credProtect": 1], options: .init(up: false, uv: true), pinUvAuthParam: [1, 2],
+            pinUvAuthProtocol: 2)
         Self.expectSameAnswers(GetAssertionRequest.self, base: base.cbor.mapValue!, keys: [1, 2, 3, 4, 5, 6, 7])
     }
 
     @Test func getAssertionResponseReadsAsCodableDoes() {
         let base = GetAssertionResponse(
-            credential: .init(id: [1], transports: ["internal"]), authenticatorData: [UInt8](repeating: 0, count: 37), signature: [3],
-            user: .init(id: [4], name: "alice", displayName: "Alice"), numberOfCredentials: 2, userSelected: true, largeBlobKey: [7])
+            credential: .init(id: [1], transports: ["internal"]), authenticatorData: [UInt8](repeating: 0, count: 37),
+            signature: [3],
+            user: .init(id: [4], name: "alice", displayName: "Alice"), numberOfCredentials: 2, userSelected: true,
+            largeBlobKey: [7])
         Self.expectSameAnswers(GetAssertionResponse.self, base: base.cbor.mapValue!, keys: [1, 2, 3, 4, 5, 6, 7])
     }
 
@@ -94,33 +105,43 @@ import Testing
             clientDataHash: Self.hash, rp: .init(id: "example.com", name: "Example"),
             user: .init(id: [4], name: "alice", displayName: "Alice"),
             pubKeyCredParams: [.init(alg: -7), .init(alg: -8)], excludeList: [.init(id: [1], transports: ["usb"])],
-            extensions: ["credProtect": 2], options: .init(rk: true, uv: false), pinUvAuthParam: [1, 2], pinUvAuthProtocol: 2,
+            extensions: ["credProtect": 2], options: .init(rk: true, uv: false), pinUvAuthParam: [1, 2],
+            pinUvAuthProtocol: 2,
             enterpriseAttestation: 1, attestationFormatsPreference: ["packed", "none"])
-        Self.expectSameAnswers(MakeCredentialRequest.self, base: base.cbor.mapValue!, keys: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+        Self.expectSameAnswers(
+            MakeCredentialRequest.self, base: base.cbor.mapValue!, keys: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
     }
 
     @Test func nestedStructuresReadAsCodableDoes() {
-        Self.expectSameAnswers(PublicKeyCredentialRpEntity.self, base: ["id": "example.com", "name": "Example"], keys: ["id", "name"])
-        Self.expectSameAnswers(PublicKeyCredentialParameters.self, base: ["type": "public-key", "alg": -7], keys: ["type", "alg"])
-        Self.expectSameAnswers(PublicKeyCredentialDescriptor.self,
-                               base: ["type": "public-key", "id": .byteString([1]), "transports": ["usb"]], keys: ["type", "id", "transports"])
-        Self.expectSameAnswers(PublicKeyCredentialUserEntity.self,
-                               base: ["id": .byteString([1]), "name": "a", "displayName": "A"], keys: ["id", "name", "displayName"])
-        Self.expectSameAnswers(RequestOptions.self, base: ["rk": false, "up": true, "uv": false], keys: ["rk", "up", "uv"])
+        Self.expectSameAnswers(
+            PublicKeyCredentialRpEntity.self, base: ["id": "example.com", "name": "Example"], keys: ["id", "name"])
+        Self.expectSameAnswers(
+            PublicKeyCredentialParameters.self, base: ["type": "public-key", "alg": -7], keys: ["type", "alg"])
+        Self.expectSameAnswers(
+            PublicKeyCredentialDescriptor.self,
+            base: ["type": "public-key", "id": .byteString([1]), "transports": ["usb"]],
+            keys: ["type", "id", "transports"])
+        Self.expectSameAnswers(
+            PublicKeyCredentialUserEntity.self,
+            base: ["id": .byteString([1]), "name": "a", "displayName": "A"], keys: ["id", "name", "displayName"])
+        Self.expectSameAnswers(
+            RequestOptions.self, base: ["rk": false, "up": true, "uv": false], keys: ["rk", "up", "uv"])
     }
 
     @Test func handWrittenMapsAreTheCodableOnes() throws {
         let requests = [
             GetAssertionRequest(rpID: "example.com", clientDataHash: Self.hash),
-            GetAssertionRequest(rpID: "a", clientDataHash: Self.hash, allowList: [.init(id: [1]), .init(id: [2], transports: ["nfc"])],
-                                extensions: ["hmac-secret": true], options: .init(rk: true, up: false, uv: true),
-                                pinUvAuthParam: [], pinUvAuthProtocol: 1),
+            GetAssertionRequest(
+                rpID: "a", clientDataHash: Self.hash, allowList: [.init(id: [1]), .init(id: [2], transports: ["nfc"])],
+                extensions: ["hmac-secret": true], options: .init(rk: true, up: false, uv: true),
+                pinUvAuthParam: [], pinUvAuthProtocol: 1)
         ]
         for request in requests { #expect(try request.cbor == Self.encodedViaCodable(request)) }
         let responses = [
             GetAssertionResponse(credential: .init(id: [1]), authenticatorData: [0], signature: [1]),
-            GetAssertionResponse(credential: .init(id: [1], type: "x", transports: []), authenticatorData: [0], signature: [1],
-                                 user: .init(id: [2], name: "n"), numberOfCredentials: 3, userSelected: false, largeBlobKey: [9]),
+            GetAssertionResponse(
+                credential: .init(id: [1], type: "x", transports: []), authenticatorData: [0], signature: [1],
+                user: .init(id: [2], name: "n"), numberOfCredentials: 3, userSelected: false, largeBlobKey: [9])
         ]
         for response in responses { #expect(try response.cbor == Self.encodedViaCodable(response)) }
         for options in [RequestOptions(), RequestOptions(rk: true), RequestOptions(rk: false, up: true, uv: false)] {
@@ -129,18 +150,23 @@ import Testing
         let user = PublicKeyCredentialUserEntity(id: [1], displayName: "D")
         #expect(try user.cbor == Self.encodedViaCodable(user))
         let registrations = [
-            MakeCredentialRequest(clientDataHash: Self.hash, rp: .init(id: "a"), user: .init(id: [1]), pubKeyCredParams: []),
             MakeCredentialRequest(
-                clientDataHash: Self.hash, rp: .init(id: "example.com", name: "E"), user: .init(id: [1], name: "n", displayName: "N"),
-                pubKeyCredParams: [.init(alg: -7), .init(alg: 1 << 40, type: "x")], excludeList: [.init(id: [1]), .init(id: [2], transports: ["nfc"])],
+                clientDataHash: Self.hash, rp: .init(id: "a"), user: .init(id: [1]), pubKeyCredParams: []),
+            MakeCredentialRequest(
+                clientDataHash: Self.hash, rp: .init(id: "example.com", name: "E"),
+                user: .init(id: [1], name: "n", displayName: "N"),
+                pubKeyCredParams: [.init(alg: -7), .init(alg: 1 << 40, type: "x")],
+                excludeList: [.init(id: [1]), .init(id: [2], transports: ["nfc"])],
                 extensions: ["hmac-secret": true, "credProtect": 3], options: .init(rk: false, up: true, uv: true),
-                pinUvAuthParam: [], pinUvAuthProtocol: 1, enterpriseAttestation: -2, attestationFormatsPreference: []),
+                pinUvAuthParam: [], pinUvAuthProtocol: 1, enterpriseAttestation: -2, attestationFormatsPreference: [])
         ]
         for request in registrations { #expect(try request.cbor == Self.encodedViaCodable(request)) }
         for rp in [PublicKeyCredentialRpEntity(id: "a"), PublicKeyCredentialRpEntity(id: "", name: "")] {
             #expect(try rp.cbor == Self.encodedViaCodable(rp))
         }
-        for parameters in [PublicKeyCredentialParameters(alg: -7), PublicKeyCredentialParameters(alg: Int.min, type: "")] {
+        for parameters in [
+            PublicKeyCredentialParameters(alg: -7), PublicKeyCredentialParameters(alg: Int.min, type: "")
+        ] {
             #expect(try parameters.cbor == Self.encodedViaCodable(parameters))
         }
     }
@@ -152,11 +178,11 @@ import Testing
         let long = [UInt8](repeating: 0x5A, count: 300)
         let users: [PublicKeyCredentialUserEntity?] = [
             nil, .init(id: [4]), .init(id: long, name: "alice"), .init(id: [4], displayName: "Alice"),
-            .init(id: [], name: String(repeating: "é", count: 40), displayName: "Ålice 👩‍💻"),
+            .init(id: [], name: String(repeating: "é", count: 40), displayName: "Ålice 👩‍💻")
         ]
         let credentials: [PublicKeyCredentialDescriptor] = [
             .init(id: [1]), .init(id: long, type: "x"), .init(id: [1], transports: []),
-            .init(id: [1, 2], transports: ["usb", "internal", "hybrid"]),
+            .init(id: [1, 2], transports: ["usb", "internal", "hybrid"])
         ]
         let counts: [Int?] = [nil, 0, 2, 23, 24, 65_536, -1, Int.max, Int.min]
         var checked = 0
@@ -164,8 +190,10 @@ import Testing
             for user in users {
                 for (index, count) in counts.enumerated() {
                     let response = GetAssertionResponse(
-                        credential: credential, authenticatorData: [UInt8](repeating: 1, count: 37 + index), signature: [UInt8](repeating: 3, count: 70),
-                        user: user, numberOfCredentials: count, userSelected: index.isMultiple(of: 3) ? nil : index.isMultiple(of: 2),
+                        credential: credential, authenticatorData: [UInt8](repeating: 1, count: 37 + index),
+                        signature: [UInt8](repeating: 3, count: 70),
+                        user: user, numberOfCredentials: count,
+                        userSelected: index.isMultiple(of: 3) ? nil : index.isMultiple(of: 2),
                         largeBlobKey: index.isMultiple(of: 2) ? nil : [UInt8](repeating: 7, count: 32))
                     var writer = CBORWriter(prefix: [0x00])
                     response.encode(into: &writer)
@@ -180,8 +208,9 @@ import Testing
     @Test func makeCredentialResponseRoundTrips() throws {
         let responses = [
             MakeCredentialResponse(attestation: .init(authenticatorData: [0, 1], statement: .none)),
-            MakeCredentialResponse(attestation: .init(authenticatorData: [2], statement: .packed(alg: -7, sig: [3], x5c: [[4], [5]])),
-                                   enterpriseAttestation: true, largeBlobKey: [6], unsignedExtensionOutputs: ["x": 1]),
+            MakeCredentialResponse(
+                attestation: .init(authenticatorData: [2], statement: .packed(alg: -7, sig: [3], x5c: [[4], [5]])),
+                enterpriseAttestation: true, largeBlobKey: [6], unsignedExtensionOutputs: ["x": 1])
         ]
         for response in responses {
             #expect(try MakeCredentialResponse(cbor: CBORDecoder.decode(response.cbor.encoded)) == response)

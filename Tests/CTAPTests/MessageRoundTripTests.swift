@@ -40,9 +40,10 @@ import Testing
 
     @Test func authenticatorDataRoundTripsWithAttestedDataAndExtensions() throws {
         let data = AuthenticatorData(
-            rpIDHash: hash, flags: [.userPresent, .userVerified], signCount: 0x01020304,
-            attestedCredentialData: .init(aaguid: [UInt8](repeating: 7, count: 16), credentialID: [1, 2, 3],
-                                          publicKey: .ed25519(x: [UInt8](repeating: 5, count: 32))),
+            rpIDHash: hash, flags: [.userPresent, .userVerified], signCount: 0x0102_0304,
+            attestedCredentialData: .init(
+                aaguid: [UInt8](repeating: 7, count: 16), credentialID: [1, 2, 3],
+                publicKey: .ed25519(x: [UInt8](repeating: 5, count: 32))),
             extensions: ["credProtect": 1])
         #expect(data.flags == [.userPresent, .userVerified, .attestedCredentialData, .extensionData])
         #expect(try AuthenticatorData(bytes: data.bytes) == data)
@@ -59,22 +60,31 @@ import Testing
     }
 
     @Test func coseKeysRoundTripAndRejectWhatTheyCannotBe() throws {
-        let p256 = COSEKey.p256(x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .es256)
+        let p256 = COSEKey.p256(
+            x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .es256)
         #expect(try COSEKey(cbor: p256.cbor) == p256)
-        for key in [COSEKey.p384(x: [UInt8](repeating: 3, count: 48), y: [UInt8](repeating: 4, count: 48)),
-                    .p521(x: [UInt8](repeating: 5, count: 66), y: [UInt8](repeating: 6, count: 66))] {
+        for key in [
+            COSEKey.p384(x: [UInt8](repeating: 3, count: 48), y: [UInt8](repeating: 4, count: 48)),
+            .p521(x: [UInt8](repeating: 5, count: 66), y: [UInt8](repeating: 6, count: 66))
+        ] {
             #expect(try COSEKey(cbor: key.cbor) == key)
         }
         // RFC 9053 §7.1: crv 2 is P-384, 3 is P-521; a coordinate of the wrong size is not a point.
-        #expect(COSEKey.p384(x: [], y: []).cbor.mapValue?[-1] == 2 && COSEKey.p521(x: [], y: []).cbor.mapValue?[3] == -36)
-        let shortP384: CBORValue = [1: 2, 3: -35, -1: 2, -2: .byteString([UInt8](repeating: 0, count: 32)), -3: .byteString([UInt8](repeating: 0, count: 32))]
+        #expect(
+            COSEKey.p384(x: [], y: []).cbor.mapValue?[-1] == 2 && COSEKey.p521(x: [], y: []).cbor.mapValue?[3] == -36)
+        let shortP384: CBORValue = [
+            1: 2, 3: -35, -1: 2, -2: .byteString([UInt8](repeating: 0, count: 32)),
+            -3: .byteString([UInt8](repeating: 0, count: 32))
+        ]
         #expect(throws: CTAPStatus.invalidParameter) { try COSEKey(cbor: shortP384) }
         // RFC 9053 §7.1 labels: kty 1, alg 3, crv -1, x -2, y -3.
         #expect(p256.cbor.mapValue?[1] == 2 && p256.cbor.mapValue?[-1] == 1)
         // kty RSA (RFC 8230 §4) reads as RS256 or PS256 only; an unknown kty is not a key this reads.
         let rsa: CBORValue = [1: 3, 3: -257, -1: .byteString([1]), -2: .byteString([1])]
         #expect(try COSEKey(cbor: rsa) == .rsa(n: [1], e: [1], algorithm: .rs256))
-        #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 3, 3: -47, -1: .byteString([1]), -2: .byteString([1])]) }
+        #expect(throws: CTAPStatus.unsupportedAlgorithm) {
+            try COSEKey(cbor: [1: 3, 3: -47, -1: .byteString([1]), -2: .byteString([1])])
+        }
         #expect(throws: CTAPStatus.unsupportedAlgorithm) { try COSEKey(cbor: [1: 4, 3: -257, -1: .byteString([1])]) }
         let short: CBORValue = [1: 1, 3: -8, -1: 6, -2: .byteString([1, 2])]
         #expect(throws: CTAPStatus.invalidParameter) { try COSEKey(cbor: short) }

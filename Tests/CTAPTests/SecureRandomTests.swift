@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CTAP
 
 /// `SecureRandom`: every byte asked for is drawn, in 256-byte draws (`getentropy`'s limit).
@@ -14,7 +15,8 @@ import Testing
     }
 
     @Test func drawsAreFreshAndOfTheLengthAsked() {
-        let first = SecureRandom.bytes(32), second = SecureRandom.bytes(32)
+        let first = SecureRandom.bytes(32)
+        let second = SecureRandom.bytes(32)
         #expect(first.count == 32 && second.count == 32)
         #expect(first != second)
         #expect(SecureRandom.bytes(0).isEmpty)

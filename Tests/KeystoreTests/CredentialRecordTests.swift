@@ -3,13 +3,15 @@ import CBOR
 import CTAP
 import Foundation
 import Testing
+
 @testable import Keystore
 
 /// A credential's record read without `Codable` (`CredentialSource.init(record:)`): it knows
 /// every member the types have, and for every record it either gives what `RecordDecoder`
 /// gives or declines, leaving the record to `RecordDecoder`.
 @Suite struct CredentialRecordTests {
-    private let sealer = RecordSealer(dataKey: .generate(), storeID: Array(repeating: 9, count: 16), path: "/test/keystore.sqlite")
+    private let sealer = RecordSealer(
+        dataKey: .generate(), storeID: Array(repeating: 9, count: 16), path: "/test/keystore.sqlite")
 
     private func members(of value: Any) -> Set<String> {
         Set(Mirror(reflecting: value).children.compactMap(\.label))
@@ -26,7 +28,8 @@ import Testing
     }
 
     private func record(_ credential: CredentialSource) throws -> [CBORValue: CBORValue] {
-        try #require(try CBORDecoder.decode(RecordEncoder.encode(credential), maxDepth: RecordDecoder.nestingLimit).mapValue)
+        try #require(
+            try CBORDecoder.decode(RecordEncoder.encode(credential), maxDepth: RecordDecoder.nestingLimit).mapValue)
     }
 
     /// What `RecordDecoder` makes of the map, nil when it refuses it.
@@ -42,7 +45,10 @@ import Testing
         minimal.algorithm = .rs256
         var negativeDate = makeCredential(createdAt: Date(timeIntervalSinceReferenceDate: -12.5))
         negativeDate.signCount = 0
-        return [credentialWithEveryField(backedUp: true), credentialWithEveryField(backedUp: false), minimal, negativeDate, makeCredential()]
+        return [
+            credentialWithEveryField(backedUp: true), credentialWithEveryField(backedUp: false), minimal, negativeDate,
+            makeCredential()
+        ]
     }
 
     @Test func recordsAsWrittenReadAsTheyWereStored() throws {
@@ -67,14 +73,19 @@ import Testing
     /// CBOR type, or removed: the reader gives `RecordDecoder`'s value or declines.
     @Test func everyOtherShapeReadsAsCodableReadsItOrIsDeclined() throws {
         let candidates: [CBORValue] = [
-            .null, .undefined, .unsigned(0), .unsigned(1), .unsigned(3), .unsigned(255), .unsigned(256), .unsigned(UInt64(UInt32.max)),
-            .unsigned(UInt64(UInt32.max) + 1), .unsigned(.max), .negative(6), .negative(7), .negative(0), .negative(.max),
+            .null, .undefined, .unsigned(0), .unsigned(1), .unsigned(3), .unsigned(255), .unsigned(256),
+            .unsigned(UInt64(UInt32.max)),
+            .unsigned(UInt64(UInt32.max) + 1), .unsigned(.max), .negative(6), .negative(7), .negative(0),
+            .negative(.max),
             .byteString([]), .byteString([1, 2]), .textString(""), .textString("x"), .boolean(true), .boolean(false),
             .array([]), .array([.unsigned(1)]), .map([:]), .map([.textString("id"): .textString("x")]),
             .map([.textString("id"): .byteString([1])]),
             .map([.textString("eligible"): .boolean(true), .textString("backedUp"): .boolean(true)]),
             .map([.textString("eligible"): .boolean(false), .textString("backedUp"): .boolean(true)]),
-            .map([.textString("eligible"): .boolean(true), .textString("backedUp"): .boolean(false), .textString("more"): .null]),
+            .map([
+                .textString("eligible"): .boolean(true), .textString("backedUp"): .boolean(false),
+                .textString("more"): .null
+            ])
         ]
         let original = try record(credentialWithEveryField(backedUp: false))
         var variants: [[CBORValue: CBORValue]] = []
@@ -147,7 +158,8 @@ import Testing
         var credential = credentialWithEveryField(backedUp: false)
         credential.backup = nil
         let newer = NewerRecord(base: credential)
-        let map = try #require(try CBORDecoder.decode(RecordEncoder.encode(newer), maxDepth: RecordDecoder.nestingLimit).mapValue)
+        let map = try #require(
+            try CBORDecoder.decode(RecordEncoder.encode(newer), maxDepth: RecordDecoder.nestingLimit).mapValue)
         #expect(map[.textString("addedLater")] == .textString("newer build"))
         #expect(CredentialSource(record: .map(map)) == nil)
         let expected = try #require(viaCodable(map))
@@ -155,8 +167,10 @@ import Testing
 
         let row = try sealer.seal(credential)
         let sealed = try sealer.seal(newer, encoding: .cbor, context: RecordSealer.credentialContext(row))
-        let opened = try sealer.open(CredentialRow(
-            credentialIDHash: row.credentialIDHash, rpIDHash: row.rpIDHash, userHandleHash: row.userHandleHash, sealed: sealed))
+        let opened = try sealer.open(
+            CredentialRow(
+                credentialIDHash: row.credentialIDHash, rpIDHash: row.rpIDHash, userHandleHash: row.userHandleHash,
+                sealed: sealed))
         #expect(opened == expected)
     }
 
@@ -166,7 +180,9 @@ import Testing
         let row = try sealer.seal(credential)
         #expect(try sealer.open(row, foundBy: (credential.rp.id, row.rpIDHash)) == credential)
         let other = sealer.lookup.rp("other.example")
-        let relabelled = CredentialRow(credentialIDHash: row.credentialIDHash, rpIDHash: other, userHandleHash: row.userHandleHash, sealed: row.sealed)
+        let relabelled = CredentialRow(
+            credentialIDHash: row.credentialIDHash, rpIDHash: other, userHandleHash: row.userHandleHash,
+            sealed: row.sealed)
         #expect(throws: KeystoreError.self) { try sealer.open(relabelled, foundBy: ("other.example", other)) }
         #expect(throws: KeystoreError.self) { try sealer.open(relabelled) }
     }
@@ -177,7 +193,8 @@ import Testing
         let credential = credentialWithEveryField(backedUp: false)
         let row = try sealer.seal(credential)
         var legacy = row
-        legacy.sealed = try sealer.seal(credential, encoding: .cbor, context: RecordSealer.legacyCredentialContext(row.credentialIDHash))
+        legacy.sealed = try sealer.seal(
+            credential, encoding: .cbor, context: RecordSealer.legacyCredentialContext(row.credentialIDHash))
         #expect(try sealer.open(legacy) == credential)
         #expect(try sealer.open(legacy, foundBy: (credential.rp.id, row.rpIDHash)) == credential)
         let other = sealer.lookup.rp("other.example")

@@ -3,6 +3,8 @@ import CTAP
 import Crypto
 import Foundation
 import GRDB
+import Testing
+
 @testable import Keystore
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
@@ -31,13 +33,15 @@ func openStore(
     _ directory: String, passphrase: String? = nil, capacity: Int = Keystore.defaultCapacity,
     off: SpeedMechanisms = .turnedOffByEnvironment
 ) throws(KeystoreError) -> Keystore {
-    try Keystore.open(directory: directory, passphrase: passphrase, capacity: capacity, newStoreScrypt: testScrypt, off: off)
+    try Keystore.open(
+        directory: directory, passphrase: passphrase, capacity: capacity, newStoreScrypt: testScrypt, off: off)
 }
 
 /// A credential whose every field is distinct and recognisable.
 func makeCredential(
     rp: String = "example.com", userHandle: [UInt8] = [1, 2, 3, 4], name: String? = "alice",
-    displayName: String? = "Alice Example", id: [UInt8]? = nil, createdAt: Date = Date(timeIntervalSince1970: 1_700_000_000.125)
+    displayName: String? = "Alice Example", id: [UInt8]? = nil,
+    createdAt: Date = Date(timeIntervalSince1970: 1_700_000_000.125)
 ) -> CredentialSource {
     CredentialSource(
         id: id ?? Array(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }),
@@ -62,7 +66,8 @@ func leaveInWAL(_ database: String, _ write: (Database) throws -> Void) throws {
     try raw.close()
     for (path, contents) in files {
         try? FileManager.default.removeItem(atPath: path)
-        #expect(FileManager.default.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: 0o600]))
     }
     try? FileManager.default.removeItem(atPath: database + "-shm")
 }
@@ -75,7 +80,7 @@ func fileDigests(_ directory: String) -> [String: String] {
         let full = directory + "/" + relative
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let data = FileManager.default.contents(atPath: full)
+            let data = FileManager.default.contents(atPath: full)
         else { continue }
         digests[relative] = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
@@ -104,12 +109,12 @@ func expectError(_ expected: KeystoreError, _ body: () throws -> Void) {
     }
 }
 
-import Testing
-
 /// How a store operation failed: `.full`, a refusal's status, or the keystore's own error
 /// under `.failed` (what the authenticator logs and answers CTAP1_ERR_OTHER for).
 enum StoreOutcome: Equatable {
-    case succeeded, full, refused(CTAPStatus), failed(KeystoreError?)
+    case succeeded, full
+    case refused(CTAPStatus)
+    case failed(KeystoreError?)
     /// Not a `CredentialStoreError` at all: the protocol's promise broken.
     case untyped
 

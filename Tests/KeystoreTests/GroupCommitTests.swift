@@ -1,6 +1,7 @@
 import Authenticator
 import Foundation
 import Testing
+
 @testable import Keystore
 
 /// Group commit: who waits for which flush, and what a store's caller can rely on.
@@ -15,7 +16,9 @@ import Testing
         /// is answered.
         func turn() async -> Outcome {
             let turn: GroupCommit.Turn
-            if let now = commit.turn() { turn = now } else {
+            if let now = commit.turn() {
+                turn = now
+            } else {
                 turn = await withCheckedContinuation { continuation in commit.wait(continuation) }
             }
             switch turn {
@@ -40,7 +43,11 @@ import Testing
         var flushRunning: Bool { commit.flushing != nil }
     }
 
-    enum Outcome: Equatable { case lead(GroupCommit.Files), durable, failed(KeystoreError) }
+    enum Outcome: Equatable {
+        case lead(GroupCommit.Files)
+        case durable
+        case failed(KeystoreError)
+    }
 
     static let eio = KeystoreError.io(path: "wal", operation: .sync, errno: EIO)
 

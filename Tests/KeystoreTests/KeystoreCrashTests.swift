@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import GRDB
 import Testing
+
 @testable import Keystore
 
 /// Kill -9 during a burst of registrations: every save that returned is there and
@@ -57,7 +58,8 @@ import Testing
         try await openStore(temp.store).close()
 
         let child = Process()
-        child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        child.executableURL = URL(
+            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         child.arguments = ["--testing-library", "swift-testing", "--filter", "KeystoreCrashTests/burstWriterChild"]
         child.environment = ProcessInfo.processInfo.environment.merging(
             [Self.burstDirectoryVariable: temp.path, SpeedMechanisms.environmentVariable: speedOff]) { $1 }
@@ -74,7 +76,9 @@ import Testing
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         #expect(child.terminationReason == .uncaughtSignal)
-        #expect(FileManager.default.contents(atPath: temp.path + "/off").map { String(decoding: $0, as: UTF8.self) } == speedOff)
+        #expect(
+            FileManager.default.contents(atPath: temp.path + "/off").map { String(decoding: $0, as: UTF8.self) }
+                == speedOff)
 
         let acked = acknowledged(temp)
         try #require(acked.count >= Self.acknowledgementsBeforeKill)
@@ -83,8 +87,11 @@ import Testing
             #expect(try await store.credential(id: Self.burstCredential(index).id) == Self.burstCredential(index))
         }
         let rp3 = try await store.credentials(rpID: "rp3.example")
-        #expect(rp3.map(\.id) == acked.filter { $0 % 10 == 3 }.reversed().map { Self.burstCredential($0).id }
-            || rp3.dropFirst().map(\.id) == acked.filter { $0 % 10 == 3 }.reversed().map { Self.burstCredential($0).id })
+        #expect(
+            rp3.map(\.id) == acked.filter { $0 % 10 == 3 }.reversed().map { Self.burstCredential($0).id }
+                || rp3.dropFirst().map(\.id)
+                    == acked.filter { $0 % 10 == 3 }.reversed().map { Self.burstCredential($0).id }
+        )
         // At most the one save in flight at the kill committed without being acknowledged.
         let stored = try await store.count()
         #expect(stored == acked.count || stored == acked.count + 1)
@@ -134,12 +141,15 @@ import Testing
                         contents.replaceSubrange(offset..<offset + write.bytes.count, with: write.bytes)
                     }
                 }
-                #expect(FileManager.default.createFile(
-                    atPath: killed + "/" + name, contents: Data(contents), attributes: [.posixPermissions: 0o600]))
+                #expect(
+                    FileManager.default.createFile(
+                        atPath: killed + "/" + name, contents: Data(contents), attributes: [.posixPermissions: 0o600]))
             }
             let reopened = try openStore(killed)
             #expect(try await reopened.count() == saved, "\(landed) of \(writes.count) pages checkpointed")
-            #expect(try await reopened.credential(id: Self.burstCredential(saved - 1).id) == Self.burstCredential(saved - 1))
+            #expect(
+                try await reopened.credential(id: Self.burstCredential(saved - 1).id) == Self.burstCredential(saved - 1)
+            )
             try await reopened.close()
         }
     }
@@ -151,7 +161,8 @@ import Testing
         func word(_ at: Int) -> Int { wal[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         guard wal.count >= 32 else { return [] }
         let pageSize = word(8)
-        var pending: [Int: Int] = [:], committed: [Int: Int] = [:]
+        var pending: [Int: Int] = [:]
+        var committed: [Int: Int] = [:]
         var frame = 32
         while frame + 24 + pageSize <= wal.count, word(frame + 8) == word(16), word(frame + 12) == word(20) {
             pending[word(frame)] = frame + 24
@@ -167,7 +178,7 @@ import Testing
     /// The indices the child acknowledged, from complete lines only.
     private func acknowledged(_ temp: TemporaryDirectory) -> [Int] {
         guard let data = FileManager.default.contents(atPath: temp.path + "/acks"),
-              let text = String(data: data, encoding: .utf8)
+            let text = String(data: data, encoding: .utf8)
         else { return [] }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         lines.removeLast()  // empty after the final newline, or an incomplete line

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import GRDB
 import Testing
+
 @testable import Keystore
 
 /// Stores made by the release before format v2 (Fixtures/keystore, made by that release's
@@ -13,7 +14,8 @@ import Testing
         let fixture = URL(fileURLWithPath: filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/keystore/\(name)").path
-        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         for file in [Keystore.databaseFileName, Keystore.keyFileName] {
             try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: temp.store + "/" + file)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temp.store + "/" + file)
@@ -24,7 +26,8 @@ import Testing
     private func format(_ temp: TemporaryDirectory) throws -> KeystoreFormat? {
         let header = try KeystoreInspection.header(of: temp.database)
         let key = try KeyFile.load(temp.keyFile, database: temp.database)
-        return DataKey.unwrap(header.wrappedKey, under: key, storeID: header.storeID, protection: header.protection)?.format
+        return DataKey.unwrap(header.wrappedKey, under: key, storeID: header.storeID, protection: header.protection)?
+            .format
     }
 
     private func deviceStateRows(_ temp: TemporaryDirectory) throws -> Int {

@@ -2,6 +2,7 @@ import Authenticator
 import Foundation
 import GRDB
 import Testing
+
 @testable import Keystore
 
 /// The hardening issue's keystore findings: one keystore per folder (F2), device state that
@@ -26,7 +27,8 @@ import Testing
         defer { temp.remove() }
         let first = try openStore(temp.store)
         try await first.save(makeCredential())
-        expectRefusal(temp, saying: ["The keystore folder \(temp.store) is in use by another passkeyd (pid \(getpid()))"])
+        expectRefusal(
+            temp, saying: ["The keystore folder \(temp.store) is in use by another passkeyd (pid \(getpid()))"])
         expectRefusal(temp, passphrase: "any", saying: ["\(temp.store) is in use"])
         try await first.close()
 
@@ -127,7 +129,8 @@ import Testing
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { try $0.execute(sql: "DELETE FROM device_state") }
         try raw.close()
-        expectRefusal(temp, saying: ["The device state (PIN and retry counters) of the keystore \(temp.database) is missing"])
+        expectRefusal(
+            temp, saying: ["The device state (PIN and retry counters) of the keystore \(temp.database) is missing"])
     }
 
     @Test func aDeviceStateRowDeletedOnlyInTheWALIsRefused() async throws {
@@ -140,7 +143,9 @@ import Testing
             _ = try openStore(temp.store)
             Issue.record("opened without its device state")
         } catch {
-            #expect(error.description.contains("device state (PIN and retry counters) of the keystore \(temp.database) is missing"))
+            #expect(
+                error.description.contains(
+                    "device state (PIN and retry counters) of the keystore \(temp.database) is missing"))
         }
     }
 
@@ -169,10 +174,12 @@ import Testing
         try await openStore(temp.store).close()
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: temp.keyFile)
         let octal = "0" + String(mode, radix: 8)
-        expectRefusal(temp, saying: [
-            "The key file \(temp.keyFile) is accessible by other users (mode \(octal)), so it was not used.",
-            "chmod 600 \(temp.keyFile)",
-        ])
+        expectRefusal(
+            temp,
+            saying: [
+                "The key file \(temp.keyFile) is accessible by other users (mode \(octal)), so it was not used.",
+                "chmod 600 \(temp.keyFile)"
+            ])
     }
 
     @Test(arguments: [0o770, 0o707, 0o777])
@@ -182,9 +189,12 @@ import Testing
         try await openStore(temp.store).close()
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: temp.store)
         let octal = "0" + String(mode, radix: 8)
-        expectRefusal(temp, saying: [
-            "The keystore folder \(temp.store) is writable by other users (mode \(octal))", "chmod 700 \(temp.store)",
-        ])
+        expectRefusal(
+            temp,
+            saying: [
+                "The keystore folder \(temp.store) is writable by other users (mode \(octal))",
+                "chmod 700 \(temp.store)"
+            ])
     }
 
     @Test func aNewKeystoreIsNotMadeInAFolderOthersCanWrite() throws {

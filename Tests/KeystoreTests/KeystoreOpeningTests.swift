@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import GRDB
 import Testing
+
 @testable import Keystore
 
 /// Creating, reopening, and refusing to open — without writing a byte — what cannot be unlocked.
@@ -19,7 +20,9 @@ import Testing
         #expect(permissions(nested) == 0o700)
         #expect(permissions(nested + "/" + Keystore.keyFileName) == 0o600)
         #expect(permissions(nested + "/" + Keystore.databaseFileName) == 0o600)
-        #expect((try? FileManager.default.attributesOfItem(atPath: nested + "/" + Keystore.keyFileName)[.size] as? NSNumber)?.intValue == 32)
+        #expect(
+            (try? FileManager.default.attributesOfItem(atPath: nested + "/" + Keystore.keyFileName)[.size] as? NSNumber)?
+                .intValue == 32)
         #expect(!FileManager.default.fileExists(atPath: nested + "/" + Keystore.databaseFileName + ".creating"))
 
         store = try openStore(nested)
@@ -67,11 +70,14 @@ import Testing
         try await store.close()
         let before = try KeystoreInspection.header(of: temp.database)
 
-        store = try Keystore.open(directory: temp.store, passphrase: "old cost", capacity: Keystore.defaultCapacity, newStoreScrypt: stronger)
+        store = try Keystore.open(
+            directory: temp.store, passphrase: "old cost", capacity: Keystore.defaultCapacity, newStoreScrypt: stronger)
         #expect(try await store.credential(id: credential.id) == credential)
         try await store.close()
         let after = try KeystoreInspection.header(of: temp.database)
-        guard case .passphrase(let parameters, let salt) = after.protection, case .passphrase(_, let oldSalt) = before.protection else {
+        guard case .passphrase(let parameters, let salt) = after.protection,
+            case .passphrase(_, let oldSalt) = before.protection
+        else {
             Issue.record("expected passphrase protection")
             return
         }
@@ -79,11 +85,14 @@ import Testing
         #expect(salt != oldSalt && after.wrappedKey != before.wrappedKey)
 
         expectError(.wrongPassphrase(database: temp.database)) {
-            _ = try Keystore.open(directory: temp.store, passphrase: "wrong", capacity: Keystore.defaultCapacity, newStoreScrypt: stronger)
+            _ = try Keystore.open(
+                directory: temp.store, passphrase: "wrong", capacity: Keystore.defaultCapacity, newStoreScrypt: stronger
+            )
         }
         // Opening at the cost it now has changes nothing; a cheaper build's open does not weaken it.
         for cost in [stronger, testScrypt] {
-            store = try Keystore.open(directory: temp.store, passphrase: "old cost", capacity: Keystore.defaultCapacity, newStoreScrypt: cost)
+            store = try Keystore.open(
+                directory: temp.store, passphrase: "old cost", capacity: Keystore.defaultCapacity, newStoreScrypt: cost)
             #expect(try await store.credential(id: credential.id) == credential)
             try await store.close()
             #expect(try KeystoreInspection.header(of: temp.database).wrappedKey == after.wrappedKey)
@@ -105,7 +114,9 @@ import Testing
         try await storeLeftByACrash(temp, passphrase: "right passphrase")
         let before = fileDigests(temp.path)
         #expect(before.keys.contains("store/keystore.sqlite-wal"))
-        expectError(.wrongPassphrase(database: temp.database)) { _ = try openStore(temp.store, passphrase: "wrong passphrase") }
+        expectError(.wrongPassphrase(database: temp.database)) {
+            _ = try openStore(temp.store, passphrase: "wrong passphrase")
+        }
         expectError(.passphraseRequired(database: temp.database)) { _ = try openStore(temp.store) }
         #expect(fileDigests(temp.path) == before)
     }
@@ -170,10 +181,14 @@ import Testing
         defer { temp.remove() }
         try await storeLeftByACrash(temp)
         let raw = try DatabaseQueue(path: temp.database)
-        try await raw.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')") }
+        try await raw.write {
+            try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+        }
         try raw.close()
         let before = fileDigests(temp.path)
-        expectError(.schemaNewer(path: temp.database, unknownMigrations: ["v99-from-the-future"])) { _ = try openStore(temp.store) }
+        expectError(.schemaNewer(path: temp.database, unknownMigrations: ["v99-from-the-future"])) {
+            _ = try openStore(temp.store)
+        }
         #expect(fileDigests(temp.path) == before)
     }
 
@@ -185,7 +200,9 @@ import Testing
         try leaveInWAL(temp.database) { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
         }
-        expectError(.schemaNewer(path: temp.database, unknownMigrations: ["v99-from-the-future"])) { _ = try openStore(temp.store) }
+        expectError(.schemaNewer(path: temp.database, unknownMigrations: ["v99-from-the-future"])) {
+            _ = try openStore(temp.store)
+        }
     }
 
     @Test func damagedHeaderIsRefusedAndLeftUntouched() async throws {
@@ -222,13 +239,16 @@ import Testing
         let sentinel = "hunter2-SENTINEL"
         let keyFileStore = TemporaryDirectory()
         let passphraseStore = TemporaryDirectory()
-        defer { keyFileStore.remove(); passphraseStore.remove() }
+        defer {
+            keyFileStore.remove()
+            passphraseStore.remove()
+        }
         try await openStore(keyFileStore.store).close()
         try await openStore(passphraseStore.store, passphrase: "the right one").close()
         // Keystore.open logs through its own Logger (no injection point), so only the errors are checked here.
         for (store, expected) in [
             (passphraseStore, KeystoreError.wrongPassphrase(database: passphraseStore.database)),
-            (keyFileStore, KeystoreError.passphraseNotExpected(database: keyFileStore.database)),
+            (keyFileStore, KeystoreError.passphraseNotExpected(database: keyFileStore.database))
         ] {
             do {
                 _ = try openStore(store.store, passphrase: sentinel)
@@ -241,8 +261,12 @@ import Testing
                 }
             }
         }
-        #expect(KeystoreError.wrongPassphrase(database: passphraseStore.database).description.contains("passphrase does not unlock"))
-        #expect(KeystoreError.missingKeyFile(path: keyFileStore.keyFile, database: keyFileStore.database).description.contains(keyFileStore.keyFile))
+        #expect(
+            KeystoreError.wrongPassphrase(database: passphraseStore.database).description.contains(
+                "passphrase does not unlock"))
+        #expect(
+            KeystoreError.missingKeyFile(path: keyFileStore.keyFile, database: keyFileStore.database).description
+                .contains(keyFileStore.keyFile))
     }
 }
 
@@ -257,7 +281,9 @@ enum ForeignFile: String, CaseIterable, Sendable, CustomTestStringConvertible {
         switch self {
         case .sqliteWALLeftByACrash:
             try ForeignFile.sqliteWAL.write(to: path)
-            try leaveInWAL(path) { db in try db.execute(sql: "CREATE TABLE more (body TEXT); INSERT INTO more VALUES ('hi')") }
+            try leaveInWAL(path) { db in
+                try db.execute(sql: "CREATE TABLE more (body TEXT); INSERT INTO more VALUES ('hi')")
+            }
         case .sqliteRollback, .sqliteWAL:
             let queue = try DatabaseQueue(path: path)
             try queue.writeWithoutTransaction { db in

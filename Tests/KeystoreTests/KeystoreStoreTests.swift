@@ -2,6 +2,7 @@ import Authenticator
 import CTAP
 import Foundation
 import Testing
+
 @testable import Keystore
 
 /// The `CredentialStore` contract, as the authenticator relies on it.

@@ -5,13 +5,15 @@ import Crypto
 import Foundation
 import GRDB
 import Testing
+
 @testable import Keystore
 
 /// A record's plaintext encodings (`RecordEncoding`): the binary one every build now writes
 /// keeps every field exactly, and records of the JSON encoding earlier builds wrote still open
 /// beside it, in the same store.
 @Suite struct RecordEncodingTests {
-    private let sealer = RecordSealer(dataKey: .generate(), storeID: Array(repeating: 7, count: 16), path: "/test/keystore.sqlite")
+    private let sealer = RecordSealer(
+        dataKey: .generate(), storeID: Array(repeating: 7, count: 16), path: "/test/keystore.sqlite")
 
     private func everyDeviceField() -> DeviceState {
         var state = DeviceState(wrappingKey: Array(repeating: 3, count: 32))
@@ -26,16 +28,20 @@ import Testing
         state.alwaysUv = true
         // Empty arrays of another element type must not be taken for empty byte strings.
         state.minPinLengthRPIDs = []
-        state.u2fAttestation = U2FAttestationIdentity(privateKey: Array(repeating: 5, count: 32), certificate: [0x30, 0x00])
+        state.u2fAttestation = U2FAttestationIdentity(
+            privateKey: Array(repeating: 5, count: 32), certificate: [0x30, 0x00])
         return state
     }
 
     @Test func theBinaryEncodingKeepsEveryFieldOfACredentialAndTheDeviceState() throws {
         let credential = credentialWithEveryField()
-        #expect(try RecordEncoding.cbor.decode(CredentialSource.self, from: RecordEncoding.cbor.encode(credential)) == credential)
+        #expect(
+            try RecordEncoding.cbor.decode(CredentialSource.self, from: RecordEncoding.cbor.encode(credential))
+                == credential)
         var minimal = makeCredential(name: nil, displayName: nil)
         minimal.algorithm = .rs256
-        #expect(try RecordEncoding.cbor.decode(CredentialSource.self, from: RecordEncoding.cbor.encode(minimal)) == minimal)
+        #expect(
+            try RecordEncoding.cbor.decode(CredentialSource.self, from: RecordEncoding.cbor.encode(minimal)) == minimal)
 
         let state = everyDeviceField()
         #expect(try RecordEncoding.cbor.decode(DeviceState.self, from: RecordEncoding.cbor.encode(state)) == state)
@@ -80,7 +86,8 @@ import Testing
         // The row an earlier build wrote: sealed under the store's own key, as JSON.
         let header = try KeystoreInspection.header(of: temp.database)
         let key = try KeyFile.load(temp.keyFile, database: temp.database)
-        let dataKey = try #require(DataKey.unwrap(header.wrappedKey, under: key, storeID: header.storeID, protection: header.protection)?.key)
+        let dataKey = try #require(
+            DataKey.unwrap(header.wrappedKey, under: key, storeID: header.storeID, protection: header.protection)?.key)
         let storeSealer = RecordSealer(dataKey: dataKey, storeID: header.storeID, path: temp.database)
         let raw = try DatabaseQueue(path: temp.database)
         try await raw.write { db in try Keystore.insert(try storeSealer.seal(old, encoding: .json), db) }

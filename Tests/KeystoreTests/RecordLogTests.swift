@@ -3,6 +3,7 @@ import CTAP
 import Foundation
 import GRDB
 import Testing
+
 @testable import Keystore
 
 /// The record log: registrations made durable by a small write of their own, kept in order
@@ -11,7 +12,8 @@ import Testing
     static func row(_ tag: UInt8, sealed: Int = 40) -> CredentialRow {
         CredentialRow(
             credentialIDHash: Data(repeating: tag, count: 32), rpIDHash: Data(repeating: tag &+ 1, count: 32),
-            userHandleHash: Data(repeating: tag &+ 2, count: 32), sealed: Data((0..<sealed).map { UInt8(truncatingIfNeeded: $0 &+ Int(tag)) }))
+            userHandleHash: Data(repeating: tag &+ 2, count: 32),
+            sealed: Data((0..<sealed).map { UInt8(truncatingIfNeeded: $0 &+ Int(tag)) }))
     }
 
     static func entry(_ sequence: UInt64, after previous: UInt64, _ tag: UInt8) -> RecordLogEntry {
@@ -29,7 +31,9 @@ import Testing
         for offset in [0, 4, 12, 20, 60, entries[0].size - 1] {
             var damaged = bytes
             damaged[entries[0].size + offset] ^= 0x40
-            #expect(RecordLogEntry.entries(in: damaged) == Array(entries.prefix(1)), "a flipped bit at \(offset) of the second entry")
+            #expect(
+                RecordLogEntry.entries(in: damaged) == Array(entries.prefix(1)),
+                "a flipped bit at \(offset) of the second entry")
         }
         var huge = bytes
         huge[0] = 0xFF
@@ -39,15 +43,19 @@ import Testing
     }
 
     @Test func replayContinuesTheChainFromTheLastCommitAndStopsWhereItBreaks() {
-        let a = Self.entry(5, after: 4, 1), c = Self.entry(7, after: 6, 2), d = Self.entry(8, after: 7, 3)
+        let a = Self.entry(5, after: 4, 1)
+        let c = Self.entry(7, after: 6, 2)
+        let d = Self.entry(8, after: 7, 3)
         // 6 was a commit into SQLite: C and D follow it.
         #expect(RecordLogEntry.replayable([a, c, d], after: 6) == [c, d], "A is in SQLite already")
-        #expect(RecordLogEntry.replayable([a, c, d], after: 4) == [a], "the commit numbered 6 was lost: nothing after it")
+        #expect(
+            RecordLogEntry.replayable([a, c, d], after: 4) == [a], "the commit numbered 6 was lost: nothing after it")
         #expect(RecordLogEntry.replayable([a, c, d], after: 8).isEmpty)
         #expect(RecordLogEntry.replayable([a, c, d], after: 3).isEmpty, "a commit numbered 4 was lost")
         // Entries left from before the log started again are numbered below what SQLite applied.
         let stale = Self.entry(2, after: 1, 4)
-        #expect(RecordLogEntry.replayable([Self.entry(11, after: 10, 5), stale, Self.entry(3, after: 2, 6)], after: 10)
+        #expect(
+            RecordLogEntry.replayable([Self.entry(11, after: 10, 5), stale, Self.entry(3, after: 2, 6)], after: 10)
                 == [Self.entry(11, after: 10, 5)])
     }
 
@@ -56,13 +64,18 @@ import Testing
     /// The keystore's files as a crash would leave them now: copied while it is open (the
     /// store's connection keeps the WAL index in memory, so the copy's reader rebuilds it from
     /// the WAL, as after a crash).
-    static func crashImage(of temp: TemporaryDirectory, into image: TemporaryDirectory, files: [String] = allFiles) throws {
-        try? FileManager.default.createDirectory(atPath: image.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    static func crashImage(of temp: TemporaryDirectory, into image: TemporaryDirectory, files: [String] = allFiles)
+        throws
+    {
+        try? FileManager.default.createDirectory(
+            atPath: image.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         for name in files {
             try? FileManager.default.removeItem(atPath: image.store + "/" + name)
             // A closed store has no WAL.
             guard let contents = FileManager.default.contents(atPath: temp.store + "/" + name) else { continue }
-            #expect(FileManager.default.createFile(atPath: image.store + "/" + name, contents: contents, attributes: [.posixPermissions: 0o600]))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: image.store + "/" + name, contents: contents, attributes: [.posixPermissions: 0o600]))
         }
     }
     static let databaseFiles = [Keystore.databaseFileName, Keystore.databaseFileName + "-wal", Keystore.keyFileName]
@@ -111,7 +124,9 @@ import Testing
         #expect(log.takeWrites().isEmpty, "nothing logged since the last write was taken")
         log.append(Self.row(2))
         let second = log.takeWrites()
-        #expect(second.map(\.offset) == [0] && second.map(\.bytes.count) == [2 * entrySize], "the block again, with the entry before")
+        #expect(
+            second.map(\.offset) == [0] && second.map(\.bytes.count) == [2 * entrySize],
+            "the block again, with the entry before")
         // Flushed: the submitted write and the flush's longer one of the same run.
         log.wrote(second + first)
         #expect(log.takeWrites().isEmpty, "the part-filled block is on disk, and no entry followed")
@@ -125,8 +140,9 @@ import Testing
         #expect(log.takeWrites().isEmpty)
         log.append(Self.row(200))
         let fourth = log.takeWrites()
-        #expect(fourth.map(\.offset) == [DurableFile.blockSize] && fourth.map(\.bytes.count) == [rest + entrySize],
-                "the first block done, the second from its start")
+        #expect(
+            fourth.map(\.offset) == [DurableFile.blockSize] && fourth.map(\.bytes.count) == [rest + entrySize],
+            "the first block done, the second from its start")
         // Its flush failed: the next write takes it again.
         log.untake()
         #expect(log.takeWrites().map(\.bytes) == fourth.map(\.bytes))
@@ -134,10 +150,13 @@ import Testing
 
     /// A private file of `blocks` blocks of 0xEE (none: empty), to see what a block write changes.
     static func filledFile(in temp: TemporaryDirectory, blocks: Int) throws -> DurableFile {
-        try FileManager.default.createDirectory(atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: temp.store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = temp.store + "/blocks"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0xEE, count: blocks * DurableFile.blockSize),
-                                               attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(repeating: 0xEE, count: blocks * DurableFile.blockSize),
+                attributes: [.posixPermissions: 0o600]))
         return try DurableFile.privateFile(path)
     }
 
@@ -174,8 +193,9 @@ import Testing
         let block = DurableFile.blockSize
         let file = try Self.filledFile(in: temp, blocks: 2)
         let bytes = (0..<100).map { UInt8($0 + 1) }
-        let refused = SubmittedWrite(bytes, at: block, path: file.path,
-                                     buffer: .allocate(byteCount: block, alignment: block), completion: { -Int64(EINVAL) })
+        let refused = SubmittedWrite(
+            bytes, at: block, path: file.path,
+            buffer: .allocate(byteCount: block, alignment: block), completion: { -Int64(EINVAL) })
         #expect(throws: KeystoreError.self) { try refused.wait().get() }
         try file.complete(refused)
         try file.flush().get()
@@ -200,8 +220,12 @@ import Testing
     }
 
     @Test func registrationsAcrossFoldsAreAllThereAfterACrashNewestFirst() async throws {
-        let temp = TemporaryDirectory(), image = TemporaryDirectory()
-        defer { temp.remove(); image.remove() }
+        let temp = TemporaryDirectory()
+        let image = TemporaryDirectory()
+        defer {
+            temp.remove()
+            image.remove()
+        }
         let store = try openStore(temp.store)
         // Two folds and a part: some in SQLite's WAL, the rest only in the log.
         let saved = Self.credentials(2 * RecordLog.entriesPerFold + 10)
@@ -243,8 +267,12 @@ import Testing
     }
 
     @Test func aTornLastEntryIsLeftAndTheEntriesBeforeItReplayed() async throws {
-        let temp = TemporaryDirectory(), image = TemporaryDirectory()
-        defer { temp.remove(); image.remove() }
+        let temp = TemporaryDirectory()
+        let image = TemporaryDirectory()
+        defer {
+            temp.remove()
+            image.remove()
+        }
         let store = try openStore(temp.store)
         let saved = Self.credentials(3)
         for credential in saved { try await store.save(credential) }
@@ -257,7 +285,7 @@ import Testing
         let entries = RecordLogEntry.entries(in: Array(bytes))
         #expect(entries.count == 3)
         let lastEnd = entries.map(\.size).reduce(0, +)
-        bytes.replaceSubrange(lastEnd - 10 ..< lastEnd, with: Data(count: 10))
+        bytes.replaceSubrange(lastEnd - 10..<lastEnd, with: Data(count: 10))
         try bytes.write(to: URL(fileURLWithPath: log))
         let reopened = try openStore(image.store)
         #expect(try await reopened.credentials(rpID: "example.com") == saved.prefix(2).reversed())
@@ -269,9 +297,17 @@ import Testing
     }
 
     @Test func aRegistrationLoggedAfterACommitThatWasLostIsNotReplayed() async throws {
-        let temp = TemporaryDirectory(), before = TemporaryDirectory(), image = TemporaryDirectory()
-        defer { temp.remove(); before.remove(); image.remove() }
-        let (a, b, c) = (makeCredential(userHandle: [1]), makeCredential(userHandle: [2]), makeCredential(userHandle: [3]))
+        let temp = TemporaryDirectory()
+        let before = TemporaryDirectory()
+        let image = TemporaryDirectory()
+        defer {
+            temp.remove()
+            before.remove()
+            image.remove()
+        }
+        let (a, b, c) = (
+            makeCredential(userHandle: [1]), makeCredential(userHandle: [2]), makeCredential(userHandle: [3])
+        )
         let store = try openStore(temp.store)
         try await store.save(b)
         try await store.updateSignCount(credentialID: b.id, to: 8)
@@ -292,8 +328,14 @@ import Testing
     }
 
     @Test func anEntryFromAnotherKeystoreRefusesTheStoreAndChangesNothing() async throws {
-        let ours = TemporaryDirectory(), theirs = TemporaryDirectory(), image = TemporaryDirectory()
-        defer { ours.remove(); theirs.remove(); image.remove() }
+        let ours = TemporaryDirectory()
+        let theirs = TemporaryDirectory()
+        let image = TemporaryDirectory()
+        defer {
+            ours.remove()
+            theirs.remove()
+            image.remove()
+        }
         let store = try openStore(ours.store)
         try await store.close()
         try Self.crashImage(of: ours, into: image, files: Self.databaseFiles)
@@ -303,15 +345,22 @@ import Testing
         try Self.crashImage(of: theirs, into: image, files: [RecordLog.fileName])
         try await other.close()
         let before = fileDigests(image.path)
-        expectError(.recordAuthenticationFailed(path: image.store + "/" + RecordLog.fileName)) { _ = try openStore(image.store) }
-        #expect(fileDigests(image.path).filter { !$0.key.hasSuffix("-wal") } == before.filter { !$0.key.hasSuffix("-wal") })
+        expectError(.recordAuthenticationFailed(path: image.store + "/" + RecordLog.fileName)) {
+            _ = try openStore(image.store)
+        }
+        #expect(
+            fileDigests(image.path).filter { !$0.key.hasSuffix("-wal") } == before.filter { !$0.key.hasSuffix("-wal") })
         let log = try #require(FileManager.default.contents(atPath: image.store + "/" + RecordLog.fileName))
         #expect(RecordLogEntry.entries(in: Array(log)).count == 1, "the foreign entry is still there")
     }
 
     @Test func aRefusedRegistrationLeavesNoEntryAndTheLoggedOnesBeforeIt() async throws {
-        let temp = TemporaryDirectory(), image = TemporaryDirectory()
-        defer { temp.remove(); image.remove() }
+        let temp = TemporaryDirectory()
+        let image = TemporaryDirectory()
+        defer {
+            temp.remove()
+            image.remove()
+        }
         let store = try openStore(temp.store, capacity: 3)
         let saved = Self.credentials(4)
         for credential in saved.prefix(3) { try await store.save(credential) }
@@ -334,7 +383,8 @@ import Testing
         let saved = Self.credentials(3)
         for credential in saved { try await store.save(credential) }
         // Rolls back the open transaction that holds the three; they are put back.
-        #expect(await StoreOutcome { _ = try await store.updateDeviceState { _ throws(CTAPStatus) in throw .pinInvalid } }
+        #expect(
+            await StoreOutcome { _ = try await store.updateDeviceState { _ throws(CTAPStatus) in throw .pinInvalid } }
                 == .refused(.pinInvalid))
         #expect(try await store.credentials(rpID: "example.com") == saved.reversed())
         try await store.delete(credentialID: saved[0].id)
@@ -348,14 +398,21 @@ import Testing
     /// SQLite refuse them there, the registration is already acknowledged: the store stops
     /// rather than answer without it, and the next open replays it from the log.
     @Test func aRegistrationSQLiteRefusesAfterItsSaveStopsTheStoreAndTheNextOpenHasIt() async throws {
-        let temp = TemporaryDirectory(), image = TemporaryDirectory()
-        defer { temp.remove(); image.remove() }
+        let temp = TemporaryDirectory()
+        let image = TemporaryDirectory()
+        defer {
+            temp.remove()
+            image.remove()
+        }
         let store = try openStore(temp.store)
         let saved = Self.credentials(3)
         for credential in saved.prefix(2) { try await store.save(credential) }
         try await store.durable()
         try store.queue.inDatabase { db in
-            try db.execute(sql: "CREATE TEMP TRIGGER refuse BEFORE INSERT ON main.credential BEGIN SELECT RAISE(ABORT, 'refused'); END")
+            try db.execute(
+                sql:
+                    "CREATE TEMP TRIGGER refuse BEFORE INSERT ON main.credential BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
         }
         try await store.save(saved[2])
         try await store.durable()
@@ -383,7 +440,9 @@ import Testing
         for credential in Self.credentials(2000) { try await store.save(credential) }
         try await store.deleteAll()
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
-        let targets = descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+        let targets = descriptors.compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
+        }
         #expect(!targets.isEmpty)
         #expect(targets.filter { $0.contains("etilqs_") } == [])
         try await store.close()

@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+
 @testable import Keystore
 
 /// Each speed mechanism turned off (`SpeedMechanisms`, `PASSKEYD_SPEED_OFF`) takes the plain
 /// path, and the store keeps the guarantees it keeps with them on. The SIGKILL test runs with
 /// each off as well (`KeystoreCrashTests.acknowledgedWritesSurviveSIGKILL`).
 @Suite(.timeLimit(.minutes(2))) struct SpeedMechanismsTests {
-    static let everyPlainPath: [SpeedMechanisms] = [.recordLog, .groupCommit, .linuxAIO, [.recordLog, .groupCommit, .linuxAIO]]
+    static let everyPlainPath: [SpeedMechanisms] = [
+        .recordLog, .groupCommit, .linuxAIO, [.recordLog, .groupCommit, .linuxAIO]
+    ]
 
     @Test func theSwitchNamesEachMechanismAndReportsWordsItDoesNotKnow() {
         let parsed = SpeedMechanisms.parse(" RecordLog, aio,,turbo ")
@@ -21,8 +24,12 @@ import Testing
     /// and once `durable()` returned, in the files a crash leaves and in the store reopened.
     @Test(arguments: everyPlainPath)
     func savesAreVisibleAtOnceAndSurviveACrashOnceDurable(off: SpeedMechanisms) async throws {
-        let temp = TemporaryDirectory(), image = TemporaryDirectory()
-        defer { temp.remove(); image.remove() }
+        let temp = TemporaryDirectory()
+        let image = TemporaryDirectory()
+        defer {
+            temp.remove()
+            image.remove()
+        }
         let store = try openStore(temp.store, off: off)
         let credentials = RecordLogTests.credentials(40)
         try await saveConcurrently(credentials, to: store)
@@ -41,8 +48,12 @@ import Testing
     /// the database alone has every flushed registration after a crash.
     @Test(arguments: [SpeedMechanisms(), .recordLog])
     func withTheRecordLogOffNothingIsLogged(off: SpeedMechanisms) async throws {
-        let temp = TemporaryDirectory(), image = TemporaryDirectory()
-        defer { temp.remove(); image.remove() }
+        let temp = TemporaryDirectory()
+        let image = TemporaryDirectory()
+        defer {
+            temp.remove()
+            image.remove()
+        }
         let store = try openStore(temp.store, off: off)
         let saved = RecordLogTests.credentials(3)
         for credential in saved { try await store.save(credential) }

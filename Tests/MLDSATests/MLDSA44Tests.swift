@@ -34,10 +34,13 @@ import Testing
         for vector in vectors {
             let key = try MLDSAPrivateKey(seed: vector.seed.bytes)
             #expect(key.publicKey.rawRepresentation == vector.publicKey.bytes)
-            let message = vector.message.bytes, context = vector.context.bytes
+            let message = vector.message.bytes
+            let context = vector.context.bytes
             #expect(key.publicKey.isValidSignature(vector.signature.bytes, for: message, context: context))
             #expect(!key.publicKey.isValidSignature(vector.signature.bytes, for: message))
-            #expect(!key.publicKey.isValidSignature(vector.signature.bytes, for: message, context: context.dropLast() + [context.last! ^ 1]))
+            #expect(
+                !key.publicKey.isValidSignature(
+                    vector.signature.bytes, for: message, context: context.dropLast() + [context.last! ^ 1]))
             let ours = try key.signature(for: message, context: context)
             #expect(key.publicKey.isValidSignature(ours, for: message, context: context))
             #expect(!key.publicKey.isValidSignature(ours, for: message, context: Array(context.dropLast())))
@@ -48,14 +51,18 @@ import Testing
         let key = try MLDSAPrivateKey(seed: [UInt8](repeating: 9, count: 32))
         let context = [UInt8](repeating: 1, count: 256)
         #expect(throws: MLDSAError.contextLength) { try key.signature(for: [1], context: context) }
-        #expect(throws: MLDSAError.contextLength) { try key.signature(for: [1], context: context, randomness: [UInt8](repeating: 0, count: 32)) }
+        #expect(throws: MLDSAError.contextLength) {
+            try key.signature(for: [1], context: context, randomness: [UInt8](repeating: 0, count: 32))
+        }
         let signature = try key.signature(for: [1], context: Array(context.dropLast()))
         #expect(key.publicKey.isValidSignature(signature, for: [1], context: Array(context.dropLast())))
         #expect(!key.publicKey.isValidSignature(signature, for: [1], context: context))
         // An empty context is the default, in signing and verification alike.
         let plain = try key.signature(for: [1], context: [], randomness: [UInt8](repeating: 0, count: 32))
         #expect(try key.signature(for: [1], randomness: [UInt8](repeating: 0, count: 32)) == plain)
-        #expect(key.publicKey.isValidSignature(plain, for: [1]) && key.publicKey.isValidSignature(plain, for: [1], context: []))
+        #expect(
+            key.publicKey.isValidSignature(plain, for: [1])
+                && key.publicKey.isValidSignature(plain, for: [1], context: []))
     }
 
     @Test func ourSignatureVerifiesAndAFlippedBitDoesNot() throws {
@@ -89,8 +96,12 @@ import Testing
     @Test func malformedInputIsRefusedWithoutTrapping() throws {
         let vector = try #require(try MLDSAVectors.load().mldsa44.first)
         #expect(throws: MLDSAError.seedLength) { try MLDSAPrivateKey(seed: [UInt8](repeating: 0, count: 31)) }
-        #expect(throws: MLDSAError.publicKeyLength) { try MLDSAPublicKey(rawRepresentation: vector.publicKey.bytes.dropLast()) }
-        #expect(throws: MLDSAError.publicKeyLength) { try MLDSAPublicKey(rawRepresentation: vector.publicKey.bytes, parameters: .mldsa65) }
+        #expect(throws: MLDSAError.publicKeyLength) {
+            try MLDSAPublicKey(rawRepresentation: vector.publicKey.bytes.dropLast())
+        }
+        #expect(throws: MLDSAError.publicKeyLength) {
+            try MLDSAPublicKey(rawRepresentation: vector.publicKey.bytes, parameters: .mldsa65)
+        }
         let publicKey = try MLDSAPublicKey(rawRepresentation: vector.publicKey.bytes)
         let signature = vector.signature.bytes
         #expect(!publicKey.isValidSignature([], for: vector.message.bytes))
@@ -103,7 +114,8 @@ import Testing
         counts[counts.count - 1] = 0
         counts[counts.count - 2] = 1
         #expect(!publicKey.isValidSignature(counts, for: vector.message.bytes))
-        #expect(!publicKey.isValidSignature([UInt8](repeating: 0xFF, count: signature.count), for: vector.message.bytes))
+        #expect(
+            !publicKey.isValidSignature([UInt8](repeating: 0xFF, count: signature.count), for: vector.message.bytes))
     }
 
     @Test func sizesAreFIPS204Table2() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MLDSA
 
 /// The branch- and division-free rounding (issue 33, finding 6) against FIPS 204's definitions,
@@ -36,13 +37,16 @@ import Testing
         let q = Field.q
         func modQ(_ v: Int) -> Int { ((v % q) + q) % q }
         var mismatches = 0
-        let edges = [0, 1, q - 1, q, q + 1, 2 * q - 1, 2 * q, -1, -q, -q + 1, -2 * q, (q - 1) * (q - 1),
-                     -(1 << 46) + 1, (1 << 48) - 1]
+        let edges = [
+            0, 1, q - 1, q, q + 1, 2 * q - 1, 2 * q, -1, -q, -q + 1, -2 * q, (q - 1) * (q - 1),
+            -(1 << 46) + 1, (1 << 48) - 1
+        ]
         for v in edges where Field.reduce(v) != modQ(v) { mismatches += 1 }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<200_000 {
-            let a = Int.random(in: 0..<q, using: &generator), b = Int.random(in: 0..<q, using: &generator)
-            for v in [a * b, a - b, a + b, Int.random(in: -(1 << 46) + 1 ..< (1 << 48), using: &generator)]
+            let a = Int.random(in: 0..<q, using: &generator)
+            let b = Int.random(in: 0..<q, using: &generator)
+            for v in [a * b, a - b, a + b, Int.random(in: -(1 << 46) + 1..<(1 << 48), using: &generator)]
             where Field.reduce(v) != modQ(v) {
                 mismatches += 1
             }

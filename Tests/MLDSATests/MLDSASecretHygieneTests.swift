@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MLDSA
 
 /// Signing's rejection checks folded over every coefficient (`Bounds`), against the naive
@@ -11,10 +12,13 @@ import Testing
     /// a single coefficient decides.
     static func vectors(around bound: Int, count: Int) -> [[Polynomial]] {
         var generator = SystemRandomNumberGenerator()
-        let edges = [0, 1, q - 1, (q - 1) / 2, (q + 1) / 2, bound - 1, bound, bound + 1, q - bound + 1, q - bound, q - bound - 1]
+        let edges = [
+            0, 1, q - 1, (q - 1) / 2, (q + 1) / 2, bound - 1, bound, bound + 1, q - bound + 1, q - bound, q - bound - 1
+        ]
         return (0..<count).map { round in
             var v = (0..<4).map { _ in
-                Polynomial((0..<Field.n).map { _ in (Int.random(in: -(bound - 1)...(bound - 1), using: &generator) + q) % q })
+                Polynomial(
+                    (0..<Field.n).map { _ in (Int.random(in: -(bound - 1)...(bound - 1), using: &generator) + q) % q })
             }
             let position = Int.random(in: 0..<(4 * Field.n), using: &generator)
             switch round % 3 {
@@ -26,9 +30,11 @@ import Testing
         }
     }
 
-    @Test(arguments: [MLDSAParameters.mldsa44.gamma1 - MLDSAParameters.mldsa44.beta,
-                      MLDSAParameters.mldsa44.gamma2 - MLDSAParameters.mldsa44.beta,
-                      MLDSAParameters.mldsa44.gamma2])
+    @Test(arguments: [
+        MLDSAParameters.mldsa44.gamma1 - MLDSAParameters.mldsa44.beta,
+        MLDSAParameters.mldsa44.gamma2 - MLDSAParameters.mldsa44.beta,
+        MLDSAParameters.mldsa44.gamma2
+    ])
     func allBelowIsTheInfinityNormCheck(bound: Int) {
         var verdicts = [Bool: Int]()
         for v in Self.vectors(around: bound, count: 90) {

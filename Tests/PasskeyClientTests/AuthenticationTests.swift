@@ -3,6 +3,7 @@ import CTAP
 import RelyingParty
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 @Suite struct AuthenticationTests {
@@ -66,7 +67,8 @@ import WebAuthn
     @Test func immediateWithOnlyAPasswordOffersIt() async throws {
         let h = try ClientHarness()
         let saved = PasswordCredential(user: "alice", password: "hunter2")
-        let result = try await h.client.get(await h.rp.authenticationOptions(), mediation: .immediate, passwords: [saved])
+        let result = try await h.client.get(
+            await h.rp.authenticationOptions(), mediation: .immediate, passwords: [saved])
         #expect(result == .password(saved))
     }
 
@@ -119,14 +121,16 @@ import WebAuthn
         var options = await h.rp.authenticationOptions(userVerification: .discouraged)
         options.timeout = 150
         let slow = Authenticator(store: h.store, presence: NeverPresent())
-        let client = try WebAuthnClient(transport: InProcessTransport(device: slow), origin: "https://example.com", userAgent: h.userAgent)
+        let client = try WebAuthnClient(
+            transport: InProcessTransport(device: slow), origin: "https://example.com", userAgent: h.userAgent)
         await expectWebAuthnError(.notAllowed) { try await client.get(options) }
     }
 
     @Test func originMustBeASecureContext() async throws {
         await expectWebAuthnError(.security) {
-            try WebAuthnClient(transport: InProcessTransport(device: ClientHarness().authenticator), origin: "http://example.com",
-                               userAgent: ScriptedUserAgent())
+            try WebAuthnClient(
+                transport: InProcessTransport(device: ClientHarness().authenticator), origin: "http://example.com",
+                userAgent: ScriptedUserAgent())
         }
     }
 
@@ -149,7 +153,9 @@ struct NeverPresent: UserPresence {
 
 /// A transport with no daemon behind it.
 struct UnreachableTransport: CTAPTransport {
-    func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
+    func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError)
+        -> [UInt8]
+    {
         throw .unreachable("/nowhere.sock")
     }
 

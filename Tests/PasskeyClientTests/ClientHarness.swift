@@ -4,6 +4,7 @@ import Logging
 import RelyingParty
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 /// A WebAuthn client for https://example.com over the in-process transport, an
@@ -15,20 +16,25 @@ struct ClientHarness {
     let authenticator: Authenticator
     let userAgent: ScriptedUserAgent
     let client: WebAuthnClient
-    let rp = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"],
-                          algorithms: [.es256, .edDSA, .es384, .es512])
+    let rp = RelyingParty(
+        id: "example.com", name: "Example", origins: ["https://example.com"],
+        algorithms: [.es256, .edDSA, .es384, .es512])
     let registered = RegisteredCredentials()
 
-    init(presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = .always(.verified),
-         picks: [ScriptedUserAgent.Pick] = [.first], pins: [String?] = [], newPIN: String? = nil,
-         transport: (any CTAPTransport)? = nil) throws {
+    init(
+        presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = .always(.verified),
+        picks: [ScriptedUserAgent.Pick] = [.first], pins: [String?] = [], newPIN: String? = nil,
+        transport: (any CTAPTransport)? = nil
+    ) throws {
         self.presence = ScriptedPresence(presence)
         self.verifier = verifier
-        authenticator = Authenticator(store: store, presence: self.presence, verifier: verifier,
-                                      logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        authenticator = Authenticator(
+            store: store, presence: self.presence, verifier: verifier,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         userAgent = ScriptedUserAgent(picks: picks, pins: pins, newPIN: newPIN)
-        client = try WebAuthnClient(transport: transport ?? InProcessTransport(device: authenticator),
-                                    origin: "https://example.com", userAgent: userAgent)
+        client = try WebAuthnClient(
+            transport: transport ?? InProcessTransport(device: authenticator),
+            origin: "https://example.com", userAgent: userAgent)
     }
 
     /// Sets the authenticator's PIN the way a platform does, through authenticatorClientPIN.
@@ -66,8 +72,10 @@ struct ClientHarness {
 }
 
 /// Runs `body`, expecting a WebAuthnError with this name.
-func expectWebAuthnError<T>(_ name: WebAuthnError.Name, _ body: () async throws -> T,
-                            sourceLocation: SourceLocation = #_sourceLocation) async {
+func expectWebAuthnError<T>(
+    _ name: WebAuthnError.Name, _ body: () async throws -> T,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
     do {
         _ = try await body()
         Issue.record("expected \(name.rawValue)", sourceLocation: sourceLocation)
@@ -86,7 +94,9 @@ actor RegisteredCredentials {
 }
 
 /// The WebAuthnError `body` throws, or nil (with an issue recorded) when it throws nothing or something else.
-func webAuthnError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> WebAuthnError? {
+func webAuthnError<T>(_ body: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async
+    -> WebAuthnError?
+{
     do {
         _ = try await body()
     } catch {

@@ -2,13 +2,16 @@ import CTAP
 import RelyingParty
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 /// A transport whose device reports a few keepalives, then fails the request.
 struct KeepaliveBurstTransport: CTAPTransport {
     let statuses: [KeepaliveStatus]
 
-    func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
+    func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError)
+        -> [UInt8]
+    {
         for status in statuses { keepalive(status) }
         throw .disconnected
     }
@@ -40,7 +43,8 @@ actor SlowFirstStatusAgent: UserAgent {
     @Test func statusesReachTheUserAgentInTheOrderTheDeviceSentThem() async throws {
         let burst: [KeepaliveStatus] = [.processing, .userPresenceNeeded, .processing, .userPresenceNeeded]
         let agent = SlowFirstStatusAgent()
-        let client = try WebAuthnClient(transport: KeepaliveBurstTransport(statuses: burst), origin: "https://example.com", userAgent: agent)
+        let client = try WebAuthnClient(
+            transport: KeepaliveBurstTransport(statuses: burst), origin: "https://example.com", userAgent: agent)
         let rp = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"])
         _ = await webAuthnError { try await client.get(await rp.authenticationOptions()) }
         // The statuses are shown in tasks of their own: up to 60 s on a loaded machine.

@@ -1,6 +1,7 @@
 import CBOR
 import CTAP
 import Testing
+
 @testable import PasskeyClient
 
 /// The platform's side of the large-blob array (CTAP 2.1 §6.10.3), which `passkeyctl export`

@@ -3,6 +3,7 @@ import CTAP
 import RelyingParty
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 /// The largeBlob extension (WebAuthn L3 §10.1.5) end to end over largeBlobKey and
@@ -10,8 +11,10 @@ import WebAuthn
 @Suite struct LargeBlobTests {
     let blob = Array(String(repeating: "certificate bytes ", count: 50).utf8)
 
-    func register(_ h: ClientHarness, _ name: String, support: String = "required",
-                  residentKey: ResidentKeyRequirement = .required) async throws -> (RegisteredCredential, Bool?) {
+    func register(
+        _ h: ClientHarness, _ name: String, support: String = "required",
+        residentKey: ResidentKeyRequirement = .required
+    ) async throws -> (RegisteredCredential, Bool?) {
         var options = await h.rp.registrationOptions(user: ClientHarness.user(name), residentKey: residentKey)
         options.extensions = AuthenticationExtensionsClientInputsJSON(largeBlob: .init(support: support))
         let response = try await h.client.create(options)
@@ -20,8 +23,10 @@ import WebAuthn
         return (credential, response.clientExtensionResults.largeBlob?.supported)
     }
 
-    func signIn(_ h: ClientHarness, _ largeBlob: AuthenticationExtensionsLargeBlobInputsJSON,
-                allow: [RegisteredCredential]) async throws -> AuthenticationExtensionsLargeBlobOutputsJSON? {
+    func signIn(
+        _ h: ClientHarness, _ largeBlob: AuthenticationExtensionsLargeBlobInputsJSON,
+        allow: [RegisteredCredential]
+    ) async throws -> AuthenticationExtensionsLargeBlobOutputsJSON? {
         var options = await h.rp.authenticationOptions(allowCredentials: allow.map(\.descriptor))
         options.extensions = AuthenticationExtensionsClientInputsJSON(largeBlob: largeBlob)
         let result = try await h.client.get(options)
@@ -38,7 +43,8 @@ import WebAuthn
         #expect(try await signIn(h, .init(read: true), allow: [alice])?.blob == nil, "nothing stored yet")
         #expect(try await signIn(h, .init(write: blob), allow: [alice])?.written == true)
         #expect(try await signIn(h, .init(read: true), allow: [alice])?.blob == blob)
-        #expect(try await signIn(h, .init(read: true), allow: [bob])?.blob == nil, "another credential's key opens nothing")
+        #expect(
+            try await signIn(h, .init(read: true), allow: [bob])?.blob == nil, "another credential's key opens nothing")
         #expect(try await signIn(h, .init(write: Array("v2".utf8)), allow: [alice])?.written == true)
         #expect(try await signIn(h, .init(read: true), allow: [alice])?.blob == Array("v2".utf8), "a write replaces")
     }
@@ -63,8 +69,10 @@ import WebAuthn
         var creation = await h.rp.registrationOptions(user: ClientHarness.user("erin"))
         creation.extensions = AuthenticationExtensionsClientInputsJSON(largeBlob: .init(read: true))
         await expectWebAuthnError(.notSupported) { try await h.client.create(creation) }
-        for inputs in [AuthenticationExtensionsLargeBlobInputsJSON(support: "required"),
-                       AuthenticationExtensionsLargeBlobInputsJSON(read: true, write: blob)] {
+        for inputs in [
+            AuthenticationExtensionsLargeBlobInputsJSON(support: "required"),
+            AuthenticationExtensionsLargeBlobInputsJSON(read: true, write: blob)
+        ] {
             await expectWebAuthnError(.notSupported) { try await signIn(h, inputs, allow: [alice]) }
         }
         // A write names its one credential.

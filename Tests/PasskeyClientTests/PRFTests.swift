@@ -1,9 +1,10 @@
 import Authenticator
-import Foundation
 import CTAP
+import Foundation
 import RelyingParty
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 /// The prf extension (WebAuthn L3 §10.1.4) end to end over hmac-secret.
@@ -21,8 +22,10 @@ import WebAuthn
         return credential
     }
 
-    func evaluate(_ h: ClientHarness, _ prf: AuthenticationExtensionsPRFInputsJSON,
-                  allow: [RegisteredCredential] = []) async throws -> AuthenticationExtensionsPRFValuesJSON? {
+    func evaluate(
+        _ h: ClientHarness, _ prf: AuthenticationExtensionsPRFInputsJSON,
+        allow: [RegisteredCredential] = []
+    ) async throws -> AuthenticationExtensionsPRFValuesJSON? {
         var options = await h.rp.authenticationOptions(allowCredentials: allow.map(\.descriptor))
         options.extensions = AuthenticationExtensionsClientInputsJSON(prf: prf)
         let result = try await h.client.get(options)
@@ -55,7 +58,8 @@ import WebAuthn
         let h = try ClientHarness()
         let alice = try await register(h, "alice")
         var options = await h.rp.authenticationOptions()
-        options.extensions = AuthenticationExtensionsClientInputsJSON(prf: .init(evalByCredential: [Base64URL.encode(alice.id): .init(first: input1)]))
+        options.extensions = AuthenticationExtensionsClientInputsJSON(
+            prf: .init(evalByCredential: [Base64URL.encode(alice.id): .init(first: input1)]))
         await expectWebAuthnError(.notSupported) { try await h.client.get(options) }
     }
 

@@ -3,6 +3,7 @@ import CTAP
 import RelyingParty
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 @Suite struct RegistrationTests {
@@ -28,7 +29,10 @@ import WebAuthn
         let h = try ClientHarness()
         var options = await h.rp.registrationOptions(user: ClientHarness.user("carol"))
         // RS1 (-65535) is not offered.
-        options.pubKeyCredParams = [PublicKeyCredentialParametersJSON(alg: -65535), PublicKeyCredentialParametersJSON(.edDSA), PublicKeyCredentialParametersJSON(.es256)]
+        options.pubKeyCredParams = [
+            PublicKeyCredentialParametersJSON(alg: -65535), PublicKeyCredentialParametersJSON(.edDSA),
+            PublicKeyCredentialParametersJSON(.es256)
+        ]
         let response = try await h.client.create(options)
         #expect(response.response.publicKeyAlgorithm == COSEAlgorithm.edDSA.rawValue)
     }
@@ -36,7 +40,8 @@ import WebAuthn
     @Test func excludedCredentialIsInvalidStateAfterPresence() async throws {
         let h = try ClientHarness(verifier: nil)
         let existing = try await h.register("alice")
-        let options = await h.rp.registrationOptions(user: ClientHarness.user("alice"), excludeCredentials: [existing.descriptor])
+        let options = await h.rp.registrationOptions(
+            user: ClientHarness.user("alice"), excludeCredentials: [existing.descriptor])
         let asked = await h.presence.requests.count
         await expectWebAuthnError(.invalidState) { try await h.client.create(options) }
         #expect(await h.presence.requests.count == asked + 1)
@@ -109,7 +114,8 @@ import WebAuthn
     @Test func declinedConfirmationCreatesNothing() async throws {
         let h = try ClientHarness()
         let agent = ScriptedUserAgent(confirms: false)
-        let client = try WebAuthnClient(transport: InProcessTransport(device: h.authenticator), origin: "https://example.com", userAgent: agent)
+        let client = try WebAuthnClient(
+            transport: InProcessTransport(device: h.authenticator), origin: "https://example.com", userAgent: agent)
         let options = await h.rp.registrationOptions(user: ClientHarness.user("zoe"))
         await expectWebAuthnError(.notAllowed) { try await client.create(options) }
         #expect(await agent.confirmations == ["Create a passkey for zoe on example.com?"])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PasskeyClient
 
 @Suite struct RelyingPartyIDTests {
@@ -28,15 +29,15 @@ import Testing
     }
 
     @Test(arguments: [
-        ("https://login.example.co.uk", "co.uk"),          // public suffix (ICANN section)
-        ("https://alice.github.io", "github.io"),          // public suffix (private section)
-        ("https://example.com", "other.com"),              // unrelated
-        ("https://example.com", "login.example.com"),      // more specific than the origin
-        ("https://notexample.com", "example.com"),         // suffix but not at a label boundary
-        ("https://127.0.0.1", "127.0.0.1"),                // IP addresses are not RP IDs
-        ("https://login.example.co.uk.", "co.uk."),        // a trailing dot names the same public suffix
-        ("https://alice.github.io.", "github.io."),        // so one github.io. site cannot claim another's
-        ("https://127.0.0.1.", "127.0.0.1."),              // the same address
+        ("https://login.example.co.uk", "co.uk"),  // public suffix (ICANN section)
+        ("https://alice.github.io", "github.io"),  // public suffix (private section)
+        ("https://example.com", "other.com"),  // unrelated
+        ("https://example.com", "login.example.com"),  // more specific than the origin
+        ("https://notexample.com", "example.com"),  // suffix but not at a label boundary
+        ("https://127.0.0.1", "127.0.0.1"),  // IP addresses are not RP IDs
+        ("https://login.example.co.uk.", "co.uk."),  // a trailing dot names the same public suffix
+        ("https://alice.github.io.", "github.io."),  // so one github.io. site cannot claim another's
+        ("https://127.0.0.1.", "127.0.0.1.")  // the same address
     ])
     func forbiddenPairsAreSecurityErrors(origin: String, rpID: String) throws {
         #expect(throws: WebAuthnError.self) { try Self.policy.validate(rpID: rpID, origin: try Origin(origin)) }
@@ -57,7 +58,9 @@ import Testing
     /// RFC 3492 §7.1's sample strings, and browsers' serialization of an IDN origin (URL Standard §3.5).
     @Test func unicodeHostsAreSerializedInASCIIAsBrowsersDo() throws {
         #expect(Punycode.encode("bücher") == "bcher-kva")
-        #expect(Punycode.encode("\u{4ED6}\u{4EEC}\u{4E3A}\u{4EC0}\u{4E48}\u{4E0D}\u{8BF4}\u{4E2D}\u{6587}") == "ihqwcrb4cv8a8dqg056pqjye")
+        #expect(
+            Punycode.encode("\u{4ED6}\u{4EEC}\u{4E3A}\u{4EC0}\u{4E48}\u{4E0D}\u{8BF4}\u{4E2D}\u{6587}")
+                == "ihqwcrb4cv8a8dqg056pqjye")
         #expect(Punycode.encode("3\u{5E74}B\u{7D44}\u{91D1}\u{516B}\u{5148}\u{751F}") == "3B-ww4c5e180e575a65lsy2b")
         let origin = try Origin("https://Bücher.example:8443")
         #expect(origin.description == "https://xn--bcher-kva.example:8443")

@@ -2,6 +2,7 @@ import Authenticator
 import CTAP
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 /// The Signal API (WebAuthn L3 §5.1.10) reaches the authenticator's stored credentials.
@@ -23,7 +24,8 @@ import WebAuthn
             rpId: "example.com", userId: Base64URL.encode(Array("dave".utf8)), allAcceptedCredentialIds: [])
         #expect(await h.store.allCredentials().map(\.id) == [first.id], "only dave's credentials went")
         try await h.client.signalAllAcceptedCredentials(
-            rpId: "example.com", userId: Base64URL.encode(Array("carol".utf8)), allAcceptedCredentialIds: [Base64URL.encode(first.id)])
+            rpId: "example.com", userId: Base64URL.encode(Array("carol".utf8)),
+            allAcceptedCredentialIds: [Base64URL.encode(first.id)])
         #expect(await h.store.count() == 1, "an accepted credential stays")
     }
 
@@ -31,7 +33,8 @@ import WebAuthn
         let h = try ClientHarness()
         _ = try await h.register("erin")
         try await h.client.signalCurrentUserDetails(
-            rpId: "example.com", userId: Base64URL.encode(Array("erin".utf8)), name: "erin.new@example.com", displayName: "Erin New")
+            rpId: "example.com", userId: Base64URL.encode(Array("erin".utf8)), name: "erin.new@example.com",
+            displayName: "Erin New")
         let stored = try #require(await h.store.allCredentials().first)
         #expect(stored.user.name == "erin.new@example.com" && stored.user.displayName == "Erin New")
     }
@@ -44,8 +47,12 @@ import WebAuthn
 
     @Test func malformedInputIsATypeErrorAndAForeignRPIsASecurityError() async throws {
         let h = try ClientHarness()
-        await expectWebAuthnError(.type) { try await h.client.signalUnknownCredential(rpId: "example.com", credentialId: "not base64url!") }
-        await expectWebAuthnError(.security) { try await h.client.signalUnknownCredential(rpId: "other.org", credentialId: "AAAA") }
+        await expectWebAuthnError(.type) {
+            try await h.client.signalUnknownCredential(rpId: "example.com", credentialId: "not base64url!")
+        }
+        await expectWebAuthnError(.security) {
+            try await h.client.signalUnknownCredential(rpId: "other.org", credentialId: "AAAA")
+        }
     }
 
     @Test func capabilitiesReportTheSignals() throws {

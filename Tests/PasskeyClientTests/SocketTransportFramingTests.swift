@@ -5,6 +5,7 @@ import PasskeydLocal
 import PasskeydTestSupport
 import Synchronization
 import Testing
+
 @testable import PasskeyClient
 
 /// A device that does what passkeyd never does, for the transport's own reading: it listens
@@ -24,24 +25,29 @@ final class ScriptedDevice: Sendable {
         folder = try TemporaryFolder("pkc-scripted")
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
-        guard let address = UnixSocketAddress(path: folder.appending("ctaphid.sock")), address.bind(listener), listen(listener, 1) == 0 else { throw FixtureError("cannot listen at \(folder.path)") }
+        guard let address = UnixSocketAddress(path: folder.appending("ctaphid.sock")), address.bind(listener),
+            listen(listener, 1) == 0
+        else { throw FixtureError("cannot listen at \(folder.path)") }
         Thread.detachNewThread {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
             defer { close(connection) }
             var patience = timeval(tv_sec: 60, tv_usec: 0)
             setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size))
-            let write = { (bytes: [UInt8]) in _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } }
+            let write = { (bytes: [UInt8]) in
+                _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
             var reassembler = CTAPHIDReassembler()
             var report = [UInt8](repeating: 0, count: CTAPHIDPacket.size)
             while true {
                 guard recv(connection, &report, report.count, Int32(MSG_WAITALL)) == report.count,
-                      let packet = try? CTAPHIDPacket(report: report)
+                    let packet = try? CTAPHIDPacket(report: report)
                 else { return }
                 guard case .complete(let message) = reassembler.accept(packet) else { continue }
                 if message.command == .`init` {
-                    let response = CTAPHIDInitResponse(nonce: message.payload, channel: Self.channel, majorVersion: 1, minorVersion: 0,
-                                                       buildVersion: 0, capabilities: [])
+                    let response = CTAPHIDInitResponse(
+                        nonce: message.payload, channel: Self.channel, majorVersion: 1, minorVersion: 0,
+                        buildVersion: 0, capabilities: [])
                     write(CTAPHIDMessage(channel: message.channel, command: .`init`, payload: response.payload).reports)
                 } else {
                     respond(message, write)
@@ -97,7 +103,8 @@ final class ScriptedDevice: Sendable {
         let transport = UnixSocketTransport(path: device.path)
         let subscribed = AsyncStream.makeStream(of: Void.self)
         let watching = Task {
-            try await transport.subscribe(.watch, payload: [], subscribed: { subscribed.continuation.finish() }) { _ in }
+            try await transport.subscribe(.watch, payload: [], subscribed: { subscribed.continuation.finish() }) { _ in
+            }
         }
         for await _ in subscribed.stream {}
         watching.cancel()

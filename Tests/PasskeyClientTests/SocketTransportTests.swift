@@ -8,6 +8,7 @@ import PasskeydTestSupport
 import RelyingParty
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 /// The shared in-process fixture with the real authenticator behind it.
@@ -29,8 +30,11 @@ struct SocketDaemon {
         UnixSocketTransport(path: path, silenceTimeout: Self.patience)
     }
 
-    static func start(path: String = TemporaryFolder.freshSocketPath("pkc-test"), store: InMemoryCredentialStore = InMemoryCredentialStore(),
-                      presence: PresenceMode = .auto, uv: VerificationMode = .auto) async throws -> SocketDaemon {
+    static func start(
+        path: String = TemporaryFolder.freshSocketPath("pkc-test"),
+        store: InMemoryCredentialStore = InMemoryCredentialStore(),
+        presence: PresenceMode = .auto, uv: VerificationMode = .auto
+    ) async throws -> SocketDaemon {
         let broker = PromptBroker()
         let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let authenticator = Authenticator(
@@ -41,7 +45,9 @@ struct SocketDaemon {
     }
 
     /// Runs `body` against a fresh daemon and stops it afterwards (removing its folder), even on failure.
-    static func with(presence: PresenceMode = .auto, uv: VerificationMode = .auto, _ body: (SocketDaemon) async throws -> Void) async throws {
+    static func with(
+        presence: PresenceMode = .auto, uv: VerificationMode = .auto, _ body: (SocketDaemon) async throws -> Void
+    ) async throws {
         let daemon = try await start(presence: presence, uv: uv)
         try await InProcessDaemon.with(daemon.daemon) { _ in try await body(daemon) }
     }
@@ -56,7 +62,9 @@ struct SocketDaemon {
 @Suite(.serialized) struct SocketTransportTests {
     let rp = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"])
 
-    func client(_ transport: UnixSocketTransport, picks: [ScriptedUserAgent.Pick] = [.first]) throws -> (WebAuthnClient, ScriptedUserAgent) {
+    func client(_ transport: UnixSocketTransport, picks: [ScriptedUserAgent.Pick] = [.first]) throws -> (
+        WebAuthnClient, ScriptedUserAgent
+    ) {
         let agent = ScriptedUserAgent(picks: picks)
         return (try WebAuthnClient(transport: transport, origin: "https://example.com", userAgent: agent), agent)
     }
@@ -66,11 +74,14 @@ struct SocketDaemon {
             let transport = daemon.transport()
             let (client, _) = try client(transport)
             let user = PublicKeyCredentialUserEntityJSON(id: [1, 2, 3], name: "alice", displayName: "Alice")
-            let credential = try await rp.finishRegistration(try await client.create(await rp.registrationOptions(user: user)))
+            let credential = try await rp.finishRegistration(
+                try await client.create(await rp.registrationOptions(user: user)))
             guard case .passkey(let assertion) = try await client.get(await rp.authenticationOptions()) else {
-                Issue.record("expected a passkey"); return
+                Issue.record("expected a passkey")
+                return
             }
-            let verified = try await rp.finishAuthentication(assertion, credential: { $0 == credential.id ? credential : nil })
+            let verified = try await rp.finishAuthentication(
+                assertion, credential: { $0 == credential.id ? credential : nil })
             #expect(verified.userHandle == [1, 2, 3])
             #expect(verified.userVerified)
             await transport.close()
@@ -81,7 +92,8 @@ struct SocketDaemon {
         try await SocketDaemon.with(presence: .prompt, uv: .off) { daemon in
             let transport = daemon.transport()
             let (client, agent) = try client(transport)
-            let options = await rp.registrationOptions(user: .init(id: [7], name: "bob", displayName: "Bob"), userVerification: .discouraged)
+            let options = await rp.registrationOptions(
+                user: .init(id: [7], name: "bob", displayName: "Bob"), userVerification: .discouraged)
             async let created = client.create(options)
             while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
             try await Task.sleep(for: .milliseconds(300))
@@ -103,7 +115,8 @@ struct SocketDaemon {
         try await SocketDaemon.with(presence: .prompt, uv: .off) { daemon in
             let transport = daemon.transport()
             let (client, _) = try client(transport)
-            let options = await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)
+            let options = await rp.registrationOptions(
+                user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)
             let pending = Task { try await client.create(options) }
             while await daemon.broker.pendingPrompt?.kind == nil { try await Task.sleep(for: .milliseconds(5)) }
             pending.cancel()
@@ -112,7 +125,11 @@ struct SocketDaemon {
             #expect(error?.cause == .ctap(.keepaliveCancel), "the device confirmed the cancel")
             #expect(await daemon.broker.pendingPrompt?.kind == nil, "the prompt is gone")
             // Same transport, same connection: the next request works.
-            let retry = Task { try await client.create(await rp.registrationOptions(user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged)) }
+            let retry = Task {
+                try await client.create(
+                    await rp.registrationOptions(
+                        user: .init(id: [9], name: "carol", displayName: "Carol"), userVerification: .discouraged))
+            }
             try await daemon.answerPrompt(approve: true)
             _ = try await rp.finishRegistration(try await retry.value)
             await transport.close()
@@ -124,7 +141,8 @@ struct SocketDaemon {
             let transport = daemon.transport()
             let (client, agent) = try client(transport, picks: [.wait, .first])
             let user = PublicKeyCredentialUserEntityJSON(id: [4], name: "dave", displayName: "Dave")
-            let credential = try await rp.finishRegistration(try await client.create(await rp.registrationOptions(user: user)))
+            let credential = try await rp.finishRegistration(
+                try await client.create(await rp.registrationOptions(user: user)))
             let options = await rp.authenticationOptions()
             let conditional = Task { try await client.get(options, mediation: .conditional) }
             while await agent.suggestionsShown.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
@@ -132,7 +150,8 @@ struct SocketDaemon {
             conditional.cancel()
             #expect(await webAuthnError { try await conditional.value }?.name == .abort)
             guard case .passkey(let assertion) = try await client.get(await rp.authenticationOptions()) else {
-                Issue.record("expected a passkey"); return
+                Issue.record("expected a passkey")
+                return
             }
             _ = try await rp.finishAuthentication(assertion, credential: { $0 == credential.id ? credential : nil })
             await transport.close()
@@ -152,17 +171,22 @@ struct SocketDaemon {
             try await Task.sleep(for: .milliseconds(300))
             try await daemon.answerPrompt(approve: true)
             _ = try await holding.value
-            #expect(try await waiting.value.versions.contains("FIDO_2_1"), "busy answers were retried until the device was free")
+            #expect(
+                try await waiting.value.versions.contains("FIDO_2_1"),
+                "busy answers were retried until the device was free")
         }
     }
 
     @Test func longMessagesAreFragmentedBothWays() async throws {
         try await SocketDaemon.with(uv: .off) { daemon in
             let session = CTAP2Session(transport: daemon.transport())
-            let exclude = (0..<60).map { n in PublicKeyCredentialDescriptor(id: [UInt8](repeating: UInt8(n), count: 100)) }
+            let exclude = (0..<60).map { n in
+                PublicKeyCredentialDescriptor(id: [UInt8](repeating: UInt8(n), count: 100))
+            }
             let request = MakeCredentialRequest(
                 clientDataHash: [UInt8](repeating: 1, count: 32), rp: .init(id: "example.com"),
-                user: .init(id: [1], name: String(repeating: "n", count: 60), displayName: String(repeating: "d", count: 60)),
+                user: .init(
+                    id: [1], name: String(repeating: "n", count: 60), displayName: String(repeating: "d", count: 60)),
                 pubKeyCredParams: [.init(alg: -7)], excludeList: exclude, options: .init(rk: true))
             #expect(request.cbor.encoded.count > 6000, "about 100 CTAPHID packets")
             let response = try await session.makeCredential(request)
@@ -189,12 +213,16 @@ struct SocketDaemon {
     }
 
     @Test func noDaemonIsUnreachable() async throws {
-        let session = CTAP2Session(transport: UnixSocketTransport(path: "/tmp/pkc-missing-\(UInt32.random(in: 0...UInt32.max)).sock"))
+        let session = CTAP2Session(
+            transport: UnixSocketTransport(path: "/tmp/pkc-missing-\(UInt32.random(in: 0...UInt32.max)).sock"))
         await #expect(throws: CTAP2Error.self) { try await session.getInfo() }
         do {
             _ = try await session.getInfo()
         } catch {
-            guard case .transport(.unreachable) = error else { Issue.record("expected unreachable, got \(error)"); return }
+            guard case .transport(.unreachable) = error else {
+                Issue.record("expected unreachable, got \(error)")
+                return
+            }
         }
     }
 }

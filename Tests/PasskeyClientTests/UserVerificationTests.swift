@@ -3,6 +3,7 @@ import CTAP
 import RelyingParty
 import Testing
 import WebAuthn
+
 @testable import PasskeyClient
 
 /// PIN and built-in verification as the platform drives them (WebAuthn L3 §6.2.3, CTAP 2.1 §6.5).

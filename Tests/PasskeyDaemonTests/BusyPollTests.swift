@@ -3,9 +3,10 @@ import CTAPHID
 import Glibc
 import NIOCore
 import NIOPosix
-@testable import PasskeyDaemon
 import PasskeydTestSupport
 import Testing
+
+@testable import PasskeyDaemon
 
 /// Busy polling (`--busy-poll`, `BusyPoll`) keeps a connection's loop polling after each
 /// answer. Here the budget is far longer than the test, so the loops poll throughout: the
@@ -25,9 +26,11 @@ import Testing
                     let control = try await other.initialize()
                     // getInfo is answered on the loop (which then polls again), the echo on the pool.
                     for round in 0..<20 {
-                        let info = try await other.transact(CTAPHIDMessage(channel: control, command: .cbor, payload: [0x04]))
+                        let info = try await other.transact(
+                            CTAPHIDMessage(channel: control, command: .cbor, payload: [0x04]))
                         #expect(info.payload == [0x00, 0xA0])
-                        let echo = try await other.transact(CTAPHIDMessage(channel: control, command: .cbor, payload: [0x7F, UInt8(round)]))
+                        let echo = try await other.transact(
+                            CTAPHIDMessage(channel: control, command: .cbor, payload: [0x7F, UInt8(round)]))
                         #expect(echo.payload == [0x00, 0x7F, UInt8(round)])
                     }
                     // A registration waits for a touch; its keepalives come from a timer, every
@@ -35,11 +38,13 @@ import Testing
                     try await waiting.send(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x01]))
                     try await waiting.awaitKeepalive(.userPresenceNeeded, channel: channel)
                     try await waiting.awaitKeepalive(.userPresenceNeeded, channel: channel)
-                    let status = try await other.transact(CTAPHIDMessage(channel: control, command: VendorCommand.status.command))
+                    let status = try await other.transact(
+                        CTAPHIDMessage(channel: control, command: VendorCommand.status.command))
                     let id = try #require(try DaemonStatus(bytes: status.payload).promptID)
                     let idBytes = (0..<8).reversed().map { UInt8(truncatingIfNeeded: id >> ($0 * 8)) }
                     let answer = try await other.transact(
-                        CTAPHIDMessage(channel: control, command: VendorCommand.presence.command, payload: [1] + idBytes))
+                        CTAPHIDMessage(
+                            channel: control, command: VendorCommand.presence.command, payload: [1] + idBytes))
                     #expect(answer.payload == [1])
                     // The registration's answer, once the touch came from the other connection.
                     let reply = try await waiting.readReply(channel: channel)
@@ -59,7 +64,10 @@ import Testing
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
         let (watched, peer) = (ends[0], ends[1])
         let long = try #require(BusyPoll.forEachLoop(of: group, budget: Self.budget)[ObjectIdentifier(loop)])
-        try await loop.submit { long.watch(watched); long.answered() }.get()
+        try await loop.submit {
+            long.watch(watched)
+            long.answered()
+        }.get()
         #expect(try await loop.submit { long.isPolling }.get())
         #expect(try await loop.scheduleTask(in: .milliseconds(5)) { "timer" }.futureResult.get() == "timer")
         #expect(try await loop.submit { long.isPolling }.get())
@@ -70,10 +78,16 @@ import Testing
 
         let short = try #require(BusyPoll.forEachLoop(of: group, budget: .milliseconds(1))[ObjectIdentifier(loop)])
         _ = read(watched, &byte, 1)
-        try await loop.submit { short.watch(watched); short.answered() }.get()
+        try await loop.submit {
+            short.watch(watched)
+            short.answered()
+        }.get()
         while try await loop.submit({ short.isPolling }).get() { try await Task.sleep(for: .milliseconds(1)) }
         // Nothing to watch, nothing to poll.
-        try await loop.submit { short.unwatch(watched); short.answered() }.get()
+        try await loop.submit {
+            short.unwatch(watched)
+            short.answered()
+        }.get()
         #expect(try await loop.submit { short.isPolling }.get() == false)
         close(watched)
         close(peer)

@@ -29,8 +29,10 @@ actor FakeHandler: CTAP2MessageHandler {
         self.presence = presence
     }
 
-    func handle(_ message: [UInt8], from caller: CTAPCaller,
-                progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+    func handle(
+        _ message: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8] {
         callers.append(caller)
         ranOnEventLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
         let response = await respond(to: message, progress: progress)
@@ -41,7 +43,9 @@ actor FakeHandler: CTAP2MessageHandler {
         return response
     }
 
-    private func respond(to message: [UInt8], progress: nonisolated(nonsending) @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+    private func respond(
+        to message: [UInt8], progress: nonisolated(nonsending) @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8] {
         switch message.first {
         case 0x04:
             return [0x00, 0xA0]

@@ -1,7 +1,7 @@
 import CTAP
 import CTAPHID
-import Glibc
 import Foundation
+import Glibc
 import NIOCore
 import NIOPosix
 import PasskeydLocal
@@ -23,7 +23,8 @@ final class HIDTestClient: HIDHost {
     }
 
     private init(
-        inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, watchdog: Watchdog
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        watchdog: Watchdog
     ) {
         iterator = inbound.makeAsyncIterator()
         self.outbound = outbound
@@ -36,8 +37,10 @@ final class HIDTestClient: HIDHost {
     /// The socket is made here, close-on-exec, and handed to NIO, which opens its own without:
     /// a child process another test starts meanwhile would otherwise keep the connection open
     /// after this client closes it, and the daemon would see its end only when that child exits.
-    static func with<T: Sendable>(path: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                                  _ body: (HIDTestClient) async throws -> T) async throws -> T {
+    static func with<T: Sendable>(
+        path: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        _ body: (HIDTestClient) async throws -> T
+    ) async throws -> T {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw ClientError.closed }
         guard let address = UnixSocketAddress(path: path), address.connect(descriptor) else {

@@ -1,5 +1,6 @@
 import Authenticator
 import Testing
+
 @testable import PasskeyDaemon
 
 @Suite struct PromptBrokerTests {
@@ -19,14 +20,18 @@ import Testing
     @Test func anAnswerNamingAnEndedPromptReachesNoLaterOne() async throws {
         let broker = PromptBroker()
         let presence = DaemonUserPresence(mode: .prompt, broker: broker)
-        let first = Task { await presence.confirmPresence(UserActionRequest(purpose: .getAssertion, rpID: "first.example")) }
+        let first = Task {
+            await presence.confirmPresence(UserActionRequest(purpose: .getAssertion, rpID: "first.example"))
+        }
         while await broker.pendingPrompt == nil { await Task.yield() }
         let seen = try #require(await broker.pendingPrompt)
         #expect(seen.rpID == "first.example")
         first.cancel()
         #expect(await first.value == .cancelled)
 
-        let second = Task { await presence.confirmPresence(UserActionRequest(purpose: .makeCredential, rpID: "second.example")) }
+        let second = Task {
+            await presence.confirmPresence(UserActionRequest(purpose: .makeCredential, rpID: "second.example"))
+        }
         while await broker.pendingPrompt == nil { await Task.yield() }
         let next = try #require(await broker.pendingPrompt)
         #expect(next.id != seen.id)

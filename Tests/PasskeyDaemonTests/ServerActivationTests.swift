@@ -2,6 +2,7 @@ import CTAPHID
 import Foundation
 import PasskeydTestSupport
 import Testing
+
 @testable import PasskeyDaemon
 
 /// A listening socket handed over by a service manager (systemd socket activation): served
@@ -15,10 +16,14 @@ import Testing
         return (path, try HandMadeSocket.listening(at: path))
     }
 
-    static func start(_ socket: (path: String, descriptor: Int32), allowedPeerUID: uid_t = getuid()) async throws -> CTAPHIDServer {
+    static func start(_ socket: (path: String, descriptor: Int32), allowedPeerUID: uid_t = getuid()) async throws
+        -> CTAPHIDServer
+    {
         let broker = PromptBroker()
         return try await CTAPHIDServer.start(
-            configuration: .init(socketPath: socket.path, allowedPeerUID: allowedPeerUID, listener: .inherited(descriptor: socket.descriptor)),
+            configuration: .init(
+                socketPath: socket.path, allowedPeerUID: allowedPeerUID,
+                listener: .inherited(descriptor: socket.descriptor)),
             handler: FakeHandler(presence: DaemonUserPresence(mode: .auto, broker: broker)), broker: broker)
     }
 
@@ -45,7 +50,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: (socket.path as NSString).deletingLastPathComponent) }
         let server = try await Self.start(socket, allowedPeerUID: getuid() &+ 1)
         try await HIDTestClient.with(path: socket.path) { client in
-            try? await client.send(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [UInt8](repeating: 1, count: 8)))
+            try? await client.send(
+                CTAPHIDMessage(
+                    channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [UInt8](repeating: 1, count: 8)))
             #expect(await client.isClosedByPeer())
         }
         await server.stop()

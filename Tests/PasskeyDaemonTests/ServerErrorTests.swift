@@ -1,12 +1,14 @@
 import CTAP
 import CTAPHID
 import Testing
+
 @testable import PasskeyDaemon
 
 /// Every malformed request gets a CTAPHID_ERROR with the code of CTAP 2.1 §11.2.9.1.6.
 @Suite struct ServerErrorTests {
     private func expectError(
-        _ error: CTAPHIDError, on channel: UInt32, from client: HIDTestClient, sourceLocation: SourceLocation = #_sourceLocation
+        _ error: CTAPHIDError, on channel: UInt32, from client: HIDTestClient,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let reply = try await client.readReply(channel: channel)
         #expect(reply.command == .error, sourceLocation: sourceLocation)
@@ -18,7 +20,8 @@ import Testing
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
-                try await client.send(CTAPHIDMessage(channel: channel, command: CTAPHIDCommand(rawValue: command), payload: [1]))
+                try await client.send(
+                    CTAPHIDMessage(channel: channel, command: CTAPHIDCommand(rawValue: command), payload: [1]))
                 try await expectError(.invalidCommand, on: channel, from: client)
             }
         }
@@ -27,7 +30,8 @@ import Testing
     @Test func channelZeroBroadcastAndUnallocatedChannelsAreInvalidChannel() async throws {
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in
-                try await client.send(CTAPHIDMessage(channel: 0, command: .`init`, payload: [UInt8](repeating: 0, count: 8)))
+                try await client.send(
+                    CTAPHIDMessage(channel: 0, command: .`init`, payload: [UInt8](repeating: 0, count: 8)))
                 try await expectError(.invalidChannel, on: 0, from: client)
                 try await client.send(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .ping, payload: [1]))
                 try await expectError(.invalidChannel, on: CTAPHIDChannel.broadcast, from: client)
@@ -53,13 +57,16 @@ import Testing
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
-                try await client.send(raw: CTAPHIDPacket.initialization(channel: channel, command: .ping, length: 7610, data: []).report)
+                try await client.send(
+                    raw: CTAPHIDPacket.initialization(channel: channel, command: .ping, length: 7610, data: []).report)
                 try await expectError(.invalidLength, on: channel, from: client)
                 try await client.send(CTAPHIDMessage(channel: channel, command: .cbor))
                 try await expectError(.invalidLength, on: channel, from: client)
-                try await client.send(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [1, 2, 3]))
+                try await client.send(
+                    CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [1, 2, 3]))
                 try await expectError(.invalidLength, on: CTAPHIDChannel.broadcast, from: client)
-                try await client.send(CTAPHIDMessage(channel: channel, command: VendorCommand.presence.command, payload: [1, 1]))
+                try await client.send(
+                    CTAPHIDMessage(channel: channel, command: VendorCommand.presence.command, payload: [1, 1]))
                 try await expectError(.invalidLength, on: channel, from: client)
             }
         }
@@ -69,7 +76,8 @@ import Testing
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
-                try await client.send(CTAPHIDMessage(channel: channel, command: VendorCommand.presence.command, payload: [2]))
+                try await client.send(
+                    CTAPHIDMessage(channel: channel, command: VendorCommand.presence.command, payload: [2]))
                 try await expectError(.invalidParameter, on: channel, from: client)
             }
         }
@@ -79,10 +87,13 @@ import Testing
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
-                let packets = CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 7, count: 300)).packets
+                let packets = CTAPHIDMessage(
+                    channel: channel, command: .ping, payload: [UInt8](repeating: 7, count: 300)
+                ).packets
                 try await client.send(raw: packets[0].report + packets[2].report)
                 try await expectError(.invalidSequence, on: channel, from: client)
-                try await client.send(raw: packets[0].report + CTAPHIDMessage(channel: channel, command: .ping, payload: [1]).reports)
+                try await client.send(
+                    raw: packets[0].report + CTAPHIDMessage(channel: channel, command: .ping, payload: [1]).reports)
                 try await expectError(.invalidSequence, on: channel, from: client)
                 // The channel still works afterwards.
                 let reply = try await client.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [5]))
@@ -95,7 +106,9 @@ import Testing
         try await withDaemon { daemon in
             try await HIDTestClient.with(path: daemon.path) { client in
                 let channel = try await client.initialize()
-                let packets = CTAPHIDMessage(channel: channel, command: .cbor, payload: [UInt8](repeating: 7, count: 100)).packets
+                let packets = CTAPHIDMessage(
+                    channel: channel, command: .cbor, payload: [UInt8](repeating: 7, count: 100)
+                ).packets
                 try await client.send(raw: packets[0].report)
                 try await expectError(.messageTimeout, on: channel, from: client)
                 // The late continuation is spurious now and ignored; the next request is answered.

@@ -3,6 +3,7 @@ import CTAPHID
 import NIOCore
 import NIOPosix
 import Testing
+
 @testable import PasskeyDaemon
 
 /// One transaction at a time across the device; nothing one client does blocks the others beyond that.
@@ -15,10 +16,12 @@ import Testing
                 try await first.awaitKeepalive(.userPresenceNeeded, channel: channelA)
                 try await HIDTestClient.with(path: daemon.path) { second in
                     let channelB = try await second.initialize()
-                    let ping = try await second.transact(CTAPHIDMessage(channel: channelB, command: .ping, payload: [1]))
+                    let ping = try await second.transact(
+                        CTAPHIDMessage(channel: channelB, command: .ping, payload: [1]))
                     #expect(ping == .error(.channelBusy, channel: channelB))
                     // A transaction waits for the device for the timing's patience, then is told it is busy.
-                    let cbor = try await second.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                    let cbor = try await second.transact(
+                        CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
                     #expect(cbor == .error(.channelBusy, channel: channelB))
                     #expect(daemon.server.device.channels.waitingCount == 0)
                     // CANCEL from someone else's channel does nothing.
@@ -28,7 +31,8 @@ import Testing
                     #expect(approve.payload == [1])
                     let reply = try await first.readReply(channel: channelA)
                     #expect(reply.payload == [CTAPStatus.success.rawValue])
-                    let after = try await second.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                    let after = try await second.transact(
+                        CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
                     #expect(after.payload == [0x00, 0xA0])
                 }
             }
@@ -68,7 +72,8 @@ import Testing
                     let channelB = try await second.initialize()
                     try await first.send(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x0C, 25]))
                     while !daemon.server.device.channels.isBusy { try await Task.sleep(for: .milliseconds(1)) }
-                    let waited = try await second.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                    let waited = try await second.transact(
+                        CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
                     #expect(waited.payload == [0x00, 0xA0], "served in turn, not told busy")
                     #expect(try await first.readReply(channel: channelA).payload == [0x00, 0x0C, 25])
                     #expect(await daemon.handler.callers.map(\.channel) == [channelA, channelB])
@@ -170,7 +175,9 @@ import Testing
         var channels: [UInt32] = []
         for client in clients { channels.append(try await client.initialize()) }
         try await clients[0].send(CTAPHIDMessage(channel: channels[0], command: .cbor, payload: [0x04]))
-        while !daemon.handler.flushRunning.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(1)) }
+        while !daemon.handler.flushRunning.load(ordering: .sequentiallyConsistent) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
         for (client, channel) in zip(clients, channels).dropFirst() {
             let ping = try await client.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [7]))
             #expect(ping.payload == [7])
@@ -181,8 +188,10 @@ import Testing
         #expect(try await clients[0].readReply(channel: channels[0]).payload == [0x00, 0xA0])
     }
 
-    private func withClients(_ count: Int, path: String, group: any EventLoopGroup, opened: [HIDTestClient] = [],
-                             _ body: ([HIDTestClient]) async throws -> Void) async throws {
+    private func withClients(
+        _ count: Int, path: String, group: any EventLoopGroup, opened: [HIDTestClient] = [],
+        _ body: ([HIDTestClient]) async throws -> Void
+    ) async throws {
         guard opened.count < count else { return try await body(opened) }
         try await HIDTestClient.with(path: path, group: group) { client in
             try await withClients(count, path: path, group: group, opened: opened + [client], body)
@@ -211,13 +220,18 @@ import Testing
                     try await bad.send(raw: garbage)
                     // An oversized declaration and a message left half-sent.
                     let badChannel = try await bad.initialize()
-                    try await bad.send(raw: CTAPHIDPacket.initialization(channel: badChannel, command: .cbor, length: 7609, data: [0x04]).report)
+                    try await bad.send(
+                        raw: CTAPHIDPacket.initialization(
+                            channel: badChannel, command: .cbor, length: 7609, data: [0x04]
+                        ).report)
                     // And a truncated report.
                     try await bad.send(raw: [0x01, 0x02, 0x03])
 
-                    let reply = try await good.transact(CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
+                    let reply = try await good.transact(
+                        CTAPHIDMessage(channel: channel, command: .cbor, payload: [0x04]))
                     #expect(reply.payload == [0x00, 0xA0])
-                    let ping = try await good.transact(CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 9, count: 500)))
+                    let ping = try await good.transact(
+                        CTAPHIDMessage(channel: channel, command: .ping, payload: [UInt8](repeating: 9, count: 500)))
                     #expect(ping.payload.count == 500)
                 }
             }
@@ -256,8 +270,12 @@ import Testing
             let (first, second) = try await HIDTestClient.with(path: daemon.path) { client in
                 let channelA = try await client.initialize()
                 let channelB = try await client.initialize(nonce: [8, 7, 6, 5, 4, 3, 2, 1])
-                #expect(try await client.transact(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x04])).payload == [0x00, 0xA0])
-                #expect(try await client.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04])).payload == [0x00, 0xA0])
+                #expect(
+                    try await client.transact(CTAPHIDMessage(channel: channelA, command: .cbor, payload: [0x04]))
+                        .payload == [0x00, 0xA0])
+                #expect(
+                    try await client.transact(CTAPHIDMessage(channel: channelB, command: .cbor, payload: [0x04]))
+                        .payload == [0x00, 0xA0])
                 let callers = await daemon.handler.callers
                 #expect(callers.count == 2)
                 #expect(callers[0].connection == callers[1].connection)

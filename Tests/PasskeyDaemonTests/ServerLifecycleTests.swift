@@ -3,6 +3,7 @@ import CTAPHID
 import Foundation
 import PasskeydTestSupport
 import Testing
+
 @testable import PasskeyDaemon
 
 /// The socket file: permissions, peers of another uid, stale sockets, one daemon per path.
@@ -22,7 +23,9 @@ import Testing
     @Test func aPeerOfAnotherUIDIsClosedUnanswered() async throws {
         let daemon = try await TestDaemon.start(allowedPeerUID: getuid() &+ 1)
         try await HIDTestClient.with(path: daemon.path) { client in
-            try? await client.send(CTAPHIDMessage(channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [UInt8](repeating: 1, count: 8)))
+            try? await client.send(
+                CTAPHIDMessage(
+                    channel: CTAPHIDChannel.broadcast, command: .`init`, payload: [UInt8](repeating: 1, count: 8)))
             #expect(await client.isClosedByPeer())
         }
         await daemon.stop()

@@ -23,7 +23,8 @@ struct TestDaemon {
         let broker = PromptBroker()
         let handler = FakeHandler(presence: DaemonUserPresence(mode: presence, broker: broker))
         let daemon = try await InProcessDaemon.start(
-            handler: handler, broker: broker, socketPath: path, timing: timing, allowedPeerUID: allowedPeerUID, busyPoll: busyPoll,
+            handler: handler, broker: broker, socketPath: path, timing: timing, allowedPeerUID: allowedPeerUID,
+            busyPoll: busyPoll,
             quickTransactionsOnLoop: quickTransactionsOnLoop)
         return TestDaemon(daemon: daemon, handler: handler)
     }

@@ -29,7 +29,8 @@ import Testing
             #expect(try await Self.fingerprints(daemon).map { $0["templateId"] as? String } == [template])
             #expect((try await daemon.ctl(["info", "--json"]).json["options"] as? [String: Bool])?["uv"] == true)
 
-            #expect(try await daemon.ctl(["bio", "rename", template, "--name", "Right thumb"], pin: Self.pin).status == 0)
+            #expect(
+                try await daemon.ctl(["bio", "rename", template, "--name", "Right thumb"], pin: Self.pin).status == 0)
             #expect(try await Self.fingerprints(daemon).first?["name"] as? String == "Right thumb")
 
             let unknown = try await daemon.ctl(["bio", "remove", "00ff"], pin: Self.pin)

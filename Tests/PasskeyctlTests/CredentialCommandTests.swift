@@ -1,7 +1,7 @@
 import CTAP
 import Foundation
-import PasskeydTestSupport
 import PasskeyClient
+import PasskeydTestSupport
 import Testing
 import WebAuthn
 
@@ -39,12 +39,16 @@ import WebAuthn
             let filtered = try await daemon.ctl(["list", "--rp", "other.org", "--json"], pin: Self.pin)
             let only = try #require(try filtered.json["relyingParties"] as? [[String: Any]])
             #expect(only.count == 1)
-            #expect((only.first?["credentials"] as? [[String: Any]])?.first?["credentialId"] as? String == Base64URL.encode(ids.carol))
+            #expect(
+                (only.first?["credentials"] as? [[String: Any]])?.first?["credentialId"] as? String
+                    == Base64URL.encode(ids.carol))
 
             // The table names every RP and user, and shows IDs by a prefix.
             let table = try await daemon.ctl(["list"], pin: Self.pin)
             #expect(table.status == 0)
-            for text in ["example.com", "other.org", "alice", "bob", "carol", String(Base64URL.encode(ids.bob).prefix(12))] {
+            for text in [
+                "example.com", "other.org", "alice", "bob", "carol", String(Base64URL.encode(ids.bob).prefix(12))
+            ] {
                 #expect(table.stdout.contains(text), "table lacks \(text): \(table.stdout)")
             }
 
@@ -93,7 +97,8 @@ import WebAuthn
         try await withDaemon { daemon in
             let ids = try await Self.populated(daemon)
             let bob = Base64URL.encode(ids.bob)
-            let prefix = String(bob.prefix(uniquePrefixLength(bob, among: [ids.alice, ids.carol].map { Base64URL.encode($0) })))
+            let prefix = String(
+                bob.prefix(uniquePrefixLength(bob, among: [ids.alice, ids.carol].map { Base64URL.encode($0) })))
             // Without --yes and without a terminal, nothing happens.
             let unconfirmed = try await daemon.ctl(["delete", "--", prefix], pin: Self.pin)
             #expect(unconfirmed.status == 1)
@@ -149,8 +154,9 @@ import WebAuthn
 
             // A longer prefix settles it ("--" because a base64url ID may begin with "-").
             let others = all.filter { $0 != second }
-            let longer = try #require((shared.count + 1...second.count).lazy.map { String(second.prefix($0)) }
-                .first { prefix in !others.contains { $0.hasPrefix(prefix) } })
+            let longer = try #require(
+                (shared.count + 1...second.count).lazy.map { String(second.prefix($0)) }
+                    .first { prefix in !others.contains { $0.hasPrefix(prefix) } })
             #expect(try await daemon.ctl(["delete", "--yes", "--", longer], pin: Self.pin).status == 0)
             let left = try await daemon.listed(pin: Self.pin).compactMap { $0["credentialId"] as? String }
             #expect(left.count == count - 1 && !left.contains(second) && left.contains(first))
@@ -160,8 +166,12 @@ import WebAuthn
     @Test func deleteByRelyingPartyAndUser() async throws {
         try await withDaemon { daemon in
             let ids = try await Self.populated(daemon)
-            #expect(try await daemon.ctl(["delete", "--rp", "example.com", "--user", "nobody", "--yes"], pin: Self.pin).status == 5)
-            #expect(try await daemon.ctl(["delete", "--rp", "example.com", "--user", "alice", "--yes"], pin: Self.pin).status == 0)
+            #expect(
+                try await daemon.ctl(["delete", "--rp", "example.com", "--user", "nobody", "--yes"], pin: Self.pin)
+                    .status == 5)
+            #expect(
+                try await daemon.ctl(["delete", "--rp", "example.com", "--user", "alice", "--yes"], pin: Self.pin)
+                    .status == 0)
             var left = try await daemon.listed(pin: Self.pin).compactMap { $0["credentialId"] as? String }
             #expect(Set(left) == [Base64URL.encode(ids.bob), Base64URL.encode(ids.carol)])
             #expect(try await daemon.ctl(["delete", "--rp", "example.com", "--yes"], pin: Self.pin).status == 0)
@@ -174,8 +184,9 @@ import WebAuthn
         try await withDaemon { daemon in
             let ids = try await Self.populated(daemon)
             let carol = Base64URL.encode(ids.carol)
-            let run = try await daemon.ctl(["rename", "--name", "caroline", "--display-name", "Caroline C.", "--", String(carol.prefix(10))],
-                                     pin: Self.pin)
+            let run = try await daemon.ctl(
+                ["rename", "--name", "caroline", "--display-name", "Caroline C.", "--", String(carol.prefix(10))],
+                pin: Self.pin)
             #expect(run.status == 0, "\(run.stderr)")
 
             // The daemon itself now reports the new names, read through PasskeyClient's own session.
@@ -183,14 +194,19 @@ import WebAuthn
                 let info = try await session.getInfo()
                 let token = try await ClientPINSession(session: session, info: info)
                     .tokenUsingPIN(Self.pin, permissions: .cm, rpID: nil)
-                return try await CredentialManagementSession(session: session, token: token, info: info).credentials(rpID: "other.org")
+                return try await CredentialManagementSession(session: session, token: token, info: info).credentials(
+                    rpID: "other.org")
             }
             #expect(credentials.count == 1)
-            #expect(credentials.first?.user == PublicKeyCredentialUserEntity(id: Array("id-carol".utf8), name: "caroline", displayName: "Caroline C."))
+            #expect(
+                credentials.first?.user
+                    == PublicKeyCredentialUserEntity(
+                        id: Array("id-carol".utf8), name: "caroline", displayName: "Caroline C."))
 
             // Only the display name: the user name stays.
             #expect(try await daemon.ctl(["rename", "--display-name", "CC", "--", carol], pin: Self.pin).status == 0)
-            let listed = try #require(try await daemon.listed(pin: Self.pin).first { $0["credentialId"] as? String == carol })
+            let listed = try #require(
+                try await daemon.listed(pin: Self.pin).first { $0["credentialId"] as? String == carol })
             #expect(listed["userName"] as? String == "caroline")
             #expect(listed["displayName"] as? String == "CC")
         }

@@ -1,18 +1,22 @@
 import CTAP
 import Foundation
-import PasskeydTestSupport
 import PasskeyClient
+import PasskeydTestSupport
 import Testing
 
 /// `status`, `approve`/`deny`, `replug` and `reset` against a real daemon.
 @Suite struct DeviceCommandTests {
     @Test func noDaemonIsExitTwoWithASentence() async throws {
-        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("passkeyctl-none-\(UUID().uuidString.prefix(8)).sock").path
-        let run = try await ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["status"], environment: ["PASSKEYD_SOCKET": socket])
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "passkeyctl-none-\(UUID().uuidString.prefix(8)).sock"
+        ).path
+        let run = try await ProcessRun.run(
+            try BuiltProducts.executable("passkeyctl"), ["status"], environment: ["PASSKEYD_SOCKET": socket])
         #expect(run.status == 2)
         #expect(run.stderr.contains("No daemon at \(socket)"))
         #expect(run.stderr.contains("passkeyd --detach"))
-        let json = try await ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["--socket", socket, "list", "--json"], environment: [:])
+        let json = try await ProcessRun.run(
+            try BuiltProducts.executable("passkeyctl"), ["--socket", socket, "list", "--json"], environment: [:])
         #expect(json.status == 2)
         #expect((try json.json["error"] as? [String: Any])?["kind"] as? String == "no-daemon")
     }
@@ -30,7 +34,8 @@ import Testing
             let started = try #require((status["startedAt"] as? String).flatMap { try? Date($0, strategy: .iso8601) })
             #expect(started > before && started <= Date())
             // The socket given as a flag before the command works as well as the environment.
-            let flag = try await ProcessRun.run(try BuiltProducts.executable("passkeyctl"), ["--socket", daemon.socket, "status"], environment: [:])
+            let flag = try await ProcessRun.run(
+                try BuiltProducts.executable("passkeyctl"), ["--socket", daemon.socket, "status"], environment: [:])
             #expect(flag.status == 0)
             #expect(flag.stdout.contains("pid \(daemon.pid)"))
         }

@@ -20,7 +20,9 @@ import Testing
             #expect(SocketFolder.refusal(forSocket: folder + "/ctaphid.sock") == nil)
         }
         try withFolder(mode: 0o755) { folder in
-            #expect(SocketFolder.verdict(forFolderOf: folder + "/ctaphid.sock") == .trusted, "reading it gives nothing away")
+            #expect(
+                SocketFolder.verdict(forFolderOf: folder + "/ctaphid.sock") == .trusted, "reading it gives nothing away"
+            )
         }
     }
 
@@ -29,7 +31,10 @@ import Testing
         try withFolder(mode: mode) { folder in
             let socket = folder + "/ctaphid.sock"
             #expect(SocketFolder.verdict(forFolderOf: socket) == .writableByOthers(mode: UInt32(mode)))
-            #expect(SocketFolder.refusal(forSocket: socket) == "Refusing the socket at \(socket): its folder \(folder) can be written by other users (mode \(String(mode, radix: 8))).")
+            #expect(
+                SocketFolder.refusal(forSocket: socket)
+                    == "Refusing the socket at \(socket): its folder \(folder) can be written by other users (mode \(String(mode, radix: 8)))."
+            )
         }
     }
 
@@ -47,13 +52,17 @@ import Testing
             let socket = folder + "/ctaphid.sock"
             let stranger = getuid() &+ 1
             #expect(SocketFolder.verdict(forFolderOf: socket, uid: stranger) == .ownedByAnother(uid: getuid()))
-            #expect(SocketFolder.refusal(forSocket: socket, uid: stranger)?.contains("belongs to uid \(getuid()), not to you (uid \(stranger))") == true)
+            #expect(
+                SocketFolder.refusal(forSocket: socket, uid: stranger)?.contains(
+                    "belongs to uid \(getuid()), not to you (uid \(stranger))") == true)
         }
     }
 
     @Test func aListenerOfAnotherUidIsRefused() {
         #expect(SocketFolder.refusal(forSocket: "/s", servedBy: getuid()) == nil)
-        #expect(SocketFolder.refusal(forSocket: "/s", servedBy: getuid() &+ 1)?.contains("served by uid \(getuid() &+ 1)") == true)
+        #expect(
+            SocketFolder.refusal(forSocket: "/s", servedBy: getuid() &+ 1)?.contains("served by uid \(getuid() &+ 1)")
+                == true)
         #expect(SocketFolder.refusal(forSocket: "/s", servedBy: nil) != nil, "unknown is not ours")
     }
 }

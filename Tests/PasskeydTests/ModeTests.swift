@@ -16,10 +16,11 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        (["--presence", "deny"], [:]),
-        ([], ["PASSKEYD_PRESENCE": "deny"]),
-    ] as [([String], [String: String])])
+    @Test(
+        arguments: [
+            (["--presence", "deny"], [:]),
+            ([], ["PASSKEYD_PRESENCE": "deny"])
+        ] as [([String], [String: String])])
     func presenceDenyRefusesEveryTouch(arguments: [String], environment: [String: String]) async throws {
         try await PasskeydProcess.with(arguments + ["--uv", "off"], environment: environment) { daemon in
             let status = try await Self.registrationStatus(daemon)
@@ -28,20 +29,23 @@ import Testing
     }
 
     @Test func thePresenceFlagWinsOverTheEnvironment() async throws {
-        try await PasskeydProcess.with(["--presence", "auto", "--uv", "off"], environment: ["PASSKEYD_PRESENCE": "deny"]) { daemon in
+        try await PasskeydProcess.with(
+            ["--presence", "auto", "--uv", "off"], environment: ["PASSKEYD_PRESENCE": "deny"]
+        ) { daemon in
             let status = try await Self.registrationStatus(daemon)
             #expect(status == nil, "the flag's auto, not the environment's deny")
         }
     }
 
     /// getInfo's `uv` option (CTAP 2.1 §6.4): absent with built-in UV off, true when it is configured.
-    @Test(arguments: [
-        (["--uv", "off"], [:], nil),
-        (["--uv", "auto"], [:], true),
-        ([], ["PASSKEYD_UV": "off"], nil),
-        ([], [:], true),
-        (["--uv", "off"], ["PASSKEYD_UV": "auto"], nil),
-    ] as [([String], [String: String], Bool?)])
+    @Test(
+        arguments: [
+            (["--uv", "off"], [:], nil),
+            (["--uv", "auto"], [:], true),
+            ([], ["PASSKEYD_UV": "off"], nil),
+            ([], [:], true),
+            (["--uv", "off"], ["PASSKEYD_UV": "auto"], nil)
+        ] as [([String], [String: String], Bool?)])
     func uvDecidesWhatGetInfoAdvertises(arguments: [String], environment: [String: String], uv: Bool?) async throws {
         try await PasskeydProcess.with(arguments, environment: environment) { daemon in
             let info = try await daemon.withSession { try await $0.getInfo() }
@@ -58,13 +62,16 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ([], [:], true),
-        (["--log-level", "error"], [:], false),
-        ([], ["PASSKEYD_LOG_LEVEL": "error"], false),
-        (["--log-level", "info"], ["PASSKEYD_LOG_LEVEL": "error"], true),
-    ] as [([String], [String: String], Bool)])
-    func theLogLevelDecidesWhetherStartUpIsLogged(arguments: [String], environment: [String: String], logged: Bool) async throws {
+    @Test(
+        arguments: [
+            ([], [:], true),
+            (["--log-level", "error"], [:], false),
+            ([], ["PASSKEYD_LOG_LEVEL": "error"], false),
+            (["--log-level", "info"], ["PASSKEYD_LOG_LEVEL": "error"], true)
+        ] as [([String], [String: String], Bool)])
+    func theLogLevelDecidesWhetherStartUpIsLogged(arguments: [String], environment: [String: String], logged: Bool)
+        async throws
+    {
         try await PasskeydProcess.with(arguments, environment: environment) { daemon in
             // Start-up's info lines (the keystore opened, the socket listening) come before readiness.
             let infoLines = daemon.log.split(separator: "\n").filter { $0.contains(" info ") }

@@ -29,7 +29,9 @@ import Testing
 
     @Test func aFlagWinsOverItsEnvironmentVariable() async throws {
         let decoy = TemporaryFolder.freshPath("pkd-decoy")
-        try await PasskeydProcess.with(environment: ["PASSKEYD_SOCKET": decoy + "/ctaphid.sock", "PASSKEYD_DATA_DIR": decoy]) { daemon in
+        try await PasskeydProcess.with(environment: [
+            "PASSKEYD_SOCKET": decoy + "/ctaphid.sock", "PASSKEYD_DATA_DIR": decoy
+        ]) { daemon in
             try await Self.expectServing(daemon)
             #expect(!FileManager.default.fileExists(atPath: decoy), "the environment's paths were not used")
         }
@@ -39,20 +41,25 @@ import Testing
         let home = try TemporaryFolder("pkd-xdg")
         let runtime = home.appending("run")
         let data = home.appending("share")
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try await PasskeydProcess.with(
             environment: ["XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": data, "HOME": home.path],
-            placement: .implied(socket: runtime + "/passkeyd/ctaphid.sock", dataDirectory: data + "/passkeyd"), in: home,
+            placement: .implied(socket: runtime + "/passkeyd/ctaphid.sock", dataDirectory: data + "/passkeyd"),
+            in: home,
             Self.expectServing)
     }
 
     @Test func withoutXDGDataHomeTheKeystoreIsUnderHome() async throws {
         let home = try TemporaryFolder("pkd-home")
         let runtime = home.appending("run")
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try await PasskeydProcess.with(
             environment: ["XDG_RUNTIME_DIR": runtime, "HOME": home.path],
-            placement: .implied(socket: runtime + "/passkeyd/ctaphid.sock", dataDirectory: home.path + "/.local/share/passkeyd"), in: home,
+            placement: .implied(
+                socket: runtime + "/passkeyd/ctaphid.sock", dataDirectory: home.path + "/.local/share/passkeyd"),
+            in: home,
             Self.expectServing)
     }
 

@@ -29,11 +29,15 @@ import Testing
         // write-ahead log, a copy without it would miss credentials.
         let copy = try TemporaryFolder("pkd-shutdown-copy")
         defer { copy.remove() }
-        try FileManager.default.createDirectory(atPath: copy.appending("data"), withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: copy.appending("data"), withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         for name in ["keystore.sqlite", "keystore.key"] {
-            try FileManager.default.copyItem(atPath: daemon.dataDirectory + "/" + name, toPath: copy.appending("data/" + name))
+            try FileManager.default.copyItem(
+                atPath: daemon.dataDirectory + "/" + name, toPath: copy.appending("data/" + name))
         }
-        let wal = (try? FileManager.default.attributesOfItem(atPath: daemon.dataDirectory + "/keystore.sqlite-wal")[.size] as? Int) ?? 0
+        let wal =
+            (try? FileManager.default.attributesOfItem(atPath: daemon.dataDirectory + "/keystore.sqlite-wal")[.size]
+                as? Int) ?? 0
         #expect(wal == 0, "the write-ahead log was checkpointed into the database")
 
         try await PasskeydProcess.with(["--uv", "off"], in: copy) { reopened in

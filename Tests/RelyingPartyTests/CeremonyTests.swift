@@ -1,6 +1,7 @@
 import CTAP
 import Testing
 import WebAuthn
+
 @testable import RelyingParty
 
 @Suite struct CeremonyTests {
@@ -25,18 +26,24 @@ import WebAuthn
         #expect(await rp.challenges.count == 2)
     }
 
-    @Test(arguments: [TestAuthenticator.es256(), TestAuthenticator.ed25519(), TestAuthenticator.es384(), TestAuthenticator.es512(),
-                      TestAuthenticator.rsa(.rs256), TestAuthenticator.rsa(.ps256), TestAuthenticator.mldsa44(), TestAuthenticator.mldsa65(), TestAuthenticator.mldsa87(),
-                      TestAuthenticator.es256K()])
+    @Test(arguments: [
+        TestAuthenticator.es256(), TestAuthenticator.ed25519(), TestAuthenticator.es384(), TestAuthenticator.es512(),
+        TestAuthenticator.rsa(.rs256), TestAuthenticator.rsa(.ps256), TestAuthenticator.mldsa44(),
+        TestAuthenticator.mldsa65(), TestAuthenticator.mldsa87(),
+        TestAuthenticator.es256K()
+    ])
     func registersThenSignsIn(authenticator: TestAuthenticator) async throws {
-        let rp = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"],
-                              algorithms: [.es256, .edDSA, .es384, .es512, .rs256, .ps256, .mldsa44, .mldsa65, .mldsa87, .es256K])
+        let rp = RelyingParty(
+            id: "example.com", name: "Example", origins: ["https://example.com"],
+            algorithms: [.es256, .edDSA, .es384, .es512, .rs256, .ps256, .mldsa44, .mldsa65, .mldsa87, .es256K])
         let creation = await rp.registrationOptions(user: user)
         let credential = try await rp.finishRegistration(authenticator.registration(challenge: creation.challenge))
         #expect(credential.userHandle == user.id)
 
         let request = await rp.authenticationOptions(allowCredentials: [credential.descriptor])
-        let result = try await rp.finishAuthentication(authenticator.assertion(challenge: request.challenge, signCount: 1)) { id in
+        let result = try await rp.finishAuthentication(
+            authenticator.assertion(challenge: request.challenge, signCount: 1)
+        ) { id in
             id == credential.id ? credential : nil
         }
         #expect(result.credential.signCount == 1)
@@ -80,8 +87,9 @@ import WebAuthn
     @Test func remembersTheUserIdentifiedBeforeSignIn() async throws {
         let rp = relyingParty()
         let authenticator = TestAuthenticator.es256()
-        let record = RegisteredCredential(id: authenticator.credentialID, publicKey: authenticator.publicKey, signCount: 0,
-                                          userHandle: authenticator.userHandle)
+        let record = RegisteredCredential(
+            id: authenticator.credentialID, publicKey: authenticator.publicKey, signCount: 0,
+            userHandle: authenticator.userHandle)
         let request = await rp.authenticationOptions(user: Array("someone-else".utf8))
         await #expect(throws: VerificationError.credentialNotOwnedByUser) {
             try await rp.finishAuthentication(authenticator.assertion(challenge: request.challenge)) { _ in record }

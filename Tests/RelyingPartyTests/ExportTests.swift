@@ -1,8 +1,8 @@
 import CTAP
 import Foundation
+import RelyingParty
 import Testing
 import WebAuthn
-import RelyingParty
 
 /// Writes a registration and an authentication this package's types produced, for
 /// `Fixtures/webauthn/verify_swift_responses.py` to check with py_webauthn. The file is written
@@ -27,9 +27,10 @@ import RelyingParty
         registrationOptions.timeout = 60_000
         let export = Export(
             registrationOptions: registrationOptions,
-            authenticationOptions: .init(challenge: Array(32..<64), timeout: 60_000, rpId: "example.com",
-                                         allowCredentials: [.init(id: authenticator.credentialID, transports: ["internal"])],
-                                         userVerification: .required),
+            authenticationOptions: .init(
+                challenge: Array(32..<64), timeout: 60_000, rpId: "example.com",
+                allowCredentials: [.init(id: authenticator.credentialID, transports: ["internal"])],
+                userVerification: .required),
             rpId: "example.com", origin: "https://example.com",
             registrationChallenge: Base64URL.encode(Array(0..<32)),
             registrationResponse: authenticator.registration(challenge: Array(0..<32)),

@@ -1,9 +1,9 @@
 import CBOR
 import CTAP
 import Foundation
+import RelyingParty
 import Testing
 import WebAuthn
-import RelyingParty
 
 /// Responses built by an independent implementation (`Fixtures/webauthn/generate_fixtures.py`:
 /// Python `cryptography` and `cbor2`, each vector accepted by py_webauthn 3.0.1 before it was written).
@@ -19,7 +19,8 @@ import RelyingParty
     }
 
     static func load(_ name: String) throws -> Golden {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let data = try Data(contentsOf: root.appendingPathComponent("Fixtures/webauthn").appendingPathComponent(name))
         return try JSONDecoder().decode(Golden.self, from: data)
     }
@@ -29,13 +30,16 @@ import RelyingParty
         let golden = try Self.load(name)
         let rp = RelyingParty(id: golden.rpId, name: "Example", origins: [golden.origin])
         let credential = try rp.verifyRegistration(golden.registrationResponse, options: golden.registrationOptions)
-        #expect(credential.publicKeyCOSE == (try CBORDecoder.decode(Base64URL.decode(golden.credentialPublicKeyCOSE))).encoded)
+        #expect(
+            credential.publicKeyCOSE
+                == (try CBORDecoder.decode(Base64URL.decode(golden.credentialPublicKeyCOSE))).encoded)
         #expect(credential.userHandle == golden.registrationOptions.user.id)
         #expect(credential.signCount == 0)
         #expect(credential.backupEligible && !credential.backedUp)
 
-        let result = try rp.verifyAuthentication(golden.authenticationResponse, options: golden.authenticationOptions,
-                                                 credential: { $0 == credential.id ? credential : nil })
+        let result = try rp.verifyAuthentication(
+            golden.authenticationResponse, options: golden.authenticationOptions,
+            credential: { $0 == credential.id ? credential : nil })
         #expect(result.credential.signCount == 7)
         #expect(result.userVerified)
         #expect(result.userHandle == golden.registrationOptions.user.id)
@@ -48,8 +52,9 @@ import RelyingParty
         var credential = try rp.verifyRegistration(golden.registrationResponse, options: golden.registrationOptions)
         credential.signCount = 7
         #expect(throws: VerificationError.signCountNotIncreased(stored: 7, received: 7)) {
-            try rp.verifyAuthentication(golden.authenticationResponse, options: golden.authenticationOptions,
-                                        credential: { _ in credential })
+            try rp.verifyAuthentication(
+                golden.authenticationResponse, options: golden.authenticationOptions,
+                credential: { _ in credential })
         }
     }
 }

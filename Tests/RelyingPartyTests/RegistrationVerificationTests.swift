@@ -2,13 +2,17 @@ import CBOR
 import CTAP
 import Testing
 import WebAuthn
+
 @testable import RelyingParty
 
-let exampleRP = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"],
-                             topOrigins: ["https://embedder.example"])
+let exampleRP = RelyingParty(
+    id: "example.com", name: "Example", origins: ["https://example.com"],
+    topOrigins: ["https://embedder.example"])
 
-func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserVerificationRequirement = .preferred,
-                     algorithms: [COSEAlgorithm] = [.es256, .edDSA]) -> PublicKeyCredentialCreationOptionsJSON {
+func creationOptions(
+    challenge: [UInt8] = Array(0..<32), userVerification: UserVerificationRequirement = .preferred,
+    algorithms: [COSEAlgorithm] = [.es256, .edDSA]
+) -> PublicKeyCredentialCreationOptionsJSON {
     PublicKeyCredentialCreationOptionsJSON(
         rp: .init(id: "example.com", name: "Example"),
         user: .init(id: Array("user-1".utf8), name: "alice", displayName: "Alice"),
@@ -20,15 +24,19 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
 @Suite struct RegistrationVerificationTests {
     let options = creationOptions()
 
-    func verify(_ response: RegistrationResponseJSON, options: PublicKeyCredentialCreationOptionsJSON? = nil,
-                requireUserVerification: Bool? = nil) throws(VerificationError) -> RegisteredCredential {
-        try exampleRP.verifyRegistration(response, options: options ?? self.options, requireUserVerification: requireUserVerification)
+    func verify(
+        _ response: RegistrationResponseJSON, options: PublicKeyCredentialCreationOptionsJSON? = nil,
+        requireUserVerification: Bool? = nil
+    ) throws(VerificationError) -> RegisteredCredential {
+        try exampleRP.verifyRegistration(
+            response, options: options ?? self.options, requireUserVerification: requireUserVerification)
     }
 
     @Test(arguments: [TestAuthenticator.es256(), TestAuthenticator.ed25519()])
     func acceptsPackedSelfAttestation(authenticator: TestAuthenticator) throws {
-        let response = authenticator.registration(challenge: options.challenge,
-                                                  flags: [.userPresent, .userVerified, .backupEligible, .backedUp], signCount: 3)
+        let response = authenticator.registration(
+            challenge: options.challenge,
+            flags: [.userPresent, .userVerified, .backupEligible, .backedUp], signCount: 3)
         let credential = try verify(response)
         #expect(credential.id == authenticator.credentialID)
         #expect(credential.publicKey == authenticator.publicKey)
@@ -41,7 +49,8 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
 
     @Test func acceptsNoneAttestation() throws {
         let authenticator = TestAuthenticator.ed25519()
-        let credential = try verify(authenticator.registration(challenge: options.challenge, flags: [.userPresent], attestation: .none))
+        let credential = try verify(
+            authenticator.registration(challenge: options.challenge, flags: [.userPresent], attestation: .none))
         #expect(credential.attestationFormat == "none")
         #expect(!credential.backupEligible && !credential.backedUp)
     }
@@ -53,11 +62,14 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
 
     @Test func rejectsWrongClientDataType() {
         let response = TestAuthenticator.es256().registration(challenge: options.challenge, type: .get)
-        #expect(throws: VerificationError.clientDataTypeMismatch(expected: "webauthn.create", found: "webauthn.get")) { try verify(response) }
+        #expect(throws: VerificationError.clientDataTypeMismatch(expected: "webauthn.create", found: "webauthn.get")) {
+            try verify(response)
+        }
     }
 
     @Test func rejectsUnexpectedOrigin() {
-        let response = TestAuthenticator.es256().registration(challenge: options.challenge, origin: "https://evil.example")
+        let response = TestAuthenticator.es256().registration(
+            challenge: options.challenge, origin: "https://evil.example")
         #expect(throws: VerificationError.originMismatch("https://evil.example")) { try verify(response) }
     }
 
@@ -78,8 +90,9 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
             try sameOriginOnly.verifyRegistration(response, options: options, requireUserVerification: nil)
         }
         _ = try verify(response)
-        _ = try sameOriginOnly.verifyRegistration(authenticator.registration(challenge: options.challenge, crossOrigin: false),
-                                                  options: options, requireUserVerification: nil)
+        _ = try sameOriginOnly.verifyRegistration(
+            authenticator.registration(challenge: options.challenge, crossOrigin: false),
+            options: options, requireUserVerification: nil)
     }
 
     @Test func rejectsRPIDHashOfAnotherRP() {
@@ -95,18 +108,23 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
     @Test func requiresUserVerificationWhenOptionsSayRequired() throws {
         let response = TestAuthenticator.es256().registration(challenge: options.challenge, flags: [.userPresent])
         _ = try verify(response)
-        #expect(throws: VerificationError.userNotVerified) { try verify(response, options: creationOptions(userVerification: .required)) }
+        #expect(throws: VerificationError.userNotVerified) {
+            try verify(response, options: creationOptions(userVerification: .required))
+        }
         #expect(throws: VerificationError.userNotVerified) { try verify(response, requireUserVerification: true) }
     }
 
     @Test func rejectsBackupStateWithoutEligibility() {
-        let response = TestAuthenticator.es256().registration(challenge: options.challenge, flags: [.userPresent, .backedUp])
+        let response = TestAuthenticator.es256().registration(
+            challenge: options.challenge, flags: [.userPresent, .backedUp])
         #expect(throws: VerificationError.backupStateWithoutEligibility) { try verify(response) }
     }
 
     @Test func rejectsAlgorithmNotOffered() {
         let response = TestAuthenticator.ed25519().registration(challenge: options.challenge)
-        #expect(throws: VerificationError.algorithmNotAllowed(-8)) { try verify(response, options: creationOptions(algorithms: [.es256])) }
+        #expect(throws: VerificationError.algorithmNotAllowed(-8)) {
+            try verify(response, options: creationOptions(algorithms: [.es256]))
+        }
     }
 
     @Test func rejectsUnknownAttestationFormat() {
@@ -122,8 +140,11 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
     }
 
     @Test func rejectsPackedAlgorithmMismatch() {
-        let response = TestAuthenticator.es256().registration(challenge: options.challenge, attestation: .packedSelfWithAlgorithm(-8))
-        #expect(throws: VerificationError.attestationAlgorithmMismatch(statement: -8, credential: -7)) { try verify(response) }
+        let response = TestAuthenticator.es256().registration(
+            challenge: options.challenge, attestation: .packedSelfWithAlgorithm(-8))
+        #expect(throws: VerificationError.attestationAlgorithmMismatch(statement: -8, credential: -7)) {
+            try verify(response)
+        }
     }
 
     @Test(arguments: [TestAuthenticator.es256(), TestAuthenticator.ed25519()])
@@ -133,7 +154,8 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
     }
 
     @Test func rejectsCertificateChainItCannotTrust() {
-        let response = TestAuthenticator.es256().registration(challenge: options.challenge, attestation: .packedWithCertificate)
+        let response = TestAuthenticator.es256().registration(
+            challenge: options.challenge, attestation: .packedWithCertificate)
         #expect(throws: VerificationError.attestationTrustPathUnsupported) { try verify(response) }
     }
 
@@ -150,7 +172,9 @@ func creationOptions(challenge: [UInt8] = Array(0..<32), userVerification: UserV
     @Test func rejectsCredentialIDOver1023Bytes() {
         var authenticator = TestAuthenticator.es256()
         authenticator.credentialID = [UInt8](repeating: 7, count: 1024)
-        #expect(throws: VerificationError.credentialIDTooLong) { try verify(authenticator.registration(challenge: options.challenge)) }
+        #expect(throws: VerificationError.credentialIDTooLong) {
+            try verify(authenticator.registration(challenge: options.challenge))
+        }
     }
 
     @Test func rejectsMalformedAttestationObject() {

@@ -1,6 +1,7 @@
 import CTAP
 import Secp256k1
 import Testing
+
 @testable import RelyingParty
 
 /// ES256K verification beyond the ceremony tests: ECDSA accepts both (r, s) and (r, n − s), so a
@@ -9,7 +10,7 @@ import Testing
     /// secp256k1's group order (SEC 2 §2.4.1).
     static let order: [UInt8] = [
         0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE,
-        0xBA, 0xAE, 0xDC, 0xE6, 0xAF, 0x48, 0xA0, 0x3B, 0xBF, 0xD2, 0x5E, 0x8C, 0xD0, 0x36, 0x41, 0x41,
+        0xBA, 0xAE, 0xDC, 0xE6, 0xAF, 0x48, 0xA0, 0x3B, 0xBF, 0xD2, 0x5E, 0x8C, 0xD0, 0x36, 0x41, 0x41
     ]
 
     @Test func anES256KSignatureVerifiesInBothSFormsAndNotOverOtherData() throws {
@@ -26,7 +27,8 @@ import Testing
         #expect(try !key.verifies(lowS, over: data + [0]))
         #expect(try !key.verifies([0x30, 0x00], over: data), "not DER")
         #expect(throws: VerificationError.unusablePublicKey) {
-            try COSEKey.secp256k1(x: [UInt8](repeating: 0, count: 32), y: [UInt8](repeating: 0, count: 32)).verifies(lowS, over: data)
+            try COSEKey.secp256k1(x: [UInt8](repeating: 0, count: 32), y: [UInt8](repeating: 0, count: 32)).verifies(
+                lowS, over: data)
         }
     }
 

@@ -1,7 +1,7 @@
 import CBOR
+import CTAP
 import Crypto
 import CryptoExtras
-import CTAP
 import Foundation
 import MLDSA
 import Secp256k1
@@ -45,7 +45,9 @@ struct TestAuthenticator {
     static func rsa(_ algorithm: COSEAlgorithm) -> TestAuthenticator {
         TestAuthenticator(key: .rsa(try! _RSA.Signing.PrivateKey(keySize: .bits2048), algorithm))
     }
-    static func mldsa44() -> TestAuthenticator { TestAuthenticator(key: .mldsa44(MLDSAPrivateKey(parameters: .mldsa44))) }
+    static func mldsa44() -> TestAuthenticator {
+        TestAuthenticator(key: .mldsa44(MLDSAPrivateKey(parameters: .mldsa44)))
+    }
     static func mldsa65() -> TestAuthenticator { TestAuthenticator(key: .mldsa65(try! MLDSA65.PrivateKey())) }
     static func mldsa87() -> TestAuthenticator { TestAuthenticator(key: .mldsa87(try! MLDSA87.PrivateKey())) }
     static func es256K() -> TestAuthenticator { TestAuthenticator(key: .secp256k1(Secp256k1.generatePrivateKey())) }
@@ -85,7 +87,8 @@ struct TestAuthenticator {
         case .p384(let k): return Array(try! k.signature(for: data).derRepresentation)
         case .p521(let k): return Array(try! k.signature(for: data).derRepresentation)
         case .rsa(let k, let algorithm):
-            return Array(try! k.signature(for: data, padding: algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS).rawRepresentation)
+            return Array(
+                try! k.signature(for: data, padding: algorithm == .rs256 ? .insecurePKCS1v1_5 : .PSS).rawRepresentation)
         case .mldsa44(let k): return k.signature(for: data)
         case .mldsa65(let k): return Array(try! k.signature(for: data))
         case .mldsa87(let k): return Array(try! k.signature(for: data))
@@ -93,10 +96,14 @@ struct TestAuthenticator {
         }
     }
 
-    static func clientData(_ type: CollectedClientData.CeremonyType, challenge: [UInt8], origin: String,
-                           topOrigin: String?, crossOrigin: Bool? = nil) -> [UInt8] {
-        CollectedClientData(type: type, challenge: challenge, origin: origin,
-                            crossOrigin: crossOrigin ?? (topOrigin != nil), topOrigin: topOrigin).serialized
+    static func clientData(
+        _ type: CollectedClientData.CeremonyType, challenge: [UInt8], origin: String,
+        topOrigin: String?, crossOrigin: Bool? = nil
+    ) -> [UInt8] {
+        CollectedClientData(
+            type: type, challenge: challenge, origin: origin,
+            crossOrigin: crossOrigin ?? (topOrigin != nil), topOrigin: topOrigin
+        ).serialized
     }
 
     func registration(
@@ -111,22 +118,34 @@ struct TestAuthenticator {
         attestation: Attestation = .packedSelf,
         corruptSignature: Bool = false
     ) -> RegistrationResponseJSON {
-        let clientDataJSON = Self.clientData(type, challenge: challenge, origin: origin, topOrigin: topOrigin, crossOrigin: crossOrigin)
+        let clientDataJSON = Self.clientData(
+            type, challenge: challenge, origin: origin, topOrigin: topOrigin, crossOrigin: crossOrigin)
         let authData = AuthenticatorData(
             rpIDHash: Array(SHA256.hash(data: Array(rpID.utf8))), flags: flags, signCount: signCount,
-            attestedCredentialData: AttestedCredentialData(aaguid: [UInt8](repeating: 0, count: 16),
-                                                           credentialID: credentialID, publicKey: publicKey)).bytes
+            attestedCredentialData: AttestedCredentialData(
+                aaguid: [UInt8](repeating: 0, count: 16),
+                credentialID: credentialID, publicKey: publicKey)
+        ).bytes
         var signature = sign(authData + Array(SHA256.hash(data: clientDataJSON)))
         if corruptSignature { signature[signature.count - 1] ^= 0x01 }
         let (format, statement): (String, CBORValue)
         switch attestation {
         case .none: (format, statement) = ("none", .map([:]))
-        case .packedSelf: (format, statement) = ("packed", AttestationStatement.packed(alg: publicKey.algorithm.rawValue, sig: signature, x5c: nil).cbor)
-        case .packedSelfWithAlgorithm(let alg): (format, statement) = ("packed", AttestationStatement.packed(alg: alg, sig: signature, x5c: nil).cbor)
-        case .packedWithCertificate: (format, statement) = ("packed", AttestationStatement.packed(alg: -7, sig: signature, x5c: [[0x30, 0x00]]).cbor)
+        case .packedSelf:
+            (format, statement) = (
+                "packed", AttestationStatement.packed(alg: publicKey.algorithm.rawValue, sig: signature, x5c: nil).cbor
+            )
+        case .packedSelfWithAlgorithm(let alg):
+            (format, statement) = ("packed", AttestationStatement.packed(alg: alg, sig: signature, x5c: nil).cbor)
+        case .packedWithCertificate:
+            (format, statement) = (
+                "packed", AttestationStatement.packed(alg: -7, sig: signature, x5c: [[0x30, 0x00]]).cbor
+            )
         case .custom(let f, let s): (format, statement) = (f, s)
         }
-        let attestationObject: CBORValue = ["fmt": .textString(format), "authData": .byteString(authData), "attStmt": statement]
+        let attestationObject: CBORValue = [
+            "fmt": .textString(format), "authData": .byteString(authData), "attStmt": statement
+        ]
         return RegistrationResponseJSON(
             id: Base64URL.encode(credentialID), rawId: credentialID,
             response: AuthenticatorAttestationResponseJSON(
@@ -149,8 +168,10 @@ struct TestAuthenticator {
         corruptSignature: Bool = false
     ) -> AuthenticationResponseJSON {
         let clientDataJSON = Self.clientData(type, challenge: challenge, origin: origin, topOrigin: topOrigin)
-        let authData = AuthenticatorData(rpIDHash: Array(SHA256.hash(data: Array(rpID.utf8))), flags: flags,
-                                         signCount: signCount).bytes
+        let authData = AuthenticatorData(
+            rpIDHash: Array(SHA256.hash(data: Array(rpID.utf8))), flags: flags,
+            signCount: signCount
+        ).bytes
         var signature = sign(authData + Array(SHA256.hash(data: clientDataJSON)))
         if corruptSignature { signature[signature.count - 1] ^= 0x01 }
         return AuthenticationResponseJSON(

@@ -25,7 +25,9 @@ enum ChildProcess {
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw FixtureError("cannot start \(executable): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw FixtureError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
         return pid
     }
 
@@ -55,7 +57,7 @@ enum ChildProcess {
     static func isRunning(_ pid: pid_t) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+            let close = stat.lastIndex(of: ")")
         else { return true }
         // The state letter follows "pid (comm) ".
         return stat[stat.index(after: close)...].dropFirst().first != "Z"

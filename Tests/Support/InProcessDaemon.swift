@@ -18,8 +18,9 @@ public struct InProcessDaemon: Sendable {
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> InProcessDaemon {
         let server = try await CTAPHIDServer.start(
-            configuration: .init(socketPath: socketPath, timing: timing, allowedPeerUID: allowedPeerUID, busyPoll: busyPoll,
-                                 quickTransactionsOnLoop: quickTransactionsOnLoop),
+            configuration: .init(
+                socketPath: socketPath, timing: timing, allowedPeerUID: allowedPeerUID, busyPoll: busyPoll,
+                quickTransactionsOnLoop: quickTransactionsOnLoop),
             handler: handler, broker: broker, logger: logger)
         return InProcessDaemon(server: server, broker: broker)
     }

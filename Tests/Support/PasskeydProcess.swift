@@ -61,7 +61,8 @@ public final class PasskeydProcess: Sendable {
     ) async throws -> PasskeydProcess {
         let folder = try folder ?? TemporaryFolder("pkd-daemon")
         do {
-            return try await launch(arguments, environment: environment, mode: mode, placement: placement, folder: folder)
+            return try await launch(
+                arguments, environment: environment, mode: mode, placement: placement, folder: folder)
         } catch {
             folder.remove()
             throw error
@@ -81,7 +82,8 @@ public final class PasskeydProcess: Sendable {
         placement: Placement = .flags, in folder: TemporaryFolder
     ) async throws -> ProcessRun {
         do {
-            let daemon = try await launch(arguments, environment: environment, mode: mode, placement: placement, folder: folder)
+            let daemon = try await launch(
+                arguments, environment: environment, mode: mode, placement: placement, folder: folder)
             await daemon.terminate()
             throw FixtureError("passkeyd started (pid \(daemon.pid)) although it should have refused")
         } catch let refusal as Refusal {
@@ -113,10 +115,11 @@ public final class PasskeydProcess: Sendable {
         let executable = try BuiltProducts.executable("passkeyd")
         switch mode {
         case .detached:
-            let launcher = try await ProcessRun.run(executable, arguments + ["--detach", "--log-file", logFile], environment: environment)
+            let launcher = try await ProcessRun.run(
+                executable, arguments + ["--detach", "--log-file", logFile], environment: environment)
             guard launcher.status == 0 else { throw Refusal(run: launcher) }
             guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-                  let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
             else { throw FixtureError("passkeyd --detach succeeded but wrote no pid file: \(launcher.stdout)") }
             return PasskeydProcess(
                 folder: folder, socket: socket, dataDirectory: dataDirectory, pid: pid, mode: mode, logFile: logFile,
@@ -126,7 +129,8 @@ public final class PasskeydProcess: Sendable {
             let pid = try await Blocking.run {
                 try spawnUntilReady(executable, arguments, environment: environment, folder: folder, logFile: logFile)
             }
-            return PasskeydProcess(folder: folder, socket: socket, dataDirectory: dataDirectory, pid: pid, mode: mode, logFile: logFile)
+            return PasskeydProcess(
+                folder: folder, socket: socket, dataDirectory: dataDirectory, pid: pid, mode: mode, logFile: logFile)
         }
     }
 
@@ -134,7 +138,8 @@ public final class PasskeydProcess: Sendable {
     /// launcher reads (PASSKEYD_READY_FD), written once the socket accepts or with the reason
     /// it cannot start. End-of-file without it means the daemon exited.
     private static func spawnUntilReady(
-        _ executable: URL, _ arguments: [String], environment: [String: String], folder: TemporaryFolder, logFile: String
+        _ executable: URL, _ arguments: [String], environment: [String: String], folder: TemporaryFolder,
+        logFile: String
     ) throws -> pid_t {
         let readiness: Int32 = 3
         var ends: [Int32] = [0, 0]
@@ -165,7 +170,8 @@ public final class PasskeydProcess: Sendable {
             // An error line or end-of-file: the daemon is exiting on its own. Silence: it hangs.
             if line == nil { kill(pid, SIGKILL) }
             let status = ChildProcess.wait(pid)
-            throw Refusal(run: ProcessRun(status: status, stdout: ProcessRun.read(stdout), stderr: ProcessRun.read(logFile)))
+            throw Refusal(
+                run: ProcessRun(status: status, stdout: ProcessRun.read(stdout), stderr: ProcessRun.read(logFile)))
         }
         return pid
     }

@@ -24,13 +24,17 @@ public struct ProcessRun: Sendable {
 
     /// Runs `executable` to completion with only `environment` (plus PATH and HOME), so a
     /// developer's own PASSKEYD_* variables never leak into a test.
-    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessRun {
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) async throws
+        -> ProcessRun
+    {
         try await Blocking.run { try runBlocking(executable, arguments, environment: environment) }
     }
 
     /// `run`, holding the calling thread until the process exits: only for the one-off
     /// bin-path look-up, which every test waits for anyway.
-    static func runBlocking(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessRun {
+    static func runBlocking(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> ProcessRun
+    {
         let output = try TemporaryFolder("pkd-run")
         defer { output.remove() }
         let (out, err) = (output.appending("stdout"), output.appending("stderr"))

@@ -24,23 +24,25 @@ import WebAuthn
             credentialID: [0xFB, 0xFF], clientDataJSON: [4], authenticatorData: [5], signature: [6], userHandle: [7],
             authenticatorAttachment: .crossPlatform,
             clientExtensionResults: .init(prf: .init(results: .init(first: [8])), largeBlob: .init(blob: [9])))
-        #expect(try Self.sorted(assertion) == #"""
-            {"authenticatorAttachment":"cross-platform",\#
-            "clientExtensionResults":{"largeBlob":{"blob":"CQ"},"prf":{"results":{"first":"CA"}}},\#
-            "id":"-_8","rawId":"-_8",\#
-            "response":{"authenticatorData":"BQ","clientDataJSON":"BA","signature":"Bg","userHandle":"Bw"},\#
-            "type":"public-key"}
-            """#)
+        #expect(
+            try Self.sorted(assertion) == #"""
+                {"authenticatorAttachment":"cross-platform",\#
+                "clientExtensionResults":{"largeBlob":{"blob":"CQ"},"prf":{"results":{"first":"CA"}}},\#
+                "id":"-_8","rawId":"-_8",\#
+                "response":{"authenticatorData":"BQ","clientDataJSON":"BA","signature":"Bg","userHandle":"Bw"},\#
+                "type":"public-key"}
+                """#)
         let registration = RegistrationResponseJSON(
             credentialID: [1, 2, 3],
             response: AuthenticatorAttestationResponseJSON(
                 clientDataJSON: [4], authenticatorData: [5], transports: ["usb"],
                 publicKey: nil, publicKeyAlgorithm: -8, attestationObject: [6]))
-        #expect(try Self.sorted(registration) == #"""
-            {"clientExtensionResults":{},"id":"AQID","rawId":"AQID",\#
-            "response":{"attestationObject":"Bg","authenticatorData":"BQ","clientDataJSON":"BA",\#
-            "publicKeyAlgorithm":-8,"transports":["usb"]},"type":"public-key"}
-            """#)
+        #expect(
+            try Self.sorted(registration) == #"""
+                {"clientExtensionResults":{},"id":"AQID","rawId":"AQID",\#
+                "response":{"attestationObject":"Bg","authenticatorData":"BQ","clientDataJSON":"BA",\#
+                "publicKeyAlgorithm":-8,"transports":["usb"]},"type":"public-key"}
+                """#)
     }
 
     @Test func optionsEncodeAsToJSONDoes() throws {
@@ -48,21 +50,23 @@ import WebAuthn
             rp: .init(id: nil, name: "E"), user: .init(id: [0xFF], name: "a", displayName: "A"), challenge: [0],
             pubKeyCredParams: [.init(.es256)], excludeCredentials: [.init(id: [1], transports: ["usb"])],
             extensions: .init(largeBlob: .init(write: [2])))
-        #expect(try Self.sorted(creation) == #"""
-            {"attestation":"none","challenge":"AA",\#
-            "excludeCredentials":[{"id":"AQ","transports":["usb"],"type":"public-key"}],\#
-            "extensions":{"largeBlob":{"write":"Ag"}},"pubKeyCredParams":[{"alg":-7,"type":"public-key"}],\#
-            "rp":{"name":"E"},"user":{"displayName":"A","id":"_w","name":"a"}}
-            """#)
+        #expect(
+            try Self.sorted(creation) == #"""
+                {"attestation":"none","challenge":"AA",\#
+                "excludeCredentials":[{"id":"AQ","transports":["usb"],"type":"public-key"}],\#
+                "extensions":{"largeBlob":{"write":"Ag"}},"pubKeyCredParams":[{"alg":-7,"type":"public-key"}],\#
+                "rp":{"name":"E"},"user":{"displayName":"A","id":"_w","name":"a"}}
+                """#)
         let request = PublicKeyCredentialRequestOptionsJSON(
             challenge: [1, 2, 3, 4, 5], timeout: 9, rpId: "e.com",
             allowCredentials: [.init(id: [7, 7, 7], transports: ["internal", "hybrid"])], userVerification: .required,
             hints: [.securityKey], extensions: .init(prf: .init(eval: .init(first: [1], second: [2]))))
-        #expect(try Self.sorted(request) == #"""
-            {"allowCredentials":[{"id":"BwcH","transports":["internal","hybrid"],"type":"public-key"}],\#
-            "challenge":"AQIDBAU","extensions":{"prf":{"eval":{"first":"AQ","second":"Ag"}}},"hints":["security-key"],\#
-            "rpId":"e.com","timeout":9,"userVerification":"required"}
-            """#)
+        #expect(
+            try Self.sorted(request) == #"""
+                {"allowCredentials":[{"id":"BwcH","transports":["internal","hybrid"],"type":"public-key"}],\#
+                "challenge":"AQIDBAU","extensions":{"prf":{"eval":{"first":"AQ","second":"Ag"}}},"hints":["security-key"],\#
+                "rpId":"e.com","timeout":9,"userVerification":"required"}
+                """#)
     }
 
     /// Absent and `null` optional byte members read as nil; nil is left out, never written as `null`.
@@ -92,12 +96,18 @@ import WebAuthn
         (#"{"challenge":"Zg="}"#, "challenge", "is not base64url"),
         (#"{"challenge":"Z"}"#, "challenge", "is not base64url"),
         (#"{"challenge":7}"#, "challenge", "must be a string"),
-        (#"{"challenge":"AA","allowCredentials":[{"type":"public-key","id":"a/b"}]}"#,
-         "allowCredentials[0].id", "is not base64url"),
-        (#"{"challenge":"AA","extensions":{"largeBlob":{"write":"a+b"}}}"#,
-         "extensions.largeBlob.write", "is not base64url"),
-        (#"{"challenge":"AA","extensions":{"prf":{"eval":{"first":"AA","second":"=="}}}}"#,
-         "extensions.prf.eval.second", "is not base64url"),
+        (
+            #"{"challenge":"AA","allowCredentials":[{"type":"public-key","id":"a/b"}]}"#,
+            "allowCredentials[0].id", "is not base64url"
+        ),
+        (
+            #"{"challenge":"AA","extensions":{"largeBlob":{"write":"a+b"}}}"#,
+            "extensions.largeBlob.write", "is not base64url"
+        ),
+        (
+            #"{"challenge":"AA","extensions":{"prf":{"eval":{"first":"AA","second":"=="}}}}"#,
+            "extensions.prf.eval.second", "is not base64url"
+        )
     ])
     func badBase64URLNamesTheMember(json: String, member: String, problem: String) {
         let dictionary = "PublicKeyCredentialRequestOptionsJSON"
@@ -109,12 +119,15 @@ import WebAuthn
 
     @Test func badBase64URLInAResponseNamesTheMember() {
         let json = #"""
-        {"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},
-         "response":{"clientDataJSON":"AA","authenticatorData":"A+","signature":"AA"}}
-        """#
+            {"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},
+             "response":{"clientDataJSON":"AA","authenticatorData":"A+","signature":"AA"}}
+            """#
         let dictionary = "PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>"
-        #expect(throws: OptionsJSONError(dictionary: dictionary, member: "response.authenticatorData",
-                                         problem: "is not base64url")) {
+        #expect(
+            throws: OptionsJSONError(
+                dictionary: dictionary, member: "response.authenticatorData",
+                problem: "is not base64url")
+        ) {
             try Self.decode(AuthenticationResponseJSON.self, json)
         }
         let noRawId = #"{"id":"AQ","type":"public-key","clientExtensionResults":{},"response":{}}"#
@@ -125,7 +138,8 @@ import WebAuthn
 
     /// A known attachment round-trips; a non-string one is still a type error, not ignored.
     @Test func authenticatorAttachmentIsKnownOrAbsent() throws {
-        let json = #"{"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},"#
+        let json =
+            #"{"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},"#
             + #""authenticatorAttachment":"platform","#
             + #""response":{"clientDataJSON":"AA","authenticatorData":"AA","signature":"AA"}}"#
         let credential = try Self.decode(AuthenticationResponseJSON.self, json)

@@ -4,15 +4,23 @@ import WebAuthn
 
 @Suite struct OptionsJSONTests {
     @Test func decodesPyWebAuthnRegistrationOptions() throws {
-        let options = try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self,
-                                               from: Fixture.data("py_webauthn_registration_options.json"))
+        let options = try JSONDecoder().decode(
+            PublicKeyCredentialCreationOptionsJSON.self,
+            from: Fixture.data("py_webauthn_registration_options.json"))
         #expect(options.rp == PublicKeyCredentialRpEntityJSON(id: "example.com", name: "Example"))
-        #expect(options.user == PublicKeyCredentialUserEntityJSON(id: Array(1...16), name: "alice@example.com", displayName: "Alice"))
+        #expect(
+            options.user
+                == PublicKeyCredentialUserEntityJSON(id: Array(1...16), name: "alice@example.com", displayName: "Alice")
+        )
         #expect(options.challenge == Array(0..<32))
         #expect(options.pubKeyCredParams.map(\.alg) == [-8, -7, -257])
         #expect(options.pubKeyCredParams.allSatisfy { $0.type == "public-key" })
         #expect(options.timeout == 120_000)
-        #expect(options.excludeCredentials == [PublicKeyCredentialDescriptorJSON(id: [UInt8](repeating: 0xAA, count: 16), transports: ["usb", "hybrid"])])
+        #expect(
+            options.excludeCredentials == [
+                PublicKeyCredentialDescriptorJSON(
+                    id: [UInt8](repeating: 0xAA, count: 16), transports: ["usb", "hybrid"])
+            ])
         let selection = try #require(options.authenticatorSelection)
         #expect(selection.authenticatorAttachment == .crossPlatform)
         #expect(selection.residentKey == .required)
@@ -25,18 +33,23 @@ import WebAuthn
     }
 
     @Test func decodesPyWebAuthnAuthenticationOptions() throws {
-        let options = try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self,
-                                               from: Fixture.data("py_webauthn_authentication_options.json"))
+        let options = try JSONDecoder().decode(
+            PublicKeyCredentialRequestOptionsJSON.self,
+            from: Fixture.data("py_webauthn_authentication_options.json"))
         #expect(options.challenge == Array(100..<132))
         #expect(options.timeout == 30_000)
         #expect(options.rpId == "example.com")
-        #expect(options.allowCredentials == [PublicKeyCredentialDescriptorJSON(id: [UInt8](repeating: 0xBB, count: 20), transports: ["internal"])])
+        #expect(
+            options.allowCredentials == [
+                PublicKeyCredentialDescriptorJSON(id: [UInt8](repeating: 0xBB, count: 20), transports: ["internal"])
+            ])
         #expect(options.userVerification == .discouraged)
         #expect(options.hints.isEmpty)
     }
 
     @Test func minimalCreationOptionsTakeTheSpecDefaults() throws {
-        let json = #"{"rp":{"name":"Example"},"user":{"id":"AQ","name":"a","displayName":"A"},"challenge":"AAAA","pubKeyCredParams":[]}"#
+        let json =
+            #"{"rp":{"name":"Example"},"user":{"id":"AQ","name":"a","displayName":"A"},"challenge":"AAAA","pubKeyCredParams":[]}"#
         let options = try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self, from: Data(json.utf8))
         #expect(options.rp.id == nil)
         #expect(options.timeout == nil)
@@ -49,12 +62,12 @@ import WebAuthn
     /// WebAuthn L3 §2.1.1: clients ignore enumeration values they do not know.
     @Test func unknownEnumerationValuesAreIgnored() throws {
         let json = #"""
-        {"rp":{"name":"Example","id":"example.com"},"user":{"id":"AQ","name":"a","displayName":"A"},"challenge":"AAAA",
-         "pubKeyCredParams":[{"type":"public-key","alg":-7},{"type":"future-type","alg":-999}],
-         "authenticatorSelection":{"authenticatorAttachment":"implant","residentKey":"sometimes","requireResidentKey":true,"userVerification":"always"},
-         "hints":["telepathy","client-device"],"attestation":"notarized","attestationFormats":["packed"],
-         "extensions":{"credProps":true,"unknownExtension":{"x":1}}}
-        """#
+            {"rp":{"name":"Example","id":"example.com"},"user":{"id":"AQ","name":"a","displayName":"A"},"challenge":"AAAA",
+             "pubKeyCredParams":[{"type":"public-key","alg":-7},{"type":"future-type","alg":-999}],
+             "authenticatorSelection":{"authenticatorAttachment":"implant","residentKey":"sometimes","requireResidentKey":true,"userVerification":"always"},
+             "hints":["telepathy","client-device"],"attestation":"notarized","attestationFormats":["packed"],
+             "extensions":{"credProps":true,"unknownExtension":{"x":1}}}
+            """#
         let options = try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self, from: Data(json.utf8))
         let selection = try #require(options.authenticatorSelection)
         #expect(selection.authenticatorAttachment == nil)
@@ -67,8 +80,9 @@ import WebAuthn
         #expect(options.extensions?.credProps == true)
         #expect(options.pubKeyCredParams[1] == PublicKeyCredentialParametersJSON(alg: -999, type: "future-type"))
 
-        let request = try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self,
-                                               from: Data(#"{"challenge":"AAAA","userVerification":"maybe","hints":["x"]}"#.utf8))
+        let request = try JSONDecoder().decode(
+            PublicKeyCredentialRequestOptionsJSON.self,
+            from: Data(#"{"challenge":"AAAA","userVerification":"maybe","hints":["x"]}"#.utf8))
         #expect(request.userVerification == .preferred)
         #expect(request.hints.isEmpty)
     }
@@ -78,12 +92,14 @@ import WebAuthn
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self, from: Data(noChallenge.utf8))
         }
-        let noDisplayName = #"{"rp":{"name":"E"},"user":{"id":"AQ","name":"a"},"challenge":"AAAA","pubKeyCredParams":[]}"#
+        let noDisplayName =
+            #"{"rp":{"name":"E"},"user":{"id":"AQ","name":"a"},"challenge":"AAAA","pubKeyCredParams":[]}"#
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self, from: Data(noDisplayName.utf8))
         }
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: Data(#"{"challenge":"+/"}"#.utf8))
+            try JSONDecoder().decode(
+                PublicKeyCredentialRequestOptionsJSON.self, from: Data(#"{"challenge":"+/"}"#.utf8))
         }
     }
 
@@ -99,8 +115,11 @@ import WebAuthn
             extensions: .init(credProps: true))
         let data = try JSONEncoder().encode(options)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == ["rp", "user", "challenge", "pubKeyCredParams", "timeout", "excludeCredentials",
-                                     "authenticatorSelection", "hints", "attestation", "extensions"])
+        #expect(
+            Set(object.keys) == [
+                "rp", "user", "challenge", "pubKeyCredParams", "timeout", "excludeCredentials",
+                "authenticatorSelection", "hints", "attestation", "extensions"
+            ])
         #expect(object["challenge"] as? String == "_-7d")
         #expect((object["user"] as? [String: Any])?["id"] as? String == "-_8")
         let selection = try #require(object["authenticatorSelection"] as? [String: Any])

@@ -56,8 +56,9 @@ import WebAuthn
     }
 
     @Test func responsesRoundTripAndOmitAbsentMembers() throws {
-        let assertion = AuthenticationResponseJSON(credentialID: [1, 2, 3], clientDataJSON: [4], authenticatorData: [5],
-                                                   signature: [6], userHandle: nil)
+        let assertion = AuthenticationResponseJSON(
+            credentialID: [1, 2, 3], clientDataJSON: [4], authenticatorData: [5],
+            signature: [6], userHandle: nil)
         let data = try JSONEncoder().encode(assertion)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["id"] as? String == "AQID")
@@ -70,9 +71,9 @@ import WebAuthn
 
     @Test func nullUserHandleAndUnknownAttachmentDecodeAsAbsent() throws {
         let json = #"""
-        {"id":"AQ","rawId":"AQ","type":"public-key","authenticatorAttachment":"wristwatch","clientExtensionResults":{"futureExt":1},
-         "response":{"clientDataJSON":"AA","authenticatorData":"AA","signature":"AA","userHandle":null}}
-        """#
+            {"id":"AQ","rawId":"AQ","type":"public-key","authenticatorAttachment":"wristwatch","clientExtensionResults":{"futureExt":1},
+             "response":{"clientDataJSON":"AA","authenticatorData":"AA","signature":"AA","userHandle":null}}
+            """#
         let response = try JSONDecoder().decode(AuthenticationResponseJSON.self, from: Data(json.utf8))
         #expect(response.response.userHandle == nil)
         #expect(response.authenticatorAttachment == nil)
@@ -82,9 +83,9 @@ import WebAuthn
     /// RegistrationResponseJSON requires `transports` and `publicKeyAlgorithm` (WebAuthn L3 §5.1).
     @Test func registrationResponseRequiresSpecRequiredMembers() {
         let json = #"""
-        {"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},
-         "response":{"clientDataJSON":"AA","authenticatorData":"AA","attestationObject":"AA"}}
-        """#
+            {"id":"AQ","rawId":"AQ","type":"public-key","clientExtensionResults":{},
+             "response":{"clientDataJSON":"AA","authenticatorData":"AA","attestationObject":"AA"}}
+            """#
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(RegistrationResponseJSON.self, from: Data(json.utf8))
         }

@@ -32,8 +32,8 @@ struct ARKGP256PrivateSeed: Sendable {
 
     init(rawRepresentation raw: [UInt8]) throws(CTAPStatus) {
         guard raw.count == Self.rawLength,
-              let blinding = try? P256.Signing.PrivateKey(rawRepresentation: raw.prefix(32)),
-              let encapsulation = try? P256.KeyAgreement.PrivateKey(rawRepresentation: raw.suffix(32))
+            let blinding = try? P256.Signing.PrivateKey(rawRepresentation: raw.prefix(32)),
+            let encapsulation = try? P256.KeyAgreement.PrivateKey(rawRepresentation: raw.suffix(32))
         else { throw .invalidCredential }
         self.init(blinding: blinding, encapsulation: encapsulation)
     }
@@ -44,9 +44,10 @@ struct ARKGP256PrivateSeed: Sendable {
 
     /// The public seed (pk_bl, pk_kem) as its COSE key, restricted to ESP256 derived keys (§5.1).
     var publicSeed: ARKGPublicSeed {
-        ARKGPublicSeed(blindingKey: Array(blinding.publicKey.rawRepresentation),
-                       encapsulationKey: Array(encapsulation.publicKey.rawRepresentation),
-                       derivedKeyAlgorithm: .esp256)
+        ARKGPublicSeed(
+            blindingKey: Array(blinding.publicKey.rawRepresentation),
+            encapsulationKey: Array(encapsulation.publicKey.rawRepresentation),
+            derivedKeyAlgorithm: .esp256)
     }
 
     /// ARKG-Derive-Private-Key (§2.4). A ctx over 64 bytes, a key handle this seed did not make
@@ -57,7 +58,8 @@ struct ARKGP256PrivateSeed: Sendable {
         let contextPrime = [UInt8(context.count)] + context
         let ikmTau = try decapsulate(keyHandle, context: Array("ARKG-Derive-Key-KEM.".utf8) + contextPrime)
         // BL-PRF: tau = hash_to_field(ikm_tau) with DST 'ARKG-BL-EC.' ‖ DST_ext ‖ ctx_bl (§3.1).
-        let tau = HashToField.p256Scalar(ikmTau, dst: Array("ARKG-BL-EC.".utf8) + Self.dstExt + Array("ARKG-Derive-Key-BL.".utf8) + contextPrime)
+        let tau = HashToField.p256Scalar(
+            ikmTau, dst: Array("ARKG-BL-EC.".utf8) + Self.dstExt + Array("ARKG-Derive-Key-BL.".utf8) + contextPrime)
         // BL-Blind-Private-Key: sk_bl + tau, refused when 0 (§3.1).
         let blinded = P256Scalar(reducing: Array(blinding.rawRepresentation)) + tau
         guard !blinded.isZero, let key = try? P256.Signing.PrivateKey(rawRepresentation: blinded.bigEndianBytes) else {
@@ -70,16 +72,18 @@ struct ARKGP256PrivateSeed: Sendable {
     /// ephemeral point, and accept only when the tag over the point matches (constant time).
     private func decapsulate(_ ciphertext: [UInt8], context: [UInt8]) throws(CTAPStatus) -> [UInt8] {
         guard ciphertext.count == Self.keyHandleLength,
-              let ephemeral = try? P256.KeyAgreement.PublicKey(x963Representation: ciphertext.dropFirst(16)),
-              let shared = try? encapsulation.sharedSecretFromKeyAgreement(with: ephemeral)
+            let ephemeral = try? P256.KeyAgreement.PublicKey(x963Representation: ciphertext.dropFirst(16)),
+            let shared = try? encapsulation.sharedSecretFromKeyAgreement(with: ephemeral)
         else { throw .invalidCredential }
         let sharedBytes = shared.withUnsafeBytes { Array($0) }
         let prk = HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: sharedBytes), salt: [UInt8]())
-        let macKey = HKDF<SHA256>.expand(pseudoRandomKey: prk, info: Array("ARKG-KEM-HMAC-mac.".utf8) + Self.kemDST + context, outputByteCount: 32)
+        let macKey = HKDF<SHA256>.expand(
+            pseudoRandomKey: prk, info: Array("ARKG-KEM-HMAC-mac.".utf8) + Self.kemDST + context, outputByteCount: 32)
         let tag = Array(HMAC<SHA256>.authenticationCode(for: ciphertext.dropFirst(16), using: macKey)).prefix(16)
         guard ConstantTime.equals(Array(tag), Array(ciphertext.prefix(16))) else { throw .invalidCredential }
-        let k = HKDF<SHA256>.expand(pseudoRandomKey: prk, info: Array("ARKG-KEM-HMAC-shared.".utf8) + Self.kemDST + context,
-                                    outputByteCount: sharedBytes.count)
+        let k = HKDF<SHA256>.expand(
+            pseudoRandomKey: prk, info: Array("ARKG-KEM-HMAC-shared.".utf8) + Self.kemDST + context,
+            outputByteCount: sharedBytes.count)
         return k.withUnsafeBytes { Array($0) }
     }
 }

@@ -18,7 +18,8 @@ enum HashToField {
         let blocks = (length + 31) / 32
         let dstPrime = dst + [UInt8(dst.count)]
         // Step 6: Z_pad (the 64-byte SHA-256 block) ‖ msg ‖ I2OSP(len_in_bytes, 2) ‖ I2OSP(0, 1) ‖ DST_prime.
-        let messagePrime = [UInt8](repeating: 0, count: 64) + message + [UInt8(length >> 8), UInt8(length & 0xFF), 0] + dstPrime
+        let messagePrime =
+            [UInt8](repeating: 0, count: 64) + message + [UInt8(length >> 8), UInt8(length & 0xFF), 0] + dstPrime
         let b0 = Array(SHA256.hash(data: messagePrime))
         var previous = Array(SHA256.hash(data: b0 + [1] + dstPrime))
         var output = previous

@@ -11,7 +11,9 @@ struct P256Scalar: Sendable, Equatable {
     private var limbs: [UInt64]
 
     /// n = FFFFFFFF 00000000 FFFFFFFF FFFFFFFF BCE6FAAD A7179E84 F3B9CAC2 FC632551 (SEC 2 §2.4.2).
-    private static let order: [UInt64] = [0xF3B9_CAC2_FC63_2551, 0xBCE6_FAAD_A717_9E84, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_0000_0000]
+    private static let order: [UInt64] = [
+        0xF3B9_CAC2_FC63_2551, 0xBCE6_FAAD_A717_9E84, 0xFFFF_FFFF_FFFF_FFFF, 0xFFFF_FFFF_0000_0000
+    ]
 
     private init(limbs: [UInt64]) {
         self.limbs = limbs
@@ -43,8 +45,10 @@ struct P256Scalar: Sendable, Equatable {
     /// a + b mod n for a, b < n: the sum, or the sum minus n when the sum overflowed 2^256 or
     /// reached n, chosen by mask.
     static func + (a: P256Scalar, b: P256Scalar) -> P256Scalar {
-        var sum = [UInt64](repeating: 0, count: 4), reduced = sum
-        var carry: UInt64 = 0, borrow: UInt64 = 0
+        var sum = [UInt64](repeating: 0, count: 4)
+        var reduced = sum
+        var carry: UInt64 = 0
+        var borrow: UInt64 = 0
         for i in 0..<4 {
             let (partial, overflow1) = a.limbs[i].addingReportingOverflow(b.limbs[i])
             let (total, overflow2) = partial.addingReportingOverflow(carry)

@@ -58,22 +58,28 @@ public struct AttestationAuthority: Sendable, Codable, Equatable {
                 key.publicKey, subject: name, issuer: rootName, signedBy: rootKey, years: 20, now: now,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.notCertificateAuthority)
-                    Certificate.Extension(oid: aaguidExtension, critical: false, value: ArraySlice(aaguidValue.serializedBytes))
+                    Certificate.Extension(
+                        oid: aaguidExtension, critical: false, value: ArraySlice(aaguidValue.serializedBytes))
                 })
             return (key, certificate)
         }
         let batch = try leaf("passkeyd attestation")
         // CTAP 2.1 §7.1: an enterprise attestation may identify the device; the batch certificate must not.
-        let serial = (0..<8).map { _ in UInt8.random(in: 0...255) }.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let serial = (0..<8).map { _ in UInt8.random(in: 0...255) }.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+            .joined()
         let enterprise = try leaf("passkeyd enterprise attestation \(serial)")
-        return AttestationAuthority(rootCertificate: root, attestationKey: Array(batch.key.rawRepresentation), attestationCertificate: batch.certificate,
-                                    enterpriseKey: Array(enterprise.key.rawRepresentation), enterpriseCertificate: enterprise.certificate)
+        return AttestationAuthority(
+            rootCertificate: root, attestationKey: Array(batch.key.rawRepresentation),
+            attestationCertificate: batch.certificate,
+            enterpriseKey: Array(enterprise.key.rawRepresentation), enterpriseCertificate: enterprise.certificate)
     }
 
     /// A DER ECDSA (ES256) signature over `message` with the attestation key, or the enterprise one.
     func sign(_ message: [UInt8], enterprise: Bool = false) throws(CTAPStatus) -> [UInt8] {
         guard let key = enterprise ? enterpriseKey : attestationKey else { throw .other }
-        do { return Array(try P256.Signing.PrivateKey(rawRepresentation: key).signature(for: message).derRepresentation) } catch {
+        do {
+            return Array(try P256.Signing.PrivateKey(rawRepresentation: key).signature(for: message).derRepresentation)
+        } catch {
             throw .other
         }
     }

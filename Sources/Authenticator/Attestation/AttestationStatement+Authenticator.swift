@@ -6,25 +6,31 @@ extension Authenticator {
     /// prefers it (CTAP 2.2 §6.1.2, attestationFormatsPreference). A `bogus-signature` fault
     /// spoils the statement's signature too.
     /// An enterprise attestation (CTAP 2.1 §7.1) is `packed` under the enterprise certificate, whatever the preference.
-    func attestationStatement(authenticatorData: [UInt8], clientDataHash: [UInt8], key: CredentialKey,
-                              preferredFormat: String?, enterprise: Bool = false) async throws(CTAPStatus) -> AttestationStatement {
+    func attestationStatement(
+        authenticatorData: [UInt8], clientDataHash: [UInt8], key: CredentialKey,
+        preferredFormat: String?, enterprise: Bool = false
+    ) async throws(CTAPStatus) -> AttestationStatement {
         let signed = authenticatorData + clientDataHash
         if enterprise {
             let authority = try await attestationAuthority()
             guard let certificate = authority.enterpriseCertificate else { throw .other }
-            return .packed(alg: COSEAlgorithm.es256.rawValue, sig: Self.faults.reported(signature: try authority.sign(signed, enterprise: true)),
-                           x5c: [certificate])
+            return .packed(
+                alg: COSEAlgorithm.es256.rawValue,
+                sig: Self.faults.reported(signature: try authority.sign(signed, enterprise: true)),
+                x5c: [certificate])
         }
         switch configuration.attestation {
         case _ where preferredFormat == "none", .none:
             return .none
         case .selfAttestation:
-            return .packed(alg: key.algorithm.rawValue, sig: Self.faults.reported(signature: try key.sign(signed)), x5c: nil)
+            return .packed(
+                alg: key.algorithm.rawValue, sig: Self.faults.reported(signature: try key.sign(signed)), x5c: nil)
         case .x5c:
             let authority = try await attestationAuthority()
             // WebAuthn L3 §8.2: basic attestation; x5c is the attestation certificate (the root is the RP's trust anchor).
-            return .packed(alg: COSEAlgorithm.es256.rawValue, sig: Self.faults.reported(signature: try authority.sign(signed)),
-                           x5c: [authority.attestationCertificate])
+            return .packed(
+                alg: COSEAlgorithm.es256.rawValue, sig: Self.faults.reported(signature: try authority.sign(signed)),
+                x5c: [authority.attestationCertificate])
         }
     }
 

@@ -13,7 +13,8 @@ enum CertificateIssuer {
     ) throws -> [UInt8] {
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key),
-            notValidBefore: now.addingTimeInterval(-60), notValidAfter: now.addingTimeInterval(Double(years) * 365 * 86_400),
+            notValidBefore: now.addingTimeInterval(-60),
+            notValidAfter: now.addingTimeInterval(Double(years) * 365 * 86_400),
             issuer: issuer, subject: subject, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
             issuerPrivateKey: Certificate.PrivateKey(issuerKey))
         var serializer = DER.Serializer()

@@ -12,7 +12,8 @@ protocol AuthenticatorCommand: CTAPCommandRequest {
     /// the commands faults do not reach.
     func faultScope(_ context: CommandContext) -> String?
     /// Runs the command's steps; state that spans commands goes to `context.next`.
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> Response
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> Response
     /// What a test watching the device hears once the command succeeded; nil for nothing.
     /// Called only while someone watches.
     func event(answering response: Response, _ context: CommandContext) -> DeviceEvent?
@@ -48,8 +49,10 @@ extension Authenticator {
 
     /// Parses, runs and answers one command. The test controls act here and only here: the
     /// armed faults around the steps (`underFaults`), the event after them.
-    func answer<Request: AuthenticatorCommand>(_: Request.Type, _ parameters: [UInt8],
-                                               _ context: inout CommandContext) async throws(CTAPStatus) -> [UInt8] {
+    func answer<Request: AuthenticatorCommand>(
+        _: Request.Type, _ parameters: [UInt8],
+        _ context: inout CommandContext
+    ) async throws(CTAPStatus) -> [UInt8] {
         let request = try Request.parse(parameters, on: self)
         let scope = request.faultScope(context)
         let response = try await underFaults(rpID: scope, caller: context.caller) { () async throws(CTAPStatus) in

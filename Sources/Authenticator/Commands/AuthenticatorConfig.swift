@@ -5,8 +5,10 @@ extension Authenticator {
     func authenticatorConfig(_ request: AuthenticatorConfigRequest) async throws(CTAPStatus) {
         // §6.11.1 step 1: subcommands this device does not offer (no vendor prototype commands;
         // enterprise attestation only with an attestation certificate).
-        let offered = request.subCommand == .enableEnterpriseAttestation
-            ? isEnterpriseAttestationCapable(try await deviceState()) : Self.configSubcommands.contains(request.subCommand)
+        let offered =
+            request.subCommand == .enableEnterpriseAttestation
+            ? isEnterpriseAttestationCapable(try await deviceState())
+            : Self.configSubcommands.contains(request.subCommand)
         guard offered else { throw .invalidSubcommand }
         // Step 2: a device protected by user verification, or with alwaysUv on, takes config only
         // with a pinUvAuthToken holding acfg, over 32×0xff ‖ 0x0d ‖ subCommand ‖ subCommandParams.
@@ -15,8 +17,9 @@ extension Authenticator {
         if protected || state.alwaysUv == true {
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
             guard request.pinUvAuthProtocol != nil else { throw .missingParameter }
-            _ = try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
-                              message: request.authenticatedMessage, permission: .acfg)
+            _ = try authorize(
+                param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
+                message: request.authenticatedMessage, permission: .acfg)
         }
         switch request.subCommand {
         case .toggleAlwaysUv:
@@ -44,7 +47,9 @@ extension Authenticator {
     /// setMinPINLength (§6.11.4); step numbers refer to that section.
     private func setMinPINLength(_ parameters: SetMinPINLengthParameters) async throws(CTAPStatus) {
         // Step 3: no more RP IDs than getInfo says.
-        if let rpIDs = parameters.minPinLengthRPIDs, rpIDs.count > Self.maxRPIDsForSetMinPINLength { throw .invalidLength }
+        if let rpIDs = parameters.minPinLengthRPIDs, rpIDs.count > Self.maxRPIDsForSetMinPINLength {
+            throw .invalidLength
+        }
         let changed = try await updateDeviceState { state throws(CTAPStatus) in
             // Steps 1–2: absent keeps the current minimum, which may only grow; it cannot pass
             // the longest PIN there is (63 bytes, CTAP 2.1 §6.5.5.5 step 7).

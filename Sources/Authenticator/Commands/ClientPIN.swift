@@ -37,21 +37,27 @@ extension Authenticator {
     }
 
     /// A pinUvAuthProtocol this device supports; another is `CTAP1_ERR_INVALID_PARAMETER` (§6.5.5.1).
-    func pinUvAuthProtocol(_ number: Int?, missing: CTAPStatus = .missingParameter,
-                           unsupported: CTAPStatus = .invalidParameter) throws(CTAPStatus) -> PinUvAuthProtocolVersion {
+    func pinUvAuthProtocol(
+        _ number: Int?, missing: CTAPStatus = .missingParameter,
+        unsupported: CTAPStatus = .invalidParameter
+    ) throws(CTAPStatus) -> PinUvAuthProtocolVersion {
         guard let number else { throw missing }
         guard let version = PinUvAuthProtocolVersion(rawValue: number),
-              configuration.rules.pinUvAuthProtocols.contains(version) else { throw unsupported }
+            configuration.rules.pinUvAuthProtocols.contains(version)
+        else { throw unsupported }
         return version
     }
 
-    private func keyAgreement(_ version: PinUvAuthProtocolVersion) throws(CTAPStatus) -> PinUvAuthenticatorKeyAgreement {
+    private func keyAgreement(_ version: PinUvAuthProtocolVersion) throws(CTAPStatus) -> PinUvAuthenticatorKeyAgreement
+    {
         guard let agreement = pinUV.keyAgreements[version] else { throw .invalidParameter }
         return agreement
     }
 
     /// decapsulate(keyAgreement); a bad platform key is `CTAP1_ERR_INVALID_PARAMETER`.
-    private func sharedSecret(_ version: PinUvAuthProtocolVersion, platformKey: COSEKey?) throws(CTAPStatus) -> SymmetricKey {
+    private func sharedSecret(_ version: PinUvAuthProtocolVersion, platformKey: COSEKey?) throws(CTAPStatus)
+        -> SymmetricKey
+    {
         guard let platformKey else { throw .missingParameter }
         return try keyAgreement(version).decapsulate(peerKey: platformKey)
     }
@@ -78,7 +84,8 @@ extension Authenticator {
         // Step 5: verify(shared secret, newPinEnc, pinUvAuthParam).
         try version.implementation.verify(key: secret, message: newPinEnc, signature: param)
         // Steps 6–8.
-        let newPin = try Self.decryptNewPIN(newPinEnc, version: version, secret: secret, minimumLength: state.minPINLength)
+        let newPin = try Self.decryptNewPIN(
+            newPinEnc, version: version, secret: secret, minimumLength: state.minPINLength)
         // Step 9: store LEFT(SHA-256(newPin), 16) and start the retries afresh.
         let newHash = PINHash.of(newPin.bytes)
         try await updateDeviceState { state in
@@ -96,7 +103,8 @@ extension Authenticator {
         try await checkPINUsable()
         // Step 4.
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
-        guard let newPinEnc = request.newPinEnc, let pinHashEnc = request.pinHashEnc, let param = request.pinUvAuthParam else {
+        guard let newPinEnc = request.newPinEnc, let pinHashEnc = request.pinHashEnc, let param = request.pinUvAuthParam
+        else {
             throw .missingParameter
         }
         // Step 5: verify(shared secret, newPinEnc || pinHashEnc, pinUvAuthParam).
@@ -104,11 +112,14 @@ extension Authenticator {
         // Steps 6–7: the current PIN, paid for with a retry before it is compared.
         try await verifyCurrentPIN(pinHashEnc, version: version, secret: secret)
         // Steps 8–9: the new PIN, checked as setPIN checks it.
-        let newPin = try Self.decryptNewPIN(newPinEnc, version: version, secret: secret, minimumLength: try await deviceState().minPINLength)
+        let newPin = try Self.decryptNewPIN(
+            newPinEnc, version: version, secret: secret, minimumLength: try await deviceState().minPINLength)
         let newHash = PINHash.of(newPin.bytes)
         try await updateDeviceState { state throws(CTAPStatus) in
             // A PIN whose change is forced cannot be "changed" to itself.
-            if state.forcePINChange, let current = state.pinHash, ConstantTime.equals(current, newHash) { throw .pinPolicyViolation }
+            if state.forcePINChange, let current = state.pinHash, ConstantTime.equals(current, newHash) {
+                throw .pinPolicyViolation
+            }
             state.pinHash = newHash
             state.pinCodePoints = newPin.codePoints
             state.forcePINChange = false
@@ -126,7 +137,9 @@ extension Authenticator {
         let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
         // Step 3: the legacy subcommand takes neither permissions nor an RP ID.
         if request.permissions != nil || request.rpId != nil { throw .invalidParameter }
-        return try await tokenUsingPIN(request, version: version, permissions: configuration.rules.legacyTokenPermissions, rpID: nil, isLegacy: true)
+        return try await tokenUsingPIN(
+            request, version: version, permissions: configuration.rules.legacyTokenPermissions, rpID: nil,
+            isLegacy: true)
     }
 
     /// getPinUvAuthTokenUsingPinWithPermissions (§6.5.5.7.2).
@@ -153,31 +166,40 @@ extension Authenticator {
         try await performBuiltInUV(UserActionRequest(purpose: .pinUvAuthToken, rpID: request.rpId))
         if permissions == .pcmr { return try await issuePersistentToken(version, secret: secret) }
         // Steps 10–13: a new token, user present (built-in UV is a gesture), with its permissions.
-        let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: request.rpId,
-                                   userIsPresent: true, now: configuration.now())
+        let token = PinUvAuthTokenState(
+            authProtocol: version, permissions: permissions, rpID: request.rpId,
+            userIsPresent: true, now: configuration.now())
         pinUV.token = token
-        logger.info("pinUvAuthToken issued after built-in user verification", metadata: ["permissions": "\(permissions.rawValue)"])
+        logger.info(
+            "pinUvAuthToken issued after built-in user verification",
+            metadata: ["permissions": "\(permissions.rawValue)"])
         return ClientPINResponse(pinUvAuthToken: try token.encrypted(with: secret))
     }
 
     /// Steps 3–4 of §6.5.5.7.2 and §6.5.5.7.3: no permissions at all is
     /// `CTAP1_ERR_INVALID_PARAMETER`; one for a command this device does not offer is
     /// `CTAP2_ERR_UNAUTHORIZED_PERMISSION`.
-    func checkRequestedPermissions(_ requested: PinUvAuthTokenPermissions?) throws(CTAPStatus) -> PinUvAuthTokenPermissions {
+    func checkRequestedPermissions(_ requested: PinUvAuthTokenPermissions?) throws(CTAPStatus)
+        -> PinUvAuthTokenPermissions
+    {
         guard let requested else { throw .missingParameter }
         guard requested.rawValue != 0 else { throw .invalidParameter }
         guard requested.intersection(refusedPermissions).isEmpty else { throw .unauthorizedPermission }
         // CTAP 2.2 §6.5.5.7: the persistent token is read-only credential management and nothing
         // else, so pcmr comes alone (our reading: a set it cannot be is a bad parameter).
-        if requested.contains(.pcmr), requested.intersection(Self.grantablePermissions) != .pcmr { throw .invalidParameter }
+        if requested.contains(.pcmr), requested.intersection(Self.grantablePermissions) != .pcmr {
+            throw .invalidParameter
+        }
         return requested.intersection(Self.grantablePermissions)
     }
 
     /// The common tail of getPinToken and getPinUvAuthTokenUsingPinWithPermissions
     /// (§6.5.5.7.2 steps 5–15).
-    private func tokenUsingPIN(_ request: ClientPINRequest, version: PinUvAuthProtocolVersion,
-                               permissions: PinUvAuthTokenPermissions, rpID: String?,
-                               isLegacy: Bool = false) async throws(CTAPStatus) -> ClientPINResponse {
+    private func tokenUsingPIN(
+        _ request: ClientPINRequest, version: PinUvAuthProtocolVersion,
+        permissions: PinUvAuthTokenPermissions, rpID: String?,
+        isLegacy: Bool = false
+    ) async throws(CTAPStatus) -> ClientPINResponse {
         try await checkPINUsable()
         let secret = try sharedSecret(version, platformKey: request.keyAgreement)
         guard let pinHashEnc = request.pinHashEnc else { throw .missingParameter }
@@ -188,8 +210,9 @@ extension Authenticator {
         if permissions == .pcmr { return try await issuePersistentToken(version, secret: secret) }
         // Steps 11–14: resetPinUvAuthToken(), beginUsingPinUvAuthToken(userIsPresent: false),
         // permissions and the permissions RP ID. The old token is gone.
-        let token = PinUvAuthTokenState(authProtocol: version, permissions: permissions, rpID: rpID,
-                                   userIsPresent: false, now: configuration.now(), isLegacy: isLegacy, isPINDerived: true)
+        let token = PinUvAuthTokenState(
+            authProtocol: version, permissions: permissions, rpID: rpID,
+            userIsPresent: false, now: configuration.now(), isLegacy: isLegacy, isPINDerived: true)
         pinUV.token = token
         logger.info("pinUvAuthToken issued after PIN", metadata: ["permissions": "\(permissions.rawValue)"])
         // Step 15.
@@ -198,14 +221,17 @@ extension Authenticator {
 
     /// A new persistent pinUvAuthToken (CTAP 2.2 §6.5.2.1), replacing any earlier one; the
     /// volatile token is left as it was. The device identifier it reveals is made with the first.
-    private func issuePersistentToken(_ version: PinUvAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) -> ClientPINResponse {
+    private func issuePersistentToken(_ version: PinUvAuthProtocolVersion, secret: SymmetricKey)
+        async throws(CTAPStatus) -> ClientPINResponse
+    {
         let token = PersistentPinUvAuthToken(key: SecureRandom.bytes(32), pinUvAuthProtocol: version.rawValue)
         let identifier = SecureRandom.bytes(16)
         try await updateDeviceState { state in
             state.persistentToken = token
             if state.deviceIdentifier == nil { state.deviceIdentifier = identifier }
         }
-        logger.info("persistent pinUvAuthToken issued", metadata: ["permissions": "\(PinUvAuthTokenPermissions.pcmr.rawValue)"])
+        logger.info(
+            "persistent pinUvAuthToken issued", metadata: ["permissions": "\(PinUvAuthTokenPermissions.pcmr.rawValue)"])
         return ClientPINResponse(pinUvAuthToken: try token.encrypted(with: secret, protocol: version))
     }
 
@@ -222,7 +248,9 @@ extension Authenticator {
     /// The current-PIN check of changePIN and the token subcommands (§6.5.5.7.2 steps 7–9):
     /// pinRetries goes down and is persisted BEFORE the comparison, so pulling the plug
     /// mid-check cannot buy a free guess. A mismatch regenerates the key agreement keys.
-    private func verifyCurrentPIN(_ pinHashEnc: [UInt8], version: PinUvAuthProtocolVersion, secret: SymmetricKey) async throws(CTAPStatus) {
+    private func verifyCurrentPIN(_ pinHashEnc: [UInt8], version: PinUvAuthProtocolVersion, secret: SymmetricKey)
+        async throws(CTAPStatus)
+    {
         // Step 7: decrement, durably.
         let (stored, retriesLeft) = try await updateDeviceState { state throws(CTAPStatus) -> ([UInt8], Int) in
             guard let stored = state.pinHash else { throw .pinNotSet }
@@ -249,8 +277,10 @@ extension Authenticator {
     /// (else `CTAP1_ERR_INVALID_PARAMETER`), trailing 0x00 padding dropped, then at least
     /// `minimumLength` Unicode code points and at most 63 bytes of UTF-8
     /// (else `CTAP2_ERR_PIN_POLICY_VIOLATION`).
-    static func decryptNewPIN(_ newPinEnc: [UInt8], version: PinUvAuthProtocolVersion, secret: SymmetricKey,
-                              minimumLength: Int) throws(CTAPStatus) -> (bytes: [UInt8], codePoints: Int) {
+    static func decryptNewPIN(
+        _ newPinEnc: [UInt8], version: PinUvAuthProtocolVersion, secret: SymmetricKey,
+        minimumLength: Int
+    ) throws(CTAPStatus) -> (bytes: [UInt8], codePoints: Int) {
         var padded = try version.implementation.decrypt(key: secret, ciphertext: newPinEnc)
         defer { padded.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         guard padded.count == PINHash.paddedLength else { throw .invalidParameter }

@@ -5,7 +5,9 @@ import CTAP
 // steps themselves live in the command's own file.
 
 extension GetInfoRequest: AuthenticatorCommand {
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> GetInfoResponse {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> GetInfoResponse
+    {
         try await authenticator.getInfo()
     }
 }
@@ -14,13 +16,17 @@ extension MakeCredentialRequest: AuthenticatorCommand {
     /// CTAP 2.0 devices check the entities' `icon` type before anything else reads them.
     static func parse(_ parameters: [UInt8], on authenticator: isolated Authenticator) throws(CTAPStatus) -> Self {
         let value = try CBORValue(parameters: parameters)
-        if authenticator.configuration.rules.typeChecksEntityIcons, !entityIconsAreText(in: value) { throw .cborUnexpectedType }
+        if authenticator.configuration.rules.typeChecksEntityIcons, !entityIconsAreText(in: value) {
+            throw .cborUnexpectedType
+        }
         return try Self(cbor: value)
     }
 
     func faultScope(_ context: CommandContext) -> String? { rp.id }
 
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> MakeCredentialResponse {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> MakeCredentialResponse
+    {
         try await authenticator.makeCredential(self)
     }
 
@@ -32,7 +38,9 @@ extension MakeCredentialRequest: AuthenticatorCommand {
 extension GetAssertionRequest: AuthenticatorCommand {
     func faultScope(_ context: CommandContext) -> String? { rpID }
 
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> GetAssertionResponse {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> GetAssertionResponse
+    {
         let (response, pending) = try await authenticator.getAssertion(self)
         context.next = pending.map(Conversation.assertions)
         return response
@@ -47,7 +55,9 @@ extension GetNextAssertionRequest: AuthenticatorCommand {
     /// The faults of the getAssertion being continued.
     func faultScope(_ context: CommandContext) -> String? { context.conversation?.assertions?.rpID }
 
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> GetAssertionResponse {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> GetAssertionResponse
+    {
         guard var pending = context.conversation?.assertions else { throw .notAllowed }
         let response = try await authenticator.getNextAssertion(&pending)
         context.next = pending.remaining.isEmpty ? nil : .assertions(pending)
@@ -63,13 +73,17 @@ extension ClientPINRequest: AuthenticatorCommand {
     /// A subcommand this version lacks is unknown to it, whatever else the request misses.
     static func parse(_ parameters: [UInt8], on authenticator: isolated Authenticator) throws(CTAPStatus) -> Self {
         let value = try CBORValue(parameters: parameters)
-        if let subCommand = subCommand(in: value), authenticator.configuration.rules.withheldPINSubcommands.contains(subCommand) {
+        if let subCommand = subCommand(in: value),
+            authenticator.configuration.rules.withheldPINSubcommands.contains(subCommand)
+        {
             throw .invalidSubcommand
         }
         return try Self(cbor: value)
     }
 
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> ClientPINResponse? {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> ClientPINResponse?
+    {
         try await authenticator.clientPIN(self)
     }
 
@@ -79,11 +93,14 @@ extension ClientPINRequest: AuthenticatorCommand {
 }
 
 extension CredentialManagementRequest: AuthenticatorCommand {
-    func run(on authenticator: isolated Authenticator,
-             _ context: inout CommandContext) async throws(CTAPStatus) -> CredentialManagementResponse? {
+    func run(
+        on authenticator: isolated Authenticator,
+        _ context: inout CommandContext
+    ) async throws(CTAPStatus) -> CredentialManagementResponse? {
         var enumeration = context.conversation?.credentialEnumeration
-        let response = try await authenticator.credentialManagement(self, preview: context.command == .credentialManagementPreview,
-                                                                    continuing: &enumeration)
+        let response = try await authenticator.credentialManagement(
+            self, preview: context.command == .credentialManagementPreview,
+            continuing: &enumeration)
         context.next = enumeration.map(Conversation.credentialEnumeration)
         return response
     }
@@ -94,7 +111,9 @@ extension CredentialManagementRequest: AuthenticatorCommand {
 }
 
 extension LargeBlobsRequest: AuthenticatorCommand {
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> LargeBlobsResponse? {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> LargeBlobsResponse?
+    {
         var write = context.conversation?.largeBlobWrite
         let response = try await authenticator.largeBlobs(self, continuing: &write)
         context.next = write.map(Conversation.largeBlobWrite)
@@ -109,23 +128,30 @@ extension BioEnrollmentRequest: AuthenticatorCommand {
         return try Self(parameters: parameters)
     }
 
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> BioEnrollmentResponse? {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> BioEnrollmentResponse?
+    {
         var enrollment = context.conversation?.fingerprintEnrollment
-        let response = try await authenticator.bioEnrollment(self, preview: context.command == .bioEnrollmentPreview, continuing: &enrollment)
+        let response = try await authenticator.bioEnrollment(
+            self, preview: context.command == .bioEnrollmentPreview, continuing: &enrollment)
         context.next = enrollment.map(Conversation.fingerprintEnrollment)
         return response
     }
 }
 
 extension AuthenticatorConfigRequest: AuthenticatorCommand {
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> StatusOnly {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> StatusOnly
+    {
         try await authenticator.authenticatorConfig(self)
         return StatusOnly()
     }
 }
 
 extension ResetRequest: AuthenticatorCommand {
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> StatusOnly {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> StatusOnly
+    {
         try await authenticator.reset()
         return StatusOnly()
     }
@@ -134,27 +160,35 @@ extension ResetRequest: AuthenticatorCommand {
 }
 
 extension SelectionRequest: AuthenticatorCommand {
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> StatusOnly {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> StatusOnly
+    {
         try await authenticator.selection()
         return StatusOnly()
     }
 }
 
 extension AttestationRootRequest: AuthenticatorCommand {
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> AttestationRootResponse {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> AttestationRootResponse
+    {
         AttestationRootResponse(certificate: try await authenticator.attestationAuthority().rootCertificate)
     }
 }
 
 /// A vendor command's steps, named by its parameters (one conformance of the generic request).
 protocol VendorCommand: VendorCommandParameters {
-    static func run(_ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
-                    _ context: inout CommandContext) async throws(CTAPStatus) -> Response
+    static func run(
+        _ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
+        _ context: inout CommandContext
+    ) async throws(CTAPStatus) -> Response
     static func event(_ request: AuthenticatedVendorRequest<Self>, _ context: CommandContext) -> DeviceEvent?
 }
 
 extension AuthenticatedVendorRequest: AuthenticatorCommand where Parameters: VendorCommand {
-    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus) -> Parameters.Response {
+    func run(on authenticator: isolated Authenticator, _ context: inout CommandContext) async throws(CTAPStatus)
+        -> Parameters.Response
+    {
         try await Parameters.run(self, on: authenticator, &context)
     }
 
@@ -164,8 +198,10 @@ extension AuthenticatedVendorRequest: AuthenticatorCommand where Parameters: Ven
 }
 
 extension ExportParameters: VendorCommand {
-    static func run(_ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
-                    _ context: inout CommandContext) async throws(CTAPStatus) -> ExportResponse {
+    static func run(
+        _ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
+        _ context: inout CommandContext
+    ) async throws(CTAPStatus) -> ExportResponse {
         try await authenticator.exportCredentials(request)
     }
 
@@ -173,8 +209,10 @@ extension ExportParameters: VendorCommand {
 }
 
 extension ImportParameters: VendorCommand {
-    static func run(_ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
-                    _ context: inout CommandContext) async throws(CTAPStatus) -> StatusOnly {
+    static func run(
+        _ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
+        _ context: inout CommandContext
+    ) async throws(CTAPStatus) -> StatusOnly {
         try await authenticator.importCredential(request)
         return StatusOnly()
     }
@@ -185,8 +223,10 @@ extension ImportParameters: VendorCommand {
 }
 
 extension CredentialFlagsParameters: VendorCommand {
-    static func run(_ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
-                    _ context: inout CommandContext) async throws(CTAPStatus) -> StatusOnly {
+    static func run(
+        _ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
+        _ context: inout CommandContext
+    ) async throws(CTAPStatus) -> StatusOnly {
         context.changed = try await authenticator.setCredentialFlags(request)
         return StatusOnly()
     }

@@ -4,10 +4,14 @@ extension Authenticator {
     /// authenticatorCredentialManagement (CTAP 2.1 §6.8), also answered under the
     /// CTAP 2.1-PRE command 0x41 (`preview`). `enumeration` is the caller's enumeration in
     /// progress; on return, the one its next GetNext continues, if any.
-    func credentialManagement(_ request: CredentialManagementRequest, preview: Bool = false,
-                              continuing enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse? {
+    func credentialManagement(
+        _ request: CredentialManagementRequest, preview: Bool = false,
+        continuing enumeration: inout CredentialEnumeration?
+    ) async throws(CTAPStatus) -> CredentialManagementResponse? {
         // A subcommand this version lacks is unknown to it (updateUserInformation in the review draft).
-        if configuration.rules.withheldCredentialManagementSubcommands.contains(request.subCommand) { throw .invalidSubcommand }
+        if configuration.rules.withheldCredentialManagementSubcommands.contains(request.subCommand) {
+            throw .invalidSubcommand
+        }
         // An enumeration continues only through GetNext; every other subcommand begins
         // something (and is authenticated), which ends it.
         var token: PinUvAuthTokenState?
@@ -20,10 +24,14 @@ extension Authenticator {
             // takes it; 0x0A keeps requiring cm.
             let version = try pinUvAuthProtocol(request.pinUvAuthProtocol)
             do throws(CTAPStatus) {
-                token = try authorize(param, protocol: version, message: request.authenticatedMessage, permission: .cm, legacyAllowed: preview)
+                token = try authorize(
+                    param, protocol: version, message: request.authenticatedMessage, permission: .cm,
+                    legacyAllowed: preview)
             } catch {
                 // CTAP 2.2 §6.8: the persistent token (pcmr) reads, unbound to any RP, and changes nothing.
-                guard request.subCommand.isReadOnly, let persistent = try await deviceState().persistentToken else { throw error }
+                guard request.subCommand.isReadOnly, let persistent = try await deviceState().persistentToken else {
+                    throw error
+                }
                 try persistent.verify(param, protocol: version, message: request.authenticatedMessage)
             }
         }
@@ -86,7 +94,9 @@ extension Authenticator {
     }
 
     /// enumerateRPsBegin (§6.8.3): RPs in RP ID order, each with the entity of its newest credential.
-    private func enumerateRPsBegin(_ enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse {
+    private func enumerateRPsBegin(_ enumeration: inout CredentialEnumeration?) async throws(CTAPStatus)
+        -> CredentialManagementResponse
+    {
         let all: [CredentialSource]
         do { all = try await store.allCredentials() } catch { throw storeFailure(error) }
         var newestByRP: [String: PublicKeyCredentialRpEntity] = [:]
@@ -101,8 +111,10 @@ extension Authenticator {
 
     /// enumerateCredentialsBegin (§6.8.4): the RP's credentials, newest first. A token bound
     /// to an RP is checked before anything is read, and its RP is found by the store's index.
-    private func enumerateCredentialsBegin(rpIDHash: [UInt8], token: PinUvAuthTokenState?,
-                                           _ enumeration: inout CredentialEnumeration?) async throws(CTAPStatus) -> CredentialManagementResponse {
+    private func enumerateCredentialsBegin(
+        rpIDHash: [UInt8], token: PinUvAuthTokenState?,
+        _ enumeration: inout CredentialEnumeration?
+    ) async throws(CTAPStatus) -> CredentialManagementResponse {
         if let bound = token?.rpID, Self.sha256(Array(bound.utf8)) != rpIDHash { throw .pinAuthInvalid }
         let credentials: [CredentialSource]
         do {
@@ -119,21 +131,26 @@ extension Authenticator {
     }
 
     /// Answers the first item, totals included, and keeps the rest for GetNext.
-    private func beginEnumeration(_ kind: CredentialEnumeration.Kind, _ answers: [CredentialManagementResponse],
-                                  _ enumeration: inout CredentialEnumeration?,
-                                  total: (inout CredentialManagementResponse) -> Void) throws(CTAPStatus) -> CredentialManagementResponse {
+    private func beginEnumeration(
+        _ kind: CredentialEnumeration.Kind, _ answers: [CredentialManagementResponse],
+        _ enumeration: inout CredentialEnumeration?,
+        total: (inout CredentialManagementResponse) -> Void
+    ) throws(CTAPStatus) -> CredentialManagementResponse {
         guard var first = answers.first else { throw .noCredentials }
         total(&first)
         if answers.count > 1 {
-            enumeration = CredentialEnumeration(kind: kind, remaining: Array(answers.dropFirst()), lastAnswerAt: configuration.now())
+            enumeration = CredentialEnumeration(
+                kind: kind, remaining: Array(answers.dropFirst()), lastAnswerAt: configuration.now())
         }
         return first
     }
 
     /// enumerateRPsGetNextRP (§6.8.3), enumerateCredentialsGetNextCredential (§6.8.5):
     /// `CTAP2_ERR_NOT_ALLOWED` once there is nothing of that kind to continue.
-    private func nextEnumerated(_ kind: CredentialEnumeration.Kind,
-                                _ enumeration: inout CredentialEnumeration?) throws(CTAPStatus) -> CredentialManagementResponse {
+    private func nextEnumerated(
+        _ kind: CredentialEnumeration.Kind,
+        _ enumeration: inout CredentialEnumeration?
+    ) throws(CTAPStatus) -> CredentialManagementResponse {
         guard var current = enumeration, current.kind == kind else {
             enumeration = nil
             throw .notAllowed
@@ -157,7 +174,9 @@ extension Authenticator {
 
     /// The stored credential a delete or update names: `CTAP2_ERR_NO_CREDENTIALS` if
     /// there is none, `CTAP2_ERR_PIN_AUTH_INVALID` if the token is bound to another RP.
-    private func storedCredential(_ id: [UInt8], token: PinUvAuthTokenState?) async throws(CTAPStatus) -> CredentialSource {
+    private func storedCredential(_ id: [UInt8], token: PinUvAuthTokenState?) async throws(CTAPStatus)
+        -> CredentialSource
+    {
         let found: CredentialSource?
         do { found = try await store.credential(id: id) } catch { throw storeFailure(error) }
         guard let found else { throw .noCredentials }

@@ -14,10 +14,13 @@ extension Authenticator {
     /// authenticatorGetAssertion (CTAP 2.1 §6.2.2); step numbers refer to that section.
     /// Returns the first assertion and, when discovery found more, what
     /// authenticatorGetNextAssertion continues with.
-    func getAssertion(_ request: GetAssertionRequest) async throws(CTAPStatus) -> (GetAssertionResponse, PendingAssertions?) {
+    func getAssertion(_ request: GetAssertionRequest) async throws(CTAPStatus) -> (
+        GetAssertionResponse, PendingAssertions?
+    ) {
         let purpose = UserActionRequest(purpose: .getAssertion, rpID: request.rpID)
         // Steps 1–2: pinUvAuthParam probe and protocol check.
-        let tokenProtocol = try await pinUvAuthProtocol(for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
+        let tokenProtocol = try await pinUvAuthProtocol(
+            for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
         // Step 5: options. `rk` has no meaning here; `up` defaults to true. A pinUvAuthParam
         // takes precedence over `uv`, which otherwise needs a built-in method.
         if request.options.rk != nil { throw configuration.rules.rkInGetAssertion }
@@ -26,7 +29,9 @@ extension Authenticator {
         let wantsPresence = request.options.up ?? true
         // alwaysUv governs assertions the user takes part in; a silent one (`up` false) only
         // tells the platform which credentials exist.
-        if wantsPresence { requestsUV = try await applyingAlwaysUv(requestsUV: requestsUV, tokenProtocol: tokenProtocol) }
+        if wantsPresence {
+            requestsUV = try await applyingAlwaysUv(requestsUV: requestsUV, tokenProtocol: tokenProtocol)
+        }
         // The inputs of the extensions this device offers (CTAP 2.1 §12), parsed before any effect.
         let extensions = try configuration.extensions.getAssertion(request.extensions)
         let returnsLargeBlobKey = try configuration.extensions.asks(LargeBlobKey.self, in: request.extensions)
@@ -44,7 +49,9 @@ extension Authenticator {
         let discovering = request.allowList.isEmpty
         var candidates = try await locateCredentials(request, rpIDHash: rpIDHash)
         // CTAP 2.1 §12.1: credProtect hides credentials from requests without UV.
-        candidates.removeAll { !$0.extensions.credProtect.permits(userVerified: userVerified, discovering: discovering) }
+        candidates.removeAll {
+            !$0.extensions.credProtect.permits(userVerified: userVerified, discovering: discovering)
+        }
         guard let first = candidates.first else { throw .noCredentials }
 
         // Step 10: user presence unless the platform asked for a silent assertion.
@@ -60,12 +67,17 @@ extension Authenticator {
 
         // Step 12: with an allowList one credential answers; discovery reports how many exist.
         let others = discovering ? candidates.dropFirst().compactMap(\.resident?.id) : []
-        let pending = others.isEmpty ? nil : PendingAssertions(
-            remaining: others, rpID: request.rpID, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
-            flags: flags, extensions: extensions, returnsLargeBlobKey: returnsLargeBlobKey, lastAnswerAt: configuration.now())
-        let response = try await sign(first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, extensions: extensions,
-                                      returnsLargeBlobKey: returnsLargeBlobKey, discovering: discovering,
-                                      numberOfCredentials: others.isEmpty ? nil : candidates.count)
+        let pending =
+            others.isEmpty
+            ? nil
+            : PendingAssertions(
+                remaining: others, rpID: request.rpID, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash,
+                flags: flags, extensions: extensions, returnsLargeBlobKey: returnsLargeBlobKey,
+                lastAnswerAt: configuration.now())
+        let response = try await sign(
+            first, rpIDHash: rpIDHash, clientDataHash: request.clientDataHash, flags: flags, extensions: extensions,
+            returnsLargeBlobKey: returnsLargeBlobKey, discovering: discovering,
+            numberOfCredentials: others.isEmpty ? nil : candidates.count)
         return (response, pending)
     }
 
@@ -79,22 +91,29 @@ extension Authenticator {
             do { stored = try await store.credential(id: id) } catch { throw storeFailure(error) }
             guard let source = stored, source.rp.id == pending.rpID else { continue }
             pending.lastAnswerAt = configuration.now()
-            return try await sign(Self.candidate(for: source), rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash,
-                                  flags: pending.flags, extensions: pending.extensions, returnsLargeBlobKey: pending.returnsLargeBlobKey,
-                                  discovering: true, numberOfCredentials: nil)
+            return try await sign(
+                Self.candidate(for: source), rpIDHash: pending.rpIDHash, clientDataHash: pending.clientDataHash,
+                flags: pending.flags, extensions: pending.extensions, returnsLargeBlobKey: pending.returnsLargeBlobKey,
+                discovering: true, numberOfCredentials: nil)
         }
         throw .notAllowed
     }
 
-    private func locateCredentials(_ request: GetAssertionRequest, rpIDHash: [UInt8]) async throws(CTAPStatus) -> [AssertionCandidate] {
+    private func locateCredentials(_ request: GetAssertionRequest, rpIDHash: [UInt8]) async throws(CTAPStatus)
+        -> [AssertionCandidate]
+    {
         if request.allowList.isEmpty {
-            do { return try await store.credentials(rpID: request.rpID).map(Self.candidate(for:)) } catch { throw storeFailure(error) }
+            do { return try await store.credentials(rpID: request.rpID).map(Self.candidate(for:)) } catch {
+                throw storeFailure(error)
+            }
         }
         let wrappingKey = try await deviceState().wrappingKey
         var found: [AssertionCandidate] = []
         for descriptor in request.allowList where descriptor.type == "public-key" {
             if let unwrapped = CredentialWrapping.unwrap(descriptor.id, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
-                found.append(AssertionCandidate(id: descriptor.id, key: unwrapped.key, resident: nil, extensions: unwrapped.extensions))
+                found.append(
+                    AssertionCandidate(
+                        id: descriptor.id, key: unwrapped.key, resident: nil, extensions: unwrapped.extensions))
                 continue
             }
             let stored: CredentialSource?
@@ -111,14 +130,17 @@ extension Authenticator {
     }
 
     /// Advances the credential's signature counter (durable up to its lease) and signs authData ‖ clientDataHash.
-    private func sign(_ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8], flags: AuthenticatorData.Flags,
-                      extensions: [PreparedAssertionExtension], returnsLargeBlobKey: Bool, discovering: Bool,
-                      numberOfCredentials: Int?) async throws(CTAPStatus) -> GetAssertionResponse {
+    private func sign(
+        _ candidate: AssertionCandidate, rpIDHash: [UInt8], clientDataHash: [UInt8], flags: AuthenticatorData.Flags,
+        extensions: [PreparedAssertionExtension], returnsLargeBlobKey: Bool, discovering: Bool,
+        numberOfCredentials: Int?
+    ) async throws(CTAPStatus) -> GetAssertionResponse {
         // Step 11: each extension's output for this credential.
         var outputs: [(identifier: String, value: CBORValue)?] = []
         if !extensions.isEmpty {
             let context = ExtensionContext(
-                credentialID: candidate.id, credential: candidate.extensions, userVerified: flags.contains(.userVerified),
+                credentialID: candidate.id, credential: candidate.extensions,
+                userVerified: flags.contains(.userVerified),
                 keyAgreements: pinUV.keyAgreements, wrappingKey: try await deviceState().wrappingKey,
                 rpIDHash: rpIDHash, userPresent: flags.contains(.userPresent), discovering: discovering)
             for prepared in extensions { outputs.append(try await prepared.output(context)) }
@@ -131,7 +153,8 @@ extension Authenticator {
         let faults = Self.faults
         let authData = AuthenticatorData(
             rpIDHash: rpIDHash, flags: faults.reported(flags), signCount: faults.reported(signCount: signCount),
-            extensions: outputs.authenticatorDataExtensions).bytes
+            extensions: outputs.authenticatorDataExtensions
+        ).bytes
         let signature = faults.reported(signature: try candidate.key.sign(authData + clientDataHash))
         // Response member `user` (CTAP 2.1 §6.2.2): names only when the user was verified.
         let user = candidate.resident.map { source in
@@ -156,9 +179,12 @@ extension Authenticator {
         if configuration.signatureCounter == .zero || candidate.resident?.countsSignatures == false { return 0 }
         if configuration.signatureCounter == .perCredential, let resident = candidate.resident {
             if Self.faults.freezesCounter { return counterLeases.resident[resident.id]?.issued ?? resident.signCount }
-            let step = SignatureCounterLease.advance(counterLeases.resident[resident.id], storedMark: resident.signCount)
+            let step = SignatureCounterLease.advance(
+                counterLeases.resident[resident.id], storedMark: resident.signCount)
             if let mark = step.newMark {
-                do { try await store.updateSignCount(credentialID: resident.id, to: mark) } catch { throw storeFailure(error) }
+                do { try await store.updateSignCount(credentialID: resident.id, to: mark) } catch {
+                    throw storeFailure(error)
+                }
             }
             counterLeases.keep(step.lease, for: resident.id)
             return step.count

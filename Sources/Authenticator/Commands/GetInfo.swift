@@ -15,14 +15,16 @@ extension Authenticator {
         case .ctap20:
             // CTAP 2.0 §5.4: members 0x01–0x06 only.
             return GetInfoResponse(
-                versions: profile.versions, extensions: configuration.extensions.identifiers, aaguid: configuration.aaguid,
+                versions: profile.versions, extensions: configuration.extensions.identifiers,
+                aaguid: configuration.aaguid,
                 options: options, maxMsgSize: configuration.maxMsgSize, pinUvAuthProtocols: pinUvAuthProtocols)
         case .ctap21Preview:
             // The review draft: members 0x01–0x0A; the prototype commands by their option names (2.1 §6.4).
             options["credentialMgmtPreview"] = true
             if hasFingerprintReader { options["userVerificationMgmtPreview"] = true }
             return GetInfoResponse(
-                versions: profile.versions, extensions: configuration.extensions.identifiers, aaguid: configuration.aaguid,
+                versions: profile.versions, extensions: configuration.extensions.identifiers,
+                aaguid: configuration.aaguid,
                 options: options, maxMsgSize: configuration.maxMsgSize, pinUvAuthProtocols: pinUvAuthProtocols,
                 maxCredentialCountInList: configuration.maxCredentialCountInList,
                 maxCredentialIdLength: configuration.maxCredentialIDLength, transports: Self.transports,
@@ -36,7 +38,7 @@ extension Authenticator {
             "makeCredUvNotRqd": !alwaysUv, "pinUvAuthToken": true, "credMgmt": true,
             "largeBlobs": true, "authnrCfg": true, "alwaysUv": alwaysUv, "setMinPINLength": true,
             // CTAP 2.2 §6.4: the persistent read-only credential-management token (pcmr).
-            "perCredMgmtRO": true,
+            "perCredMgmtRO": true
         ]) { $1 }
         // bioEnroll: present with a fingerprint sensor, true once a finger is enrolled (CTAP 2.1 §6.7).
         if hasFingerprintReader { options["bioEnroll"] = try await !enrolledFingerprints().isEmpty }
@@ -59,7 +61,8 @@ extension Authenticator {
             forcePINChange: state.forcePINChange,
             minPINLength: state.minPINLength,
             firmwareVersion: configuration.firmwareVersion,
-            maxCredBlobLength: configuration.extensions.identifiers.contains(CredBlob.identifier) ? CredBlobExtension.maxLength : nil,
+            maxCredBlobLength: configuration.extensions.identifiers.contains(CredBlob.identifier)
+                ? CredBlobExtension.maxLength : nil,
             maxRPIDsForSetMinPINLength: Self.maxRPIDsForSetMinPINLength,
             uvModality: hasFingerprintReader ? FingerprintSensor.uvModality : nil,
             remainingDiscoverableCredentials: max(0, store.capacity - stored),
@@ -83,7 +86,8 @@ extension Authenticator {
         if isEnterpriseAttestationCapable(state) { config.insert(.enableEnterpriseAttestation) }
         info.authenticatorConfigCommands = config.map { Int($0.rawValue) }.sorted()
         if let token = state.persistentToken {
-            info.encCredStoreState = try PersistentTokenEncryption.encrypt(try await credentialStoreState(), token: token.key, for: .encCredStoreState)
+            info.encCredStoreState = try PersistentTokenEncryption.encrypt(
+                try await credentialStoreState(), token: token.key, for: .encCredStoreState)
         }
     }
 

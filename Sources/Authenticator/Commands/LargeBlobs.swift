@@ -4,7 +4,9 @@ import Crypto
 extension Authenticator {
     /// authenticatorLargeBlobs (CTAP 2.1 §6.10.2); step numbers refer to that section.
     /// `write` is the caller's write in progress; on return, the one its next fragment continues.
-    func largeBlobs(_ request: LargeBlobsRequest, continuing write: inout LargeBlobWrite?) async throws(CTAPStatus) -> LargeBlobsResponse? {
+    func largeBlobs(_ request: LargeBlobsRequest, continuing write: inout LargeBlobWrite?) async throws(CTAPStatus)
+        -> LargeBlobsResponse?
+    {
         // Step 1: offset is required, as an invalid parameter.
         guard let offset = request.offset else { throw .invalidParameter }
         // Step 2: exactly one of get and set.
@@ -30,9 +32,13 @@ extension Authenticator {
     }
 
     /// Step 3: a read, which needs no authorisation.
-    private func readLargeBlobs(_ get: Int, at offset: Int, _ request: LargeBlobsRequest) async throws(CTAPStatus) -> LargeBlobsResponse {
+    private func readLargeBlobs(_ get: Int, at offset: Int, _ request: LargeBlobsRequest) async throws(CTAPStatus)
+        -> LargeBlobsResponse
+    {
         // Steps 3.1–3.2: a read carries no length and no pinUvAuth parameters.
-        if request.length != nil || request.pinUvAuthParam != nil || request.pinUvAuthProtocol != nil { throw .invalidParameter }
+        if request.length != nil || request.pinUvAuthParam != nil || request.pinUvAuthProtocol != nil {
+            throw .invalidParameter
+        }
         // Step 3.3.
         guard get <= maxLargeBlobFragmentLength else { throw .invalidLength }
         // Step 3.4.
@@ -44,8 +50,10 @@ extension Authenticator {
 
     /// Step 4: one fragment of a new array. The array replaces the stored one only when its
     /// last fragment arrives with a hash that matches; until then nothing stored changes.
-    private func writeLargeBlobs(_ fragment: [UInt8], at offset: Int, _ request: LargeBlobsRequest,
-                                 continuing write: inout LargeBlobWrite?) async throws(CTAPStatus) {
+    private func writeLargeBlobs(
+        _ fragment: [UInt8], at offset: Int, _ request: LargeBlobsRequest,
+        continuing write: inout LargeBlobWrite?
+    ) async throws(CTAPStatus) {
         let pending = write
         write = nil
         // Step 4.1.
@@ -71,7 +79,8 @@ extension Authenticator {
             guard let param = request.pinUvAuthParam else { throw .puatRequired }
             guard request.pinUvAuthProtocol != nil else { throw .missingParameter }
             let message = LargeBlobsRequest.authenticatedMessage(offset: offset, fragmentHash: Self.sha256(fragment))
-            _ = try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol), message: message, permission: .lbw)
+            _ = try authorize(
+                param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol), message: message, permission: .lbw)
         }
         // Step 4.6.
         guard offset + fragment.count <= current.expectedLength else { throw .invalidParameter }

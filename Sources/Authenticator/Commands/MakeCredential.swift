@@ -7,12 +7,14 @@ extension Authenticator {
     func makeCredential(_ request: MakeCredentialRequest) async throws(CTAPStatus) -> MakeCredentialResponse {
         let purpose = UserActionRequest(purpose: .makeCredential, rpID: request.rp.id)
         // Steps 1–2: pinUvAuthParam probe and protocol check.
-        let tokenProtocol = try await pinUvAuthProtocol(for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
+        let tokenProtocol = try await pinUvAuthProtocol(
+            for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)
         // Step 3: every element is validated by parsing; the first supported algorithm wins.
-        guard let algorithm = request.pubKeyCredParams.lazy
-            .filter({ $0.type == "public-key" })
-            .compactMap({ COSEAlgorithm(rawValue: $0.alg) })
-            .first(where: { self.configuration.algorithms.contains($0) })
+        guard
+            let algorithm = request.pubKeyCredParams.lazy
+                .filter({ $0.type == "public-key" })
+                .compactMap({ COSEAlgorithm(rawValue: $0.alg) })
+                .first(where: { self.configuration.algorithms.contains($0) })
         else { throw .unsupportedAlgorithm }
         // The inputs of the extensions this device offers (CTAP 2.1 §12), parsed before any effect.
         let extensions = try configuration.extensions.makeCredential(request.extensions)
@@ -41,15 +43,19 @@ extension Authenticator {
         // step 14.1: the presence either already carries.
         let (userVerified, present) = try await verifyUser(
             pinUvAuthParam: request.pinUvAuthParam, protocol: tokenProtocol, requestsUV: requestsUV,
-            clientDataHash: request.clientDataHash, permission: .mc, rpID: request.rp.id, purpose: purpose, wantsPresence: true)
+            clientDataHash: request.clientDataHash, permission: .mc, rpID: request.rp.id, purpose: purpose,
+            wantsPresence: true)
         var userPresent = present
 
         let rpIDHash = Self.sha256(Array(request.rp.id.utf8))
         let state = try await deviceState()
         // Step 12: a credential of ours in excludeList ends the request after presence.
         for descriptor in request.excludeList where descriptor.type == "public-key" {
-            guard let credProtect = try await credentialProtection(of: descriptor.id, rpID: request.rp.id, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey),
-                  credProtect.permits(userVerified: userVerified, discovering: false) else { continue }
+            guard
+                let credProtect = try await credentialProtection(
+                    of: descriptor.id, rpID: request.rp.id, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey),
+                credProtect.permits(userVerified: userVerified, discovering: false)
+            else { continue }
             if !userPresent {
                 let outcome = await askPresence(UserActionRequest(purpose: .credentialExcluded, rpID: request.rp.id))
                 if outcome == .cancelled || Task.isCancelled { throw .keepaliveCancel }
@@ -77,7 +83,8 @@ extension Authenticator {
             source.backup = configuration.backup
             try await saveResident(source)
         } else {
-            credentialID = try CredentialWrapping.wrap(key, extensions: extensionState, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
+            credentialID = try CredentialWrapping.wrap(
+                key, extensions: extensionState, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
         }
 
         // Step 19: authenticator data with attested credential data and extension outputs.
@@ -95,7 +102,8 @@ extension Authenticator {
         let faults = Self.faults
         let authData = AuthenticatorData(
             rpIDHash: rpIDHash, flags: faults.reported(flags), signCount: 0,
-            attestedCredentialData: AttestedCredentialData(aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
+            attestedCredentialData: AttestedCredentialData(
+                aaguid: configuration.aaguid, credentialID: credentialID, publicKey: try key.publicKey()),
             extensions: outputs.map(\.signed).authenticatorDataExtensions)
         let authDataBytes = authData.bytes
 
@@ -103,10 +111,11 @@ extension Authenticator {
             authenticatorData: authDataBytes, clientDataHash: request.clientDataHash, key: key,
             preferredFormat: request.attestationFormatsPreference?.first, enterprise: enterprise)
         logger.info("credential created", metadata: ["resident": "\(residentKey)", "alg": "\(algorithm.rawValue)"])
-        return MakeCredentialResponse(attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement),
-                                      enterpriseAttestation: enterprise ? true : nil,
-                                      largeBlobKey: extensionState.largeBlobKey,
-                                      unsignedExtensionOutputs: outputs.compactMap(\.unsigned).extensionMap)
+        return MakeCredentialResponse(
+            attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement),
+            enterpriseAttestation: enterprise ? true : nil,
+            largeBlobKey: extensionState.largeBlobKey,
+            unsignedExtensionOutputs: outputs.compactMap(\.unsigned).extensionMap)
     }
 
     /// Stores a discoverable credential; the store itself refuses with `keyStoreFull`
@@ -116,7 +125,9 @@ extension Authenticator {
     }
 
     /// The credProtect level of a credential ID if it is one of ours for this RP.
-    func credentialProtection(of credentialID: [UInt8], rpID: String, rpIDHash: [UInt8], wrappingKey: [UInt8]) async throws(CTAPStatus) -> CredentialProtection? {
+    func credentialProtection(of credentialID: [UInt8], rpID: String, rpIDHash: [UInt8], wrappingKey: [UInt8])
+        async throws(CTAPStatus) -> CredentialProtection?
+    {
         if let unwrapped = CredentialWrapping.unwrap(credentialID, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
             return unwrapped.extensions.credProtect
         }

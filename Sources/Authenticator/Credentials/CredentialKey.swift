@@ -28,7 +28,10 @@ struct CredentialKey: Sendable {
     /// §11.2.9.2.1: at least every 100 ms).
     static func generating(_ algorithm: COSEAlgorithm) async throws(CTAPStatus) -> CredentialKey {
         switch algorithm {
-        case .rs256, .ps256: try await withTaskExecutorPreference(globalConcurrentExecutor) { () throws(CTAPStatus) in try generate(algorithm) }
+        case .rs256, .ps256:
+            try await withTaskExecutorPreference(globalConcurrentExecutor) { () throws(CTAPStatus) in
+                try generate(algorithm)
+            }
         default: try generate(algorithm)
         }
     }
@@ -99,27 +102,43 @@ struct CredentialKey: Sendable {
             switch algorithm {
             case .es256, .esp256:
                 if let p256 { return .p256(x: p256.x, y: p256.y, algorithm: algorithm) }
-                let (x, y) = Self.coordinates(try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
+                let (x, y) = Self.coordinates(
+                    try P256.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
                 return .p256(x: x, y: y, algorithm: algorithm)
             case .es384:
-                let (x, y) = Self.coordinates(try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
+                let (x, y) = Self.coordinates(
+                    try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
                 return .p384(x: x, y: y)
             case .es512:
-                let (x, y) = Self.coordinates(try P521.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
+                let (x, y) = Self.coordinates(
+                    try P521.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation)
                 return .p521(x: x, y: y)
             case .edDSA:
-                return .ed25519(x: Array(try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey.rawRepresentation))
+                return .ed25519(
+                    x: Array(
+                        try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).publicKey
+                            .rawRepresentation))
             case .es256K:
                 let (x, y) = Self.coordinates(try Secp256k1.publicKey(privateKey: rawRepresentation))
                 return .secp256k1(x: x, y: y)
             case .mldsa44:
-                return .mldsa(publicKey: try MLDSAPrivateKey(seed: rawRepresentation, parameters: .mldsa44).publicKey.rawRepresentation, algorithm: algorithm)
+                return .mldsa(
+                    publicKey: try MLDSAPrivateKey(seed: rawRepresentation, parameters: .mldsa44).publicKey
+                        .rawRepresentation, algorithm: algorithm)
             case .mldsa65:
-                return .mldsa(publicKey: Array(try MLDSA65.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).publicKey.rawRepresentation), algorithm: algorithm)
+                return .mldsa(
+                    publicKey: Array(
+                        try MLDSA65.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).publicKey
+                            .rawRepresentation), algorithm: algorithm)
             case .mldsa87:
-                return .mldsa(publicKey: Array(try MLDSA87.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).publicKey.rawRepresentation), algorithm: algorithm)
+                return .mldsa(
+                    publicKey: Array(
+                        try MLDSA87.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).publicKey
+                            .rawRepresentation), algorithm: algorithm)
             case .rs256, .ps256:
-                return .rsa(n: Array(rawRepresentation.prefix(Self.rsaModulusBytes)), e: Self.rsaPublicExponent, algorithm: algorithm)
+                return .rsa(
+                    n: Array(rawRepresentation.prefix(Self.rsaModulusBytes)), e: Self.rsaPublicExponent,
+                    algorithm: algorithm)
             case .ecdhESHKDF256, .arkgP256:
                 throw CTAPStatus.unsupportedAlgorithm
             }
@@ -139,19 +158,28 @@ struct CredentialKey: Sendable {
                 let key = try p256?.key ?? P256.Signing.PrivateKey(rawRepresentation: rawRepresentation)
                 return Array(try key.signature(for: message).derRepresentation)
             case .es384:
-                return Array(try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
+                return Array(
+                    try P384.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message)
+                        .derRepresentation)
             case .es512:
-                return Array(try P521.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message).derRepresentation)
+                return Array(
+                    try P521.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message)
+                        .derRepresentation)
             case .edDSA:
-                return Array(try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message))
+                return Array(
+                    try Curve25519.Signing.PrivateKey(rawRepresentation: rawRepresentation).signature(for: message))
             case .es256K:
                 return try Secp256k1.signature(for: message, privateKey: rawRepresentation)
             case .mldsa44:
                 return try MLDSAPrivateKey(seed: rawRepresentation, parameters: .mldsa44).signature(for: message)
             case .mldsa65:
-                return Array(try MLDSA65.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).signature(for: message))
+                return Array(
+                    try MLDSA65.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).signature(
+                        for: message))
             case .mldsa87:
-                return Array(try MLDSA87.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).signature(for: message))
+                return Array(
+                    try MLDSA87.PrivateKey(seedRepresentation: rawRepresentation, publicKey: nil).signature(
+                        for: message))
             case .rs256, .ps256:
                 let key = try _RSA.Signing.PrivateKey._createFromNumbers(
                     n: rawRepresentation.prefix(Self.rsaModulusBytes), e: Self.rsaPublicExponent,

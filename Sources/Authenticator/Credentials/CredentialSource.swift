@@ -56,12 +56,16 @@ public struct CredentialSource: Sendable, Hashable, Codable {
 
 extension CredentialSource {
     /// A record whose extension fields come from `extensions`.
-    init(id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: COSEAlgorithm,
-         privateKey: [UInt8], signCount: UInt32, createdAt: Date, extensions: CredentialExtensionState) {
-        self.init(id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount, createdAt: createdAt,
-                  credProtect: UInt8(extensions.credProtect.rawValue), hmacSecret: extensions.hmacSecret ? true : nil,
-                  largeBlobKey: extensions.largeBlobKey, credBlob: extensions.credBlob,
-                  thirdPartyPayment: extensions.thirdPartyPayment ? true : nil)
+    init(
+        id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: COSEAlgorithm,
+        privateKey: [UInt8], signCount: UInt32, createdAt: Date, extensions: CredentialExtensionState
+    ) {
+        self.init(
+            id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount,
+            createdAt: createdAt,
+            credProtect: UInt8(extensions.credProtect.rawValue), hmacSecret: extensions.hmacSecret ? true : nil,
+            largeBlobKey: extensions.largeBlobKey, credBlob: extensions.credBlob,
+            thirdPartyPayment: extensions.thirdPartyPayment ? true : nil)
     }
 
     /// The extension state the record keeps; its fields stay as they were first stored, so

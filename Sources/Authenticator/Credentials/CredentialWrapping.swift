@@ -16,18 +16,23 @@ enum CredentialWrapping {
     /// The ID length for a 32-byte key (ES256, EdDSA).
     static let idLength = idLength(keySize: 32)
     static func idLength(keySize: Int) -> Int { 1 + 12 + 2 + keySize + 16 }
-    private static let keySizes: [UInt8: Int] = [1: 32, 2: 32, 3: 48, 4: 66, 5: 512, 6: 512, 7: 32, 8: 32, 9: 32, 10: 32, 11: 32]
+    private static let keySizes: [UInt8: Int] = [
+        1: 32, 2: 32, 3: 48, 4: 66, 5: 512, 6: 512, 7: 32, 8: 32, 9: 32, 10: 32, 11: 32
+    ]
     /// The longest ID this device mints: an RSA credential's (getInfo's maxCredentialIdLength).
     static let maxIDLength = idLength(keySize: 512)
 
     static let hmacSecretBit: UInt8 = 0x80
     static let thirdPartyPaymentBit: UInt8 = 0x40
 
-    static func wrap(_ key: CredentialKey, extensions: CredentialExtensionState, rpIDHash: [UInt8], wrappingKey: [UInt8]) throws(CTAPStatus) -> [UInt8] {
+    static func wrap(
+        _ key: CredentialKey, extensions: CredentialExtensionState, rpIDHash: [UInt8], wrappingKey: [UInt8]
+    ) throws(CTAPStatus) -> [UInt8] {
         var plaintext: [UInt8] = [algorithmByte(key.algorithm), policyByte(extensions)]
         plaintext.append(contentsOf: key.rawRepresentation)
         do {
-            let box = try AES.GCM.seal(plaintext, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash)
+            let box = try AES.GCM.seal(
+                plaintext, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash)
             return [version] + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
         } catch {
             throw .other
@@ -35,35 +40,44 @@ enum CredentialWrapping {
     }
 
     /// The key inside `credentialID` if this device minted it for this RP, else nil.
-    static func unwrap(_ credentialID: [UInt8], rpIDHash: [UInt8], wrappingKey: [UInt8]) -> (key: CredentialKey, extensions: CredentialExtensionState)? {
+    static func unwrap(_ credentialID: [UInt8], rpIDHash: [UInt8], wrappingKey: [UInt8]) -> (
+        key: CredentialKey, extensions: CredentialExtensionState
+    )? {
         guard credentialID.first == version,
-              Set(keySizes.values.map { idLength(keySize: $0) }).contains(credentialID.count) else { return nil }
+            Set(keySizes.values.map { idLength(keySize: $0) }).contains(credentialID.count)
+        else { return nil }
         let tagStart = credentialID.count - 16
-        guard let box = try? AES.GCM.SealedBox(
+        guard
+            let box = try? AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: credentialID[1..<13]),
                 ciphertext: credentialID[13..<tagStart],
                 tag: credentialID[tagStart...]),
-              let plaintext = try? AES.GCM.open(box, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash),
-              let algorithm = algorithm(from: plaintext[plaintext.startIndex]),
-              plaintext.count == 2 + (keySizes[plaintext[plaintext.startIndex]] ?? 0),
-              let extensions = extensionState(policy: plaintext[plaintext.startIndex + 1])
+            let plaintext = try? AES.GCM.open(
+                box, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash),
+            let algorithm = algorithm(from: plaintext[plaintext.startIndex]),
+            plaintext.count == 2 + (keySizes[plaintext[plaintext.startIndex]] ?? 0),
+            let extensions = extensionState(policy: plaintext[plaintext.startIndex + 1])
         else { return nil }
         return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(plaintext.dropFirst(2))), extensions)
     }
 
     private static func policyByte(_ state: CredentialExtensionState) -> UInt8 {
-        UInt8(state.credProtect.rawValue) | (state.hmacSecret ? hmacSecretBit : 0) | (state.thirdPartyPayment ? thirdPartyPaymentBit : 0)
+        UInt8(state.credProtect.rawValue) | (state.hmacSecret ? hmacSecretBit : 0)
+            | (state.thirdPartyPayment ? thirdPartyPaymentBit : 0)
     }
 
     private static func extensionState(policy: UInt8) -> CredentialExtensionState? {
-        guard let level = CredentialProtection(rawValue: Int(policy & ~(hmacSecretBit | thirdPartyPaymentBit))) else { return nil }
-        return CredentialExtensionState(credProtect: level, hmacSecret: policy & hmacSecretBit != 0,
-                                        thirdPartyPayment: policy & thirdPartyPaymentBit != 0)
+        guard let level = CredentialProtection(rawValue: Int(policy & ~(hmacSecretBit | thirdPartyPaymentBit))) else {
+            return nil
+        }
+        return CredentialExtensionState(
+            credProtect: level, hmacSecret: policy & hmacSecretBit != 0,
+            thirdPartyPayment: policy & thirdPartyPaymentBit != 0)
     }
 
     private static let algorithms: [UInt8: COSEAlgorithm] = [
         1: .es256, 2: .edDSA, 3: .es384, 4: .es512, 5: .rs256, 6: .ps256, 7: .mldsa65, 8: .mldsa87, 9: .esp256,
-        10: .es256K, 11: .mldsa44,
+        10: .es256K, 11: .mldsa44
     ]
 
     private static func algorithmByte(_ algorithm: COSEAlgorithm) -> UInt8 {

@@ -35,7 +35,9 @@ public actor InMemoryCredentialStore: CredentialStore {
     /// Throws `.full` when full, unless it replaces a credential of the same RP and user.
     public func save(_ credential: CredentialSource) throws(CredentialStoreError) {
         // Replaced: one of the same RP and user (CTAP 2.1 §6.1.2 step 17), and one of the same ID.
-        var replaced = (idsByRP[credential.rp.id] ?? []).filter { records[$0]?.credential.user.id == credential.user.id }
+        var replaced = (idsByRP[credential.rp.id] ?? []).filter {
+            records[$0]?.credential.user.id == credential.user.id
+        }
         if records[credential.id] != nil, !replaced.contains(credential.id) { replaced.append(credential.id) }
         guard records.count - replaced.count < capacity else { throw .full }
         replaced.forEach(remove)
@@ -50,7 +52,8 @@ public actor InMemoryCredentialStore: CredentialStore {
 
     public func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) {
         guard let stored = records[credentialID]?.credential.user else { return }
-        records[credentialID]?.credential.user = PublicKeyCredentialUserEntity(id: stored.id, name: user.name, displayName: user.displayName)
+        records[credentialID]?.credential.user = PublicKeyCredentialUserEntity(
+            id: stored.id, name: user.name, displayName: user.displayName)
     }
 
     public func delete(credentialID: [UInt8]) {

@@ -9,10 +9,13 @@ protocol AuthenticatorExtension: Sendable {
 
     /// makeCredential, before the credential exists (CTAP 2.1 §6.1.2 step 16): records what
     /// the credential keeps for its life.
-    func record(_ input: Wire.MakeCredentialInput, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus)
+    func record(
+        _ input: Wire.MakeCredentialInput, on credential: inout CredentialExtensionState, _ creation: CredentialCreation
+    ) throws(CTAPStatus)
 
     /// makeCredential, once the credential exists (step 19): the output for authData, nil for none.
-    func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.MakeCredentialOutput?
+    func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> Wire.MakeCredentialOutput?
 
     /// makeCredential's outputs together: the one for authData and one for the response's
     /// unsignedExtensionOutputs (CTAP 2.2 §6.1.2), for an extension whose two come from one
@@ -22,17 +25,25 @@ protocol AuthenticatorExtension: Sendable {
 
     /// getAssertion, for each credential that answers (CTAP 2.1 §6.2.2 step 11): the output
     /// for authData, nil for none.
-    func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.GetAssertionOutput?
+    func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> Wire.GetAssertionOutput?
 }
 
 extension AuthenticatorExtension {
-    func record(_ input: Wire.MakeCredentialInput, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {}
-    func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.MakeCredentialOutput? { nil }
+    func record(
+        _ input: Wire.MakeCredentialInput, on credential: inout CredentialExtensionState, _ creation: CredentialCreation
+    ) throws(CTAPStatus) {}
+    func makeCredentialOutput(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> Wire.MakeCredentialOutput?
+    { nil }
     func makeCredentialOutputs(_ input: Wire.MakeCredentialInput, _ context: ExtensionContext) async throws(CTAPStatus)
-        -> (signed: Wire.MakeCredentialOutput?, unsigned: CBORValue?) {
+        -> (signed: Wire.MakeCredentialOutput?, unsigned: CBORValue?)
+    {
         (try await makeCredentialOutput(input, context), nil)
     }
-    func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus) -> Wire.GetAssertionOutput? { nil }
+    func getAssertionOutput(_ input: Wire.GetAssertionInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> Wire.GetAssertionOutput?
+    { nil }
 }
 
 /// What extensions record on a credential at creation and read back at each use.

@@ -10,7 +10,9 @@ struct CredBlobExtension: AuthenticatorExtension {
 
     /// A blob too long is not stored (output `false`), and neither is one for a
     /// non-discoverable credential, which keeps nothing on the device.
-    func record(_ input: [UInt8], on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {
+    func record(_ input: [UInt8], on credential: inout CredentialExtensionState, _ creation: CredentialCreation)
+        throws(CTAPStatus)
+    {
         if input.count <= Self.maxLength, creation.residentKey { credential.credBlob = input }
     }
 

@@ -5,11 +5,15 @@ import CTAP
 struct CredProtectExtension: AuthenticatorExtension {
     typealias Wire = CredProtect
 
-    func record(_ input: CredentialProtection, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {
+    func record(
+        _ input: CredentialProtection, on credential: inout CredentialExtensionState, _ creation: CredentialCreation
+    ) throws(CTAPStatus) {
         credential.credProtect = input
     }
 
-    func makeCredentialOutput(_ input: CredentialProtection, _ context: ExtensionContext) async throws(CTAPStatus) -> CredentialProtection? {
+    func makeCredentialOutput(_ input: CredentialProtection, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> CredentialProtection?
+    {
         context.credential.credProtect
     }
 }

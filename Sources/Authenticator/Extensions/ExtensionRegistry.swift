@@ -16,7 +16,7 @@ public struct ExtensionRegistry: Sendable {
         CredBlobExtension(),
         MinPinLengthExtension(),
         PreviewSignExtension(),
-        ThirdPartyPaymentExtension(),
+        ThirdPartyPaymentExtension()
     ])
 
     /// getInfo's `extensions` member.
@@ -29,7 +29,8 @@ public struct ExtensionRegistry: Sendable {
 
     /// Whether the registry offers `E` and the request's getAssertion input for it is `true`:
     /// for an extension whose output is a response member rather than authData (largeBlobKey).
-    func asks<E: CTAPExtension>(_: E.Type, in inputs: ExtensionMap) throws(CTAPStatus) -> Bool where E.GetAssertionInput == Bool {
+    func asks<E: CTAPExtension>(_: E.Type, in inputs: ExtensionMap) throws(CTAPStatus) -> Bool
+    where E.GetAssertionInput == Bool {
         guard identifiers.contains(E.identifier) else { return false }
         return try inputs.getAssertionInput(E.self) == true
     }
@@ -79,7 +80,8 @@ extension AuthenticatorExtension {
             record: { (credential, creation) throws(CTAPStatus) in try self.record(input, on: &credential, creation) },
             output: { context async throws(CTAPStatus) in
                 let (signed, unsigned) = try await self.makeCredentialOutputs(input, context)
-                return CreationOutputs(signed: signed.map { (Wire.identifier, $0.cbor) }, unsigned: unsigned.map { (Wire.identifier, $0) })
+                return CreationOutputs(
+                    signed: signed.map { (Wire.identifier, $0.cbor) }, unsigned: unsigned.map { (Wire.identifier, $0) })
             })
     }
 

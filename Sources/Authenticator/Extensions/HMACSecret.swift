@@ -8,7 +8,9 @@ import Crypto
 struct HMACSecretExtension: AuthenticatorExtension {
     typealias Wire = HMACSecret
 
-    func record(_ input: Bool, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {
+    func record(_ input: Bool, on credential: inout CredentialExtensionState, _ creation: CredentialCreation)
+        throws(CTAPStatus)
+    {
         credential.hmacSecret = input
     }
 
@@ -19,7 +21,8 @@ struct HMACSecretExtension: AuthenticatorExtension {
     /// Authenticator processing: verify saltAuth, decrypt the salts, HMAC them with the
     /// credential's CredRandom for the UV state, and return the outputs encrypted under the
     /// shared secret. A credential created without hmac-secret gives no output.
-    func getAssertionOutput(_ input: HMACSecretInput, _ context: ExtensionContext) async throws(CTAPStatus) -> [UInt8]? {
+    func getAssertionOutput(_ input: HMACSecretInput, _ context: ExtensionContext) async throws(CTAPStatus) -> [UInt8]?
+    {
         try Self.evaluate(input, context)
     }
 
@@ -46,6 +49,7 @@ struct HMACSecretExtension: AuthenticatorExtension {
     private static func credRandom(_ context: ExtensionContext) -> SymmetricKey {
         let info = Array("passkeyd hmac-secret \(context.userVerified ? "with" : "without") UV".utf8)
         return HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: context.wrappingKey), salt: context.credentialID, info: info, outputByteCount: 32)
+            inputKeyMaterial: SymmetricKey(data: context.wrappingKey), salt: context.credentialID, info: info,
+            outputByteCount: 32)
     }
 }

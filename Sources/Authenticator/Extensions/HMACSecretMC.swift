@@ -5,7 +5,9 @@ import CTAP
 struct HMACSecretMCExtension: AuthenticatorExtension {
     typealias Wire = HMACSecretMC
 
-    func makeCredentialOutput(_ input: HMACSecretInput, _ context: ExtensionContext) async throws(CTAPStatus) -> [UInt8]? {
+    func makeCredentialOutput(_ input: HMACSecretInput, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> [UInt8]?
+    {
         try HMACSecretExtension.evaluate(input, context)
     }
 }

@@ -8,7 +8,9 @@ struct LargeBlobKeyExtension: AuthenticatorExtension {
     /// Only `true` is a valid input (`CTAP2_ERR_INVALID_OPTION` otherwise). The key belongs
     /// to discoverable credentials: a non-discoverable one keeps nothing on the device, so
     /// it gets none and the platform learns that largeBlob is unsupported for it.
-    func record(_ input: Bool, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {
+    func record(_ input: Bool, on credential: inout CredentialExtensionState, _ creation: CredentialCreation)
+        throws(CTAPStatus)
+    {
         guard input else { throw .invalidOption }
         if creation.residentKey { credential.largeBlobKey = SecureRandom.bytes(LargeBlobKey.keyLength) }
     }

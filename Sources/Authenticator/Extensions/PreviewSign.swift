@@ -14,39 +14,55 @@ struct PreviewSignExtension: AuthenticatorExtension {
     typealias Wire = PreviewSign
 
     /// Checked before the credential exists, so a bad request creates nothing.
-    func record(_ input: PreviewSignGenerateKey, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {
+    func record(
+        _ input: PreviewSignGenerateKey, on credential: inout CredentialExtensionState, _ creation: CredentialCreation
+    ) throws(CTAPStatus) {
         _ = try Self.choice(input)
     }
 
     /// The generated key: its algorithm in authData, its attestation object (format `none`, the
     /// key handle as credential ID, the flags in its own authData's previewSign output) unsigned.
     func makeCredentialOutputs(_ input: PreviewSignGenerateKey, _ context: ExtensionContext) async throws(CTAPStatus)
-        -> (signed: PreviewSignGeneratedKey?, unsigned: CBORValue?) {
+        -> (signed: PreviewSignGeneratedKey?, unsigned: CBORValue?)
+    {
         let (algorithm, flags) = try Self.choice(input)
         let key = PreviewSignKey.generate(algorithm.keyKind)
         let handle = try SigningKeyHandle.seal(key, algorithm: algorithm, flags: flags, context)
         var authFlags: AuthenticatorData.Flags = [.userPresent]
         if context.userVerified { authFlags.insert(.userVerified) }
         var outputs = ExtensionMap()
-        outputs.setMakeCredentialOutput(PreviewSign.self, PreviewSignGeneratedKey(algorithm: algorithm.rawValue, flags: flags))
+        outputs.setMakeCredentialOutput(
+            PreviewSign.self, PreviewSignGeneratedKey(algorithm: algorithm.rawValue, flags: flags))
         let authData = AuthenticatorData(
             rpIDHash: context.rpIDHash, flags: authFlags, signCount: 0,
-            attestedCredentialData: AttestedCredentialData(aaguid: context.aaguid, credentialID: handle, publicKey: key.publicKey(algorithm)),
+            attestedCredentialData: AttestedCredentialData(
+                aaguid: context.aaguid, credentialID: handle, publicKey: key.publicKey(algorithm)),
             extensions: outputs.cbor)
-        let attestation = CBORValue.intKeyed([(1, .textString("none")), (2, .byteString(authData.bytes)), (3, .map([:]))])
-        return (PreviewSignGeneratedKey(algorithm: algorithm.rawValue), PreviewSignAttestation(attestationObject: attestation.encoded).cbor)
+        let attestation = CBORValue.intKeyed([
+            (1, .textString("none")), (2, .byteString(authData.bytes)), (3, .map([:]))
+        ])
+        return (
+            PreviewSignGeneratedKey(algorithm: algorithm.rawValue),
+            PreviewSignAttestation(attestationObject: attestation.encoded).cbor
+        )
     }
 
     /// Signs with the key a handle names. It needs the credential named in an allow list and
     /// both members (else CTAP2_ERR_INVALID_OPTION), a handle minted for this credential and RP
     /// (else CTAP2_ERR_INVALID_CREDENTIAL), the presence or verification the key was made to
     /// require, and what the algorithm asks of the data and arguments (`PreviewSignKey.sign`).
-    func getAssertionOutput(_ input: PreviewSignSignRequest, _ context: ExtensionContext) async throws(CTAPStatus) -> PreviewSignSignature? {
-        guard !context.discovering, let handle = input.keyHandle, let data = input.toBeSigned else { throw .invalidOption }
+    func getAssertionOutput(_ input: PreviewSignSignRequest, _ context: ExtensionContext) async throws(CTAPStatus)
+        -> PreviewSignSignature?
+    {
+        guard !context.discovering, let handle = input.keyHandle, let data = input.toBeSigned else {
+            throw .invalidOption
+        }
         guard let (key, algorithm, flags) = SigningKeyHandle.open(handle, context) else { throw .invalidCredential }
         if flags & PreviewSign.userVerificationRequired != 0, !context.userVerified { throw .puatRequired }
         if flags & PreviewSign.userPresenceRequired != 0, !context.userPresent { throw .upRequired }
-        let arguments = try input.additionalArguments.map { (bytes) throws(CTAPStatus) in try COSESignArgs(decoding: bytes) }
+        let arguments = try input.additionalArguments.map { (bytes) throws(CTAPStatus) in
+            try COSESignArgs(decoding: bytes)
+        }
         return PreviewSignSignature(signature: try key.sign(data, as: algorithm, arguments: arguments))
     }
 
@@ -54,7 +70,9 @@ struct PreviewSignExtension: AuthenticatorExtension {
     private static func choice(_ input: PreviewSignGenerateKey) throws(CTAPStatus) -> (PreviewSignAlgorithm, Int) {
         let flags = input.flags ?? 0
         guard PreviewSign.validFlags.contains(flags) else { throw .invalidOption }
-        guard let algorithm = input.algorithms.lazy.compactMap(PreviewSignAlgorithm.init(rawValue:)).first else { throw .unsupportedAlgorithm }
+        guard let algorithm = input.algorithms.lazy.compactMap(PreviewSignAlgorithm.init(rawValue:)).first else {
+            throw .unsupportedAlgorithm
+        }
         return (algorithm, flags)
     }
 }
@@ -65,29 +83,36 @@ struct PreviewSignExtension: AuthenticatorExtension {
 /// Layout: nonce (12) ‖ ciphertext of [flags (1) ‖ algorithm (1) ‖ key] ‖ tag (16), the key
 /// being a P-256 scalar (32) or an ARKG-P256 private seed (64).
 enum SigningKeyHandle {
-    static func seal(_ key: PreviewSignKey, algorithm: PreviewSignAlgorithm, flags: Int, _ context: ExtensionContext) throws(CTAPStatus) -> [UInt8] {
+    static func seal(_ key: PreviewSignKey, algorithm: PreviewSignAlgorithm, flags: Int, _ context: ExtensionContext)
+        throws(CTAPStatus) -> [UInt8]
+    {
         do {
-            let box = try AES.GCM.seal([UInt8(flags), algorithm.handleByte] + key.rawRepresentation, using: sealingKey(context),
-                                       authenticating: context.rpIDHash)
+            let box = try AES.GCM.seal(
+                [UInt8(flags), algorithm.handleByte] + key.rawRepresentation, using: sealingKey(context),
+                authenticating: context.rpIDHash)
             return Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
         } catch {
             throw .other
         }
     }
 
-    static func open(_ handle: [UInt8], _ context: ExtensionContext) -> (key: PreviewSignKey, algorithm: PreviewSignAlgorithm, flags: Int)? {
+    static func open(_ handle: [UInt8], _ context: ExtensionContext) -> (
+        key: PreviewSignKey, algorithm: PreviewSignAlgorithm, flags: Int
+    )? {
         guard handle.count > 12 + 2 + 16,
-              let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: handle[..<12]), ciphertext: handle[12..<(handle.count - 16)],
-                                               tag: handle.suffix(16)),
-              let plaintext = try? AES.GCM.open(box, using: sealingKey(context), authenticating: context.rpIDHash),
-              let algorithm = PreviewSignAlgorithm(handleByte: plaintext[1]),
-              let key = PreviewSignKey(algorithm.keyKind, rawRepresentation: Array(plaintext.dropFirst(2)))
+            let box = try? AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: handle[..<12]), ciphertext: handle[12..<(handle.count - 16)],
+                tag: handle.suffix(16)),
+            let plaintext = try? AES.GCM.open(box, using: sealingKey(context), authenticating: context.rpIDHash),
+            let algorithm = PreviewSignAlgorithm(handleByte: plaintext[1]),
+            let key = PreviewSignKey(algorithm.keyKind, rawRepresentation: Array(plaintext.dropFirst(2)))
         else { return nil }
         return (key, algorithm, Int(plaintext[0]))
     }
 
     private static func sealingKey(_ context: ExtensionContext) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: context.wrappingKey), salt: context.credentialID,
-                               info: Array("passkeyd previewSign key handle".utf8), outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: context.wrappingKey), salt: context.credentialID,
+            info: Array("passkeyd previewSign key handle".utf8), outputByteCount: 32)
     }
 }

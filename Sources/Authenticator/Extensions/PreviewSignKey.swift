@@ -42,7 +42,8 @@ enum PreviewSignKey: Sendable {
         switch self {
         case .p256(let key):
             let point = Array(key.publicKey.rawRepresentation)
-            return .p256(x: Array(point.prefix(32)), y: Array(point.dropFirst(32)), algorithm: algorithm.publicKeyAlgorithm)
+            return .p256(
+                x: Array(point.prefix(32)), y: Array(point.dropFirst(32)), algorithm: algorithm.publicKeyAlgorithm)
         case .arkgP256(let seed):
             return .arkgP256(seed.publicSeed)
         }
@@ -52,14 +53,18 @@ enum PreviewSignKey: Sendable {
     /// 32 bytes is `CTAP1_ERR_INVALID_PARAMETER`. For ESP256-split-ARKG, absent arguments are
     /// `CTAP2_ERR_MISSING_PARAMETER`, and arguments that do not name ESP256-split-ARKG with a kh
     /// and ctx this seed derives a key from are `CTAP2_ERR_INVALID_CREDENTIAL`.
-    func sign(_ tbs: [UInt8], as algorithm: PreviewSignAlgorithm, arguments: COSESignArgs?) throws(CTAPStatus) -> [UInt8] {
+    func sign(_ tbs: [UInt8], as algorithm: PreviewSignAlgorithm, arguments: COSESignArgs?) throws(CTAPStatus)
+        -> [UInt8]
+    {
         let signer: P256.Signing.PrivateKey
         switch self {
         case .p256(let key):
             signer = key
         case .arkgP256(let seed):
             guard let arguments else { throw .missingParameter }
-            guard arguments.algorithm == algorithm.rawValue, let keyHandle = arguments.arkgKeyHandle, let context = arguments.arkgContext else {
+            guard arguments.algorithm == algorithm.rawValue, let keyHandle = arguments.arkgKeyHandle,
+                let context = arguments.arkgContext
+            else {
                 throw .invalidCredential
             }
             signer = try seed.derivePrivateKey(keyHandle: keyHandle, context: context)

@@ -6,7 +6,9 @@ import CTAP
 struct ThirdPartyPaymentExtension: AuthenticatorExtension {
     typealias Wire = ThirdPartyPayment
 
-    func record(_ input: Bool, on credential: inout CredentialExtensionState, _ creation: CredentialCreation) throws(CTAPStatus) {
+    func record(_ input: Bool, on credential: inout CredentialExtensionState, _ creation: CredentialCreation)
+        throws(CTAPStatus)
+    {
         credential.thirdPartyPayment = input
     }
 

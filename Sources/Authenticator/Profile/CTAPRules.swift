@@ -85,10 +85,13 @@ public struct CTAPRules: Sendable, Hashable {
         infoMembers: .ctap20,
         // 2.0 §5: authenticatorMakeCredential … authenticatorReset; the rest came with 2.1.
         withheldCommands: [
-            .bioEnrollment, .credentialManagement, .selection, .largeBlobs, .config, .bioEnrollmentPreview, .credentialManagementPreview,
+            .bioEnrollment, .credentialManagement, .selection, .largeBlobs, .config, .bioEnrollmentPreview,
+            .credentialManagementPreview
         ],
         // 2.0 §5.5: subcommands 0x01–0x05.
-        withheldPINSubcommands: [.getPinUvAuthTokenUsingUvWithPermissions, .getUVRetries, .getPinUvAuthTokenUsingPinWithPermissions],
+        withheldPINSubcommands: [
+            .getPinUvAuthTokenUsingUvWithPermissions, .getUVRetries, .getPinUvAuthTokenUsingPinWithPermissions
+        ],
         withheldCredentialManagementSubcommands: [],
         legacyTokenPermissions: [.mc, .ga],
         pinUvAuthProtocols: [.one],
@@ -107,7 +110,9 @@ public struct CTAPRules: Sendable, Hashable {
         rules.withheldCommands = [.bioEnrollment, .credentialManagement, .selection, .largeBlobs, .config]
         // No permissions yet (2.1 §6.5.5.7.2, §6.5.5.7.3 came later); getUVRetries (0x07) serves
         // the preview's fingerprint reader.
-        rules.withheldPINSubcommands = [.getPinUvAuthTokenUsingUvWithPermissions, .getPinUvAuthTokenUsingPinWithPermissions]
+        rules.withheldPINSubcommands = [
+            .getPinUvAuthTokenUsingUvWithPermissions, .getPinUvAuthTokenUsingPinWithPermissions
+        ]
         rules.withheldCredentialManagementSubcommands = [.updateUserInformation]
         rules.legacyTokenPermissions = [.mc, .ga, .cm, .be]
         return rules

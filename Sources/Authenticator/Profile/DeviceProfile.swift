@@ -21,7 +21,8 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
         name: "u2f", protocols: .ctap1, versions: ["U2F_V2"], extensions: [], rules: .ctap20)
     /// A CTAP 2.0 key (Proposed Standard, 2019-01-30) that also speaks U2F.
     public static let fido20 = DeviceProfile(
-        name: "fido2.0", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0"], extensions: [HMACSecret.identifier], rules: .ctap20)
+        name: "fido2.0", protocols: [.ctap1, .ctap2], versions: ["U2F_V2", "FIDO_2_0"],
+        extensions: [HMACSecret.identifier], rules: .ctap20)
     /// A key of the CTAP 2.1 review draft (`FIDO_2_1_PRE`, as YubiKey 5 firmware 5.2–5.4 reports):
     /// the prototype commands and the two extensions such keys offer.
     public static let fido21Preview = DeviceProfile(

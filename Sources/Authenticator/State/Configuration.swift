@@ -6,7 +6,7 @@ extension Authenticator {
         /// passkeyd's AAGUID, `cebed41c-3efc-4080-98c5-e3ce60214c97`: one value for every
         /// passkeyd, so relying parties can recognise the model (WebAuthn L3 §6.5.1).
         public static let passkeydAAGUID: [UInt8] = [
-            0xCE, 0xBE, 0xD4, 0x1C, 0x3E, 0xFC, 0x40, 0x80, 0x98, 0xC5, 0xE3, 0xCE, 0x60, 0x21, 0x4C, 0x97,
+            0xCE, 0xBE, 0xD4, 0x1C, 0x3E, 0xFC, 0x40, 0x80, 0x98, 0xC5, 0xE3, 0xCE, 0x60, 0x21, 0x4C, 0x97
         ]
 
         public var aaguid: [UInt8] = passkeydAAGUID
@@ -20,7 +20,9 @@ extension Authenticator {
         /// Algorithms in order of preference; getInfo lists them in this order (docs/algorithms.md):
         /// ES256 first, then EdDSA, the larger curves, ML-DSA, RSA (its keys are slow to make), and
         /// ES256K last (the fewest relying parties verify it).
-        public var algorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .es512, .mldsa44, .mldsa65, .mldsa87, .ps256, .rs256, .es256K]
+        public var algorithms: [COSEAlgorithm] = [
+            .es256, .edDSA, .es384, .es512, .mldsa44, .mldsa65, .mldsa87, .ps256, .rs256, .es256K
+        ]
         /// How long getNextAssertion state lives after the last assertion (CTAP 2.1 §6.3).
         public var assertionStateLifetime: Duration = .seconds(30)
         /// How long after power-up authenticatorReset is allowed (CTAP 2.1 §6.6).

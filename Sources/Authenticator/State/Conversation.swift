@@ -40,12 +40,13 @@ enum Conversation: Sendable {
     }
 
     func hasLapsed(at now: ContinuousClock.Instant, _ configuration: Authenticator.Configuration) -> Bool {
-        let lifetime = switch self {
-        case .assertions: configuration.assertionStateLifetime
-        case .credentialEnumeration: configuration.enumerationStateLifetime
-        case .largeBlobWrite: configuration.largeBlobWriteLifetime
-        case .fingerprintEnrollment: configuration.fingerprintEnrollmentLifetime
-        }
+        let lifetime =
+            switch self {
+            case .assertions: configuration.assertionStateLifetime
+            case .credentialEnumeration: configuration.enumerationStateLifetime
+            case .largeBlobWrite: configuration.largeBlobWriteLifetime
+            case .fingerprintEnrollment: configuration.fingerprintEnrollmentLifetime
+            }
         return now - lastAnswerAt > lifetime
     }
 }

@@ -22,7 +22,9 @@ public struct PersistentPinUvAuthToken: Sendable, Codable, Equatable {
     }
 
     /// The token encrypted to the platform's shared secret, as the subcommands return it.
-    func encrypted(with sharedSecret: SymmetricKey, protocol version: PinUvAuthProtocolVersion) throws(CTAPStatus) -> [UInt8] {
+    func encrypted(with sharedSecret: SymmetricKey, protocol version: PinUvAuthProtocolVersion) throws(CTAPStatus)
+        -> [UInt8]
+    {
         try version.implementation.encrypt(key: sharedSecret, plaintext: key)
     }
 }

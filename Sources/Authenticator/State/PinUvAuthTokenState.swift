@@ -37,8 +37,10 @@ struct PinUvAuthTokenState: Sendable {
 
     /// resetPinUvAuthToken() then beginUsingPinUvAuthToken(userIsPresent:) (§6.5.2.2):
     /// a fresh random token, in use from `now`, with the user verified.
-    init(authProtocol: PinUvAuthProtocolVersion, permissions: PinUvAuthTokenPermissions, rpID: String?,
-         userIsPresent: Bool, now: ContinuousClock.Instant, isLegacy: Bool = false, isPINDerived: Bool = false) {
+    init(
+        authProtocol: PinUvAuthProtocolVersion, permissions: PinUvAuthTokenPermissions, rpID: String?,
+        userIsPresent: Bool, now: ContinuousClock.Instant, isLegacy: Bool = false, isPINDerived: Bool = false
+    ) {
         key = SymmetricKey(size: .bits256)
         self.isLegacy = isLegacy
         self.isPINDerived = isPINDerived

@@ -18,7 +18,10 @@ struct PinUvState: Sendable {
     static let mismatchesBeforePowerCycle = 3
 
     init() {
-        keyAgreements = Dictionary(uniqueKeysWithValues: PinUvAuthProtocolVersion.allCases.map { ($0, PinUvAuthenticatorKeyAgreement(protocol: $0)) })
+        keyAgreements = Dictionary(
+            uniqueKeysWithValues: PinUvAuthProtocolVersion.allCases.map {
+                ($0, PinUvAuthenticatorKeyAgreement(protocol: $0))
+            })
     }
 
     /// Whether the device needs a power cycle before the PIN can be tried again

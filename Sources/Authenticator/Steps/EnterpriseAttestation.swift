@@ -4,7 +4,9 @@ extension Authenticator {
     /// Whether this device can give enterprise attestation (CTAP 2.1 §7.1, getInfo `ep` present):
     /// only with `--attestation x5c`, whose authority issued an enterprise certificate.
     func isEnterpriseAttestationCapable(_ state: DeviceState) -> Bool {
-        guard configuration.attestation == .x5c, !configuration.rules.withheldCommands.contains(.config) else { return false }
+        guard configuration.attestation == .x5c, !configuration.rules.withheldCommands.contains(.config) else {
+            return false
+        }
         // An authority made before enterprise attestation existed has no enterprise certificate.
         return state.attestationAuthority.map { $0.enterpriseCertificate != nil } ?? true
     }
@@ -17,7 +19,9 @@ extension Authenticator {
     func enterpriseAttestation(for request: MakeCredentialRequest) async throws(CTAPStatus) -> Bool {
         guard let mode = request.enterpriseAttestation else { return false }
         let state = try await deviceState()
-        guard isEnterpriseAttestationCapable(state), state.enterpriseAttestation == true else { throw .invalidParameter }
+        guard isEnterpriseAttestationCapable(state), state.enterpriseAttestation == true else {
+            throw .invalidParameter
+        }
         switch mode {
         case 1: return configuration.enterpriseAttestationRPIDs.contains(request.rp.id)
         case 2: return true

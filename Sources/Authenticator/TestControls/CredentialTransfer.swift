@@ -10,13 +10,19 @@ extension Authenticator {
     /// CTAPHID message (7609 bytes).
     static let exportPageSize = 8
 
-    func exportCredentials(_ request: AuthenticatedVendorRequest<ExportParameters>) async throws(CTAPStatus) -> ExportResponse {
+    func exportCredentials(_ request: AuthenticatedVendorRequest<ExportParameters>) async throws(CTAPStatus)
+        -> ExportResponse
+    {
         let token = try authorizeTransfer(request, .passkeydExport)
         let parameters = request.parameters
         if let bound = token.rpID, bound != parameters.rpID { throw .pinAuthInvalid }
         var all: [CredentialSource]
         do {
-            if let rpID = parameters.rpID { all = try await store.credentials(rpID: rpID) } else { all = try await store.allCredentials() }
+            if let rpID = parameters.rpID {
+                all = try await store.credentials(rpID: rpID)
+            } else {
+                all = try await store.allCredentials()
+            }
         } catch { throw storeFailure(error) }
         // A stable order, so pages neither repeat nor skip: RP ID, then creation, then ID.
         all.sort { a, b in
@@ -33,7 +39,9 @@ extension Authenticator {
             logger.notice("credentials exported with their private keys", metadata: ["count": "\(page.count)"])
         }
         // The count last used, where a lease counts ahead of the stored mark (SignatureCounterLease).
-        let records = page.map { $0.record(includingPrivateKey: withKeys, signCount: counterLeases.resident[$0.id]?.issued ?? $0.signCount) }
+        let records = page.map {
+            $0.record(includingPrivateKey: withKeys, signCount: counterLeases.resident[$0.id]?.issued ?? $0.signCount)
+        }
         return ExportResponse(credentials: records, total: all.count)
     }
 
@@ -46,7 +54,9 @@ extension Authenticator {
         logger.info("credential imported")
     }
 
-    func setCredentialFlags(_ request: AuthenticatedVendorRequest<CredentialFlagsParameters>) async throws(CTAPStatus) -> CredentialSource {
+    func setCredentialFlags(_ request: AuthenticatedVendorRequest<CredentialFlagsParameters>) async throws(CTAPStatus)
+        -> CredentialSource
+    {
         let token = try authorizeTransfer(request, .passkeydCredentialFlags)
         let parameters = request.parameters
         let stored: CredentialSource?
@@ -55,8 +65,11 @@ extension Authenticator {
         if let bound = token.rpID, bound != source.rp.id { throw .pinAuthInvalid }
         let current = source.backup ?? .singleDevice
         // WebAuthn L3 §6.1: BS never without BE.
-        guard let backup = BackupFlags(eligible: parameters.backupEligible ?? current.eligible,
-                                       backedUp: parameters.backupState ?? current.backedUp) else { throw .invalidParameter }
+        guard
+            let backup = BackupFlags(
+                eligible: parameters.backupEligible ?? current.eligible,
+                backedUp: parameters.backupState ?? current.backedUp)
+        else { throw .invalidParameter }
         source.backup = backup
         do { try await store.save(source) } catch { throw storeFailure(error) }
         return source
@@ -69,21 +82,28 @@ extension Authenticator {
     /// token from built-in UV with a PIN set is `CTAP2_ERR_UNAUTHORIZED_PERMISSION`.
     private func authorizePrivateKeyExport(_ token: PinUvAuthTokenState) async throws(CTAPStatus) {
         guard configuration.allowsPrivateKeyExport else {
-            logger.notice("private key export refused: start passkeyd with --allow-private-key-export or PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT=1 to allow it")
+            logger.notice(
+                "private key export refused: start passkeyd with --allow-private-key-export or PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT=1 to allow it"
+            )
             throw .operationDenied
         }
         if try await deviceState().pinHash != nil, !token.isPINDerived {
-            logger.notice("private key export refused: a PIN is set, and only a token obtained with the PIN releases private keys")
+            logger.notice(
+                "private key export refused: a PIN is set, and only a token obtained with the PIN releases private keys"
+            )
             throw .unauthorizedPermission
         }
     }
 
     /// CTAP 2.1 §6.8.1 steps 1–4, for a vendor command: a pinUvAuthParam over `command || parameters`
     /// from a token with the `cm` permission.
-    private func authorizeTransfer<P>(_ request: AuthenticatedVendorRequest<P>, _ command: CTAPCommand) throws(CTAPStatus) -> PinUvAuthTokenState {
+    private func authorizeTransfer<P>(_ request: AuthenticatedVendorRequest<P>, _ command: CTAPCommand)
+        throws(CTAPStatus) -> PinUvAuthTokenState
+    {
         guard let param = request.pinUvAuthParam else { throw .puatRequired }
-        return try authorize(param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
-                             message: request.authenticatedMessage(command), permission: .cm)
+        return try authorize(
+            param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
+            message: request.authenticatedMessage(command), permission: .cm)
     }
 }
 
@@ -93,7 +113,8 @@ extension CredentialSource {
             id: id, rp: rp, user: user, algorithm: algorithm.rawValue, signCount: Int(signCount),
             privateKey: includingPrivateKey ? privateKey : nil, credProtect: Int(credProtect),
             backupEligible: (backup ?? .singleDevice).eligible, backupState: (backup ?? .singleDevice).backedUp,
-            createdAt: Int(createdAt.timeIntervalSince1970), countsSignatures: countsSignatures, largeBlobKey: largeBlobKey)
+            createdAt: Int(createdAt.timeIntervalSince1970), countsSignatures: countsSignatures,
+            largeBlobKey: largeBlobKey)
     }
 
     /// A record to store, checked as makeCredential would check its inputs: a supported algorithm
@@ -102,19 +123,26 @@ extension CredentialSource {
     /// its private key is `CTAP2_ERR_MISSING_PARAMETER`.
     init(importing record: CredentialRecord) throws(CTAPStatus) {
         guard let privateKey = record.privateKey else { throw .missingParameter }
-        guard let algorithm = COSEAlgorithm(rawValue: record.algorithm), algorithm != .ecdhESHKDF256 else { throw .unsupportedAlgorithm }
+        guard let algorithm = COSEAlgorithm(rawValue: record.algorithm), algorithm != .ecdhESHKDF256 else {
+            throw .unsupportedAlgorithm
+        }
         guard (1...128).contains(record.id.count), record.user.id.count <= 64 else { throw .invalidParameter }
-        guard (try? CredentialKey(algorithm: algorithm, rawRepresentation: privateKey).publicKey()) != nil else { throw .invalidParameter }
+        guard (try? CredentialKey(algorithm: algorithm, rawRepresentation: privateKey).publicKey()) != nil else {
+            throw .invalidParameter
+        }
         let credProtect = record.credProtect ?? 1
         guard (1...3).contains(credProtect) else { throw .invalidParameter }
-        guard let backup = BackupFlags(eligible: record.backupEligible ?? false, backedUp: record.backupState ?? false) else {
+        guard let backup = BackupFlags(eligible: record.backupEligible ?? false, backedUp: record.backupState ?? false)
+        else {
             throw .invalidParameter
         }
         guard let signCount = UInt32(exactly: record.signCount ?? 0) else { throw .invalidParameter }
         if let key = record.largeBlobKey, key.count != LargeBlobKey.keyLength { throw .invalidParameter }
-        self.init(id: record.id, rp: record.rp, user: record.user, algorithm: algorithm, privateKey: privateKey,
-                  signCount: signCount, createdAt: record.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date(),
-                  credProtect: UInt8(credProtect))
+        self.init(
+            id: record.id, rp: record.rp, user: record.user, algorithm: algorithm, privateKey: privateKey,
+            signCount: signCount,
+            createdAt: record.createdAt.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date(),
+            credProtect: UInt8(credProtect))
         self.backup = backup
         countsSignatures = record.countsSignatures
         largeBlobKey = record.largeBlobKey

@@ -5,14 +5,16 @@ import CTAP
 extension DeviceEvent {
     init(made response: MakeCredentialResponse, for request: MakeCredentialRequest) {
         let authData = try? AuthenticatorData(bytes: response.attestation.authenticatorData)
-        self.init(kind: .credentialAdded, rpID: request.rp.id, credentialID: authData?.attestedCredentialData?.credentialID,
-                  userName: request.user.name, signCount: authData?.signCount)
+        self.init(
+            kind: .credentialAdded, rpID: request.rp.id, credentialID: authData?.attestedCredentialData?.credentialID,
+            userName: request.user.name, signCount: authData?.signCount)
     }
 
     init(asserted response: GetAssertionResponse, rpID: String) {
         let authData = try? AuthenticatorData(bytes: response.authenticatorData)
-        self.init(kind: .credentialAsserted, rpID: rpID, credentialID: response.credential.id,
-                  userName: response.user?.name, signCount: authData?.signCount)
+        self.init(
+            kind: .credentialAsserted, rpID: rpID, credentialID: response.credential.id,
+            userName: response.user?.name, signCount: authData?.signCount)
     }
 
     /// pin.set or pin.changed after a successful clientPIN; nil for every other subcommand.
@@ -32,7 +34,8 @@ extension DeviceEvent {
         case .deleteCredential:
             self.init(kind: .credentialDeleted, credentialID: parameters?.credentialID?.id)
         case .updateUserInformation:
-            self.init(kind: .credentialUpdated, credentialID: parameters?.credentialID?.id, userName: parameters?.user?.name)
+            self.init(
+                kind: .credentialUpdated, credentialID: parameters?.credentialID?.id, userName: parameters?.user?.name)
         default:
             return nil
         }
@@ -40,12 +43,15 @@ extension DeviceEvent {
 
     /// credential.added for a credential passkeydImport stored.
     init(imported record: CredentialRecord) {
-        self.init(kind: .credentialAdded, rpID: record.rp.id, credentialID: record.id, userName: record.user.name,
-                  signCount: record.signCount.flatMap(UInt32.init(exactly:)))
+        self.init(
+            kind: .credentialAdded, rpID: record.rp.id, credentialID: record.id, userName: record.user.name,
+            signCount: record.signCount.flatMap(UInt32.init(exactly:)))
     }
 
     /// credential.updated for new backup flags (passkeydCredentialFlags).
     init(flagsChangedOn source: CredentialSource) {
-        self.init(kind: .credentialUpdated, rpID: source.rp.id, credentialID: source.id, userName: source.user.name, detail: "backup flags")
+        self.init(
+            kind: .credentialUpdated, rpID: source.rp.id, credentialID: source.id, userName: source.user.name,
+            detail: "backup flags")
     }
 }

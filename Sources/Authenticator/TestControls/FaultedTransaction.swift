@@ -8,8 +8,10 @@ extension Authenticator {
     /// Runs a transaction that makes a credential or an assertion under the faults armed for
     /// `rpID` (none for a command faults do not reach: nil). `status`, `latency` and `drop` act here, before the spec steps run; the rest
     /// change what the steps report.
-    func underFaults<T: Sendable>(rpID: String?, caller: CTAPCaller,
-                                  _ body: () async throws(CTAPStatus) -> T) async throws(CTAPStatus) -> T {
+    func underFaults<T: Sendable>(
+        rpID: String?, caller: CTAPCaller,
+        _ body: () async throws(CTAPStatus) -> T
+    ) async throws(CTAPStatus) -> T {
         guard let rpID else { return try await body() }
         let fired = await controls.fire(rpID: rpID)
         if fired.isEmpty { return try await body() }

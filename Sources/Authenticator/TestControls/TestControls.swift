@@ -141,7 +141,8 @@ public actor TestControls {
     public func watch() -> AsyncStream<DeviceEvent> {
         nextWatcher += 1
         let id = nextWatcher
-        let (stream, continuation) = AsyncStream.makeStream(of: DeviceEvent.self, bufferingPolicy: .bufferingOldest(Self.watchBuffer))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DeviceEvent.self, bufferingPolicy: .bufferingOldest(Self.watchBuffer))
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unwatch(id) }
         }

@@ -4,13 +4,16 @@ import CTAP
 /// APDU is read into a `U2FRequest` at the edge and each command follows its own file.
 /// Refusals are status words; U2F has no other way to fail.
 extension Authenticator {
-    public func handleAPDU(_ apdu: [UInt8], from caller: CTAPCaller,
-                           progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void) async -> [UInt8] {
+    public func handleAPDU(
+        _ apdu: [UInt8], from caller: CTAPCaller,
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
+    ) async -> [UInt8] {
         await takeTurn()
         defer { endTurn() }
         // A U2F command is the caller's next command: a CTAP2 conversation ends with it.
         conversations[caller] = nil
-        let result = await Self.$progress.withValue(ProgressReport(report: progress)) { () async -> Result<U2FResponse, StatusWord> in
+        let result = await Self.$progress.withValue(ProgressReport(report: progress)) {
+            () async -> Result<U2FResponse, StatusWord> in
             do throws(StatusWord) { return .success(try await u2f(apdu)) } catch { return .failure(error) }
         }
         switch result {

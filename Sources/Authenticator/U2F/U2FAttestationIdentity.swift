@@ -26,14 +26,16 @@ public struct U2FAttestationIdentity: Sendable, Codable, Equatable {
     /// and written here byte for byte, since an ECDSA signature made at run time would differ.
     public static let batch = U2FAttestationIdentity(
         privateKey: Array(Data(base64Encoded: "WVXwpdbj1kyeOuasxDpWH5G/0Mej8GNAGCwdQttwEJY=")!),
-        certificate: Array(Data(base64Encoded: """
-            MIIB0zCCAXigAwIBAgIULNIEtiOeBECh6p1TwROLFGetCUIwCgYIKoZIzj0EAwIwYDERMA8GA1UECgwIcGFzc2tleWQxIjAgBgNVBAsMGUF1dGhl\
-            bnRpY2F0b3IgQXR0ZXN0YXRpb24xJzAlBgNVBAMMHnBhc3NrZXlkIFUyRiBiYXRjaCBhdHRlc3RhdGlvbjAeFw0yNjAxMDEwMDAwMDBaFw00NjAx\
-            MDEwMDAwMDBaMGAxETAPBgNVBAoMCHBhc3NrZXlkMSIwIAYDVQQLDBlBdXRoZW50aWNhdG9yIEF0dGVzdGF0aW9uMScwJQYDVQQDDB5wYXNza2V5\
-            ZCBVMkYgYmF0Y2ggYXR0ZXN0YXRpb24wWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARKW0nQ0tl+k6OHLHzyvqr4Jsjf33ppLJuEfRTTwx1FnIUi\
-            LOcXtvreIdf9v6MO7nD2+2XeU0rzFuU8z9N0Hn42oxAwDjAMBgNVHRMBAf8EAjAAMAoGCCqGSM49BAMCA0kAMEYCIQCeZzNhfhharNJIYsVh/+PB\
-            Zm4fK1B0Y5XLS9UoAdEvrAIhAOsQk2lkoNgU/PT5xEuUhg+Oq0ZgHSYIjXpC1Sd+ZJzf
-            """)!))
+        certificate: Array(
+            Data(
+                base64Encoded: """
+                    MIIB0zCCAXigAwIBAgIULNIEtiOeBECh6p1TwROLFGetCUIwCgYIKoZIzj0EAwIwYDERMA8GA1UECgwIcGFzc2tleWQxIjAgBgNVBAsMGUF1dGhl\
+                    bnRpY2F0b3IgQXR0ZXN0YXRpb24xJzAlBgNVBAMMHnBhc3NrZXlkIFUyRiBiYXRjaCBhdHRlc3RhdGlvbjAeFw0yNjAxMDEwMDAwMDBaFw00NjAx\
+                    MDEwMDAwMDBaMGAxETAPBgNVBAoMCHBhc3NrZXlkMSIwIAYDVQQLDBlBdXRoZW50aWNhdG9yIEF0dGVzdGF0aW9uMScwJQYDVQQDDB5wYXNza2V5\
+                    ZCBVMkYgYmF0Y2ggYXR0ZXN0YXRpb24wWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARKW0nQ0tl+k6OHLHzyvqr4Jsjf33ppLJuEfRTTwx1FnIUi\
+                    LOcXtvreIdf9v6MO7nD2+2XeU0rzFuU8z9N0Hn42oxAwDjAMBgNVHRMBAf8EAjAAMAoGCCqGSM49BAMCA0kAMEYCIQCeZzNhfhharNJIYsVh/+PB\
+                    Zm4fK1B0Y5XLS9UoAdEvrAIhAOsQk2lkoNgU/PT5xEuUhg+Oq0ZgHSYIjXpC1Sd+ZJzf
+                    """)!))
 
     /// A DER ECDSA signature over `message` with the attestation key.
     func sign(_ message: [UInt8]) throws -> [UInt8] {

@@ -6,7 +6,9 @@ extension Authenticator {
     /// discoverable credential's ID (CTAP 2.1 §10.3). Its counter is the one CTAP2 advances.
     func u2fAuthenticate(_ request: U2FAuthenticateRequest) async throws(StatusWord) -> U2FResponse {
         // §5.3: a key handle not made by this device for this application is SW_WRONG_DATA.
-        guard let candidate = try await u2fCandidate(request.keyHandle, application: request.application) else { throw .wrongData }
+        guard let candidate = try await u2fCandidate(request.keyHandle, application: request.application) else {
+            throw .wrongData
+        }
         var userPresence: UInt8 = 0
         switch request.control {
         case .checkOnly:
@@ -21,26 +23,36 @@ extension Authenticator {
         return try await u2fDevice { () async throws(CTAPStatus) -> U2FResponse in
             let counter = try await nextSignCount(for: candidate)
             let signed = U2FSignedData.authentication(
-                application: request.application, userPresence: userPresence, counter: counter, challenge: request.challenge)
-            return .authentication(userPresence: userPresence, counter: counter, signature: try candidate.key.sign(signed))
+                application: request.application, userPresence: userPresence, counter: counter,
+                challenge: request.challenge)
+            return .authentication(
+                userPresence: userPresence, counter: counter, signature: try candidate.key.sign(signed))
         }
     }
 
     /// The credential behind a key handle, if it is ours, for this application, ES256 (the only
     /// U2F algorithm), and usable without user verification (credProtect, CTAP 2.1 §12.1).
-    private func u2fCandidate(_ keyHandle: [UInt8], application: [UInt8]) async throws(StatusWord) -> AssertionCandidate? {
+    private func u2fCandidate(_ keyHandle: [UInt8], application: [UInt8]) async throws(StatusWord)
+        -> AssertionCandidate?
+    {
         let wrappingKey = try await u2fDevice { () async throws(CTAPStatus) in try await deviceState().wrappingKey }
         let candidate: AssertionCandidate?
         if let unwrapped = CredentialWrapping.unwrap(keyHandle, rpIDHash: application, wrappingKey: wrappingKey) {
-            candidate = AssertionCandidate(id: keyHandle, key: unwrapped.key, resident: nil, extensions: unwrapped.extensions)
+            candidate = AssertionCandidate(
+                id: keyHandle, key: unwrapped.key, resident: nil, extensions: unwrapped.extensions)
         } else {
             let stored = try await u2fDevice { () async throws(CTAPStatus) -> CredentialSource? in
-                do throws(CredentialStoreError) { return try await store.credential(id: keyHandle) } catch { throw storeFailure(error) }
+                do throws(CredentialStoreError) { return try await store.credential(id: keyHandle) } catch {
+                    throw storeFailure(error)
+                }
             }
-            candidate = stored.flatMap { Self.sha256(Array($0.rp.id.utf8)) == application ? Self.candidate(for: $0) : nil }
+            candidate = stored.flatMap {
+                Self.sha256(Array($0.rp.id.utf8)) == application ? Self.candidate(for: $0) : nil
+            }
         }
         guard let candidate, candidate.key.algorithm == .es256,
-              candidate.extensions.credProtect.permits(userVerified: false, discovering: false) else { return nil }
+            candidate.extensions.credProtect.permits(userVerified: false, discovering: false)
+        else { return nil }
         return candidate
     }
 }

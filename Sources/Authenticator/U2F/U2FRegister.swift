@@ -11,16 +11,20 @@ extension Authenticator {
         let attestation = U2FAttestationIdentity.batch
         return try await u2fDevice { () async throws(CTAPStatus) -> U2FResponse in
             let key = try CredentialKey.generate(.es256)
-            let keyHandle = try CredentialWrapping.wrap(key, extensions: CredentialExtensionState(), rpIDHash: request.application, wrappingKey: wrappingKey)
+            let keyHandle = try CredentialWrapping.wrap(
+                key, extensions: CredentialExtensionState(), rpIDHash: request.application, wrappingKey: wrappingKey)
             // §4.3: the user public key as an uncompressed point (X9.62: 0x04 ‖ x ‖ y).
             guard case .p256(let x, let y, _) = try key.publicKey() else { throw .other }
             let publicKey = [0x04] + x + y
             let signed = U2FSignedData.registration(
-                application: request.application, challenge: request.challenge, keyHandle: keyHandle, publicKey: publicKey)
+                application: request.application, challenge: request.challenge, keyHandle: keyHandle,
+                publicKey: publicKey)
             let signature: [UInt8]
             do { signature = try attestation.sign(signed) } catch { throw .other }
             logger.info("U2F credential registered")
-            return .registration(publicKey: publicKey, keyHandle: keyHandle, attestationCertificate: attestation.certificate, signature: signature)
+            return .registration(
+                publicKey: publicKey, keyHandle: keyHandle, attestationCertificate: attestation.certificate,
+                signature: signature)
         }
     }
 }

@@ -3,7 +3,8 @@ import CBOR
 /// The `subCommandParams` map of authenticatorBioEnrollment (CTAP 2.1 §6.7).
 public struct BioEnrollmentParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case templateId = 0x01, templateFriendlyName, timeoutMilliseconds
+        case templateId = 0x01
+        case templateFriendlyName, timeoutMilliseconds
     }
 
     /// The template a capture continues, or a rename or removal names.

@@ -7,7 +7,8 @@ import CBOR
 /// them, so a request parsed from the wire keeps those bytes.
 public struct BioEnrollmentRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case modality = 0x01, subCommand, subCommandParams, pinUvAuthProtocol, pinUvAuthParam, getModality
+        case modality = 0x01
+        case subCommand, subCommandParams, pinUvAuthProtocol, pinUvAuthParam, getModality
     }
 
     public var modality: BioModality?
@@ -20,9 +21,11 @@ public struct BioEnrollmentRequest: CTAPStructure, Sendable, Hashable {
     /// The `subCommandParams` bytes as received.
     private var receivedParams = ReceivedEncoding()
 
-    public init(modality: BioModality? = .fingerprint, subCommand: BioEnrollmentSubcommand? = nil,
-                subCommandParams: BioEnrollmentParameters? = nil, pinUvAuthProtocol: Int? = nil,
-                pinUvAuthParam: [UInt8]? = nil, getModality: Bool? = nil) {
+    public init(
+        modality: BioModality? = .fingerprint, subCommand: BioEnrollmentSubcommand? = nil,
+        subCommandParams: BioEnrollmentParameters? = nil, pinUvAuthProtocol: Int? = nil,
+        pinUvAuthParam: [UInt8]? = nil, getModality: Bool? = nil
+    ) {
         self.modality = modality
         self.subCommand = subCommand
         self.subCommandParams = subCommandParams
@@ -48,7 +51,8 @@ public struct BioEnrollmentRequest: CTAPStructure, Sendable, Hashable {
     /// The message pinUvAuthParam is computed over (§6.7.4–§6.7.8):
     /// modality ‖ subCommand ‖ subCommandParams.
     public var authenticatedMessage: [UInt8] {
-        [modality?.rawValue ?? 0, subCommand?.rawValue ?? 0] + (receivedParams.bytes ?? subCommandParams?.cbor.encoded ?? [])
+        [modality?.rawValue ?? 0, subCommand?.rawValue ?? 0]
+            + (receivedParams.bytes ?? subCommandParams?.cbor.encoded ?? [])
     }
 
     /// Parses the command's parameter bytes, keeping the raw `subCommandParams` item for

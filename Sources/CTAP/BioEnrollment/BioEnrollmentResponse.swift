@@ -4,7 +4,8 @@ import CBOR
 /// the request; cancelCurrentEnrollment, setFriendlyName and removeEnrollment answer with no map.
 public struct BioEnrollmentResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case modality = 0x01, fingerprintKind, maxCaptureSamplesRequiredForEnroll, templateId
+        case modality = 0x01
+        case fingerprintKind, maxCaptureSamplesRequiredForEnroll, templateId
         case lastEnrollSampleStatus, remainingSamples, templateInfos, maxTemplateFriendlyName
     }
 
@@ -22,7 +23,8 @@ public struct BioEnrollmentResponse: CTAPStructure, Sendable, Hashable {
     @Unsigned public var maxTemplateFriendlyName: Int?
 
     public init(
-        modality: BioModality? = nil, fingerprintKind: FingerprintKind? = nil, maxCaptureSamplesRequiredForEnroll: Int? = nil,
+        modality: BioModality? = nil, fingerprintKind: FingerprintKind? = nil,
+        maxCaptureSamplesRequiredForEnroll: Int? = nil,
         templateId: [UInt8]? = nil, lastEnrollSampleStatus: LastEnrollSampleStatus? = nil, remainingSamples: Int? = nil,
         templateInfos: [TemplateInfo]? = nil, maxTemplateFriendlyName: Int? = nil
     ) {

@@ -6,7 +6,9 @@ public enum FingerprintKind: UInt8, CBORMember, Sendable, Hashable {
     case swipe = 0x02
 
     public init(cbor: CBORValue) throws(CTAPStatus) {
-        guard let kind = cbor.unsignedValue.flatMap({ UInt8(exactly: $0) }).flatMap(Self.init(rawValue:)) else { throw .cborUnexpectedType }
+        guard let kind = cbor.unsignedValue.flatMap({ UInt8(exactly: $0) }).flatMap(Self.init(rawValue:)) else {
+            throw .cborUnexpectedType
+        }
         self = kind
     }
 

@@ -20,7 +20,9 @@ public enum LastEnrollSampleStatus: UInt8, CBORMember, Sendable, Hashable, CaseI
     case noUserPresenceTransition = 0x0E
 
     public init(cbor: CBORValue) throws(CTAPStatus) {
-        guard let status = cbor.unsignedValue.flatMap({ UInt8(exactly: $0) }).flatMap(Self.init(rawValue:)) else { throw .cborUnexpectedType }
+        guard let status = cbor.unsignedValue.flatMap({ UInt8(exactly: $0) }).flatMap(Self.init(rawValue:)) else {
+            throw .cborUnexpectedType
+        }
         self = status
     }
 

@@ -3,7 +3,8 @@ import CBOR
 /// One enrolled fingerprint as enumerateEnrollments reports it (CTAP 2.1 §6.7.6).
 public struct TemplateInfo: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case templateId = 0x01, templateFriendlyName
+        case templateId = 0x01
+        case templateFriendlyName
     }
 
     public var templateId: [UInt8]

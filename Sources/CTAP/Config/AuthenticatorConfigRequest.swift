@@ -6,7 +6,8 @@ import CBOR
 /// encoded them, so a request parsed from the wire keeps those bytes.
 public struct AuthenticatorConfigRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case subCommand = 0x01, subCommandParams, pinUvAuthProtocol, pinUvAuthParam
+        case subCommand = 0x01
+        case subCommandParams, pinUvAuthProtocol, pinUvAuthParam
     }
 
     /// Read first: an unknown subcommand is `CTAP2_ERR_INVALID_SUBCOMMAND` whatever else is wrong.
@@ -18,8 +19,10 @@ public struct AuthenticatorConfigRequest: CTAPStructure, Sendable, Hashable {
     /// The `subCommandParams` bytes as received.
     private var receivedParams = ReceivedEncoding()
 
-    public init(subCommand: AuthenticatorConfigSubcommand, subCommandParams: SetMinPINLengthParameters? = nil,
-                pinUvAuthProtocol: Int? = nil, pinUvAuthParam: [UInt8]? = nil) {
+    public init(
+        subCommand: AuthenticatorConfigSubcommand, subCommandParams: SetMinPINLengthParameters? = nil,
+        pinUvAuthProtocol: Int? = nil, pinUvAuthParam: [UInt8]? = nil
+    ) {
         self.subCommand = subCommand
         self.subCommandParams = subCommandParams
         self.pinUvAuthProtocol = pinUvAuthProtocol

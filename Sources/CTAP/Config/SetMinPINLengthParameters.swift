@@ -3,7 +3,8 @@ import CBOR
 /// setMinPINLength's `subCommandParams` (CTAP 2.1 §6.11.4).
 public struct SetMinPINLengthParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case newMinPINLength = 0x01, minPinLengthRPIDs, forceChangePin
+        case newMinPINLength = 0x01
+        case minPinLengthRPIDs, forceChangePin
     }
 
     /// The new minimum PIN length in code points; absent keeps the current one.

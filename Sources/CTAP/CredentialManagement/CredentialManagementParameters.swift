@@ -3,7 +3,8 @@ import CBOR
 /// The `subCommandParams` map of authenticatorCredentialManagement (CTAP 2.1 §6.8).
 public struct CredentialManagementParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case rpIDHash = 0x01, credentialID, user
+        case rpIDHash = 0x01
+        case credentialID, user
     }
 
     /// SHA-256 of the RP ID (enumerateCredentialsBegin).
@@ -13,7 +14,10 @@ public struct CredentialManagementParameters: CTAPStructure, Sendable, Hashable 
     /// The replacement user entity (updateUserInformation).
     public var user: PublicKeyCredentialUserEntity?
 
-    public init(rpIDHash: [UInt8]? = nil, credentialID: PublicKeyCredentialDescriptor? = nil, user: PublicKeyCredentialUserEntity? = nil) {
+    public init(
+        rpIDHash: [UInt8]? = nil, credentialID: PublicKeyCredentialDescriptor? = nil,
+        user: PublicKeyCredentialUserEntity? = nil
+    ) {
         self.rpIDHash = rpIDHash
         self.credentialID = credentialID
         self.user = user

@@ -8,7 +8,8 @@ import CBOR
 /// `authenticatedMessage`; a request built in code uses the canonical encoding.
 public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case subCommand = 0x01, subCommandParams, pinUvAuthProtocol, pinUvAuthParam
+        case subCommand = 0x01
+        case subCommandParams, pinUvAuthProtocol, pinUvAuthParam
     }
 
     public var subCommand: CredentialManagementSubcommand
@@ -37,7 +38,9 @@ public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     }
 
     /// The same message for a subcommand and its parameters, as a platform computes it.
-    public static func authenticatedMessage(_ subCommand: CredentialManagementSubcommand, _ params: CredentialManagementParameters?) -> [UInt8] {
+    public static func authenticatedMessage(
+        _ subCommand: CredentialManagementSubcommand, _ params: CredentialManagementParameters?
+    ) -> [UInt8] {
         CredentialManagementRequest(subCommand: subCommand, subCommandParams: params).authenticatedMessage
     }
 

@@ -5,7 +5,8 @@ import CBOR
 /// answer with no map at all.
 public struct CredentialManagementResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case existingResidentCredentialsCount = 0x01, maxPossibleRemainingResidentCredentialsCount, rp, rpIDHash
+        case existingResidentCredentialsCount = 0x01
+        case maxPossibleRemainingResidentCredentialsCount, rp, rpIDHash
         case totalRPs, user, credentialID, publicKey, totalCredentials, credProtect, largeBlobKey, thirdPartyPayment
     }
 

@@ -25,12 +25,17 @@ public struct AuthenticatedVendorRequest<Parameters: CTAPStructure & Sendable & 
 
     /// The request map's keys, the only place they are written.
     enum Key: Int, CodingKey {
-        case parameters = 1, pinUvAuthProtocol, pinUvAuthParam
+        case parameters = 1
+        case pinUvAuthProtocol, pinUvAuthParam
     }
 
     public var cbor: CBORValue {
-        .keyed(Key.self, [(.parameters, parameters.cbor), (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) }),
-                          (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString))])
+        .keyed(
+            Key.self,
+            [
+                (.parameters, parameters.cbor), (.pinUvAuthProtocol, pinUvAuthProtocol.map { CBORValue($0) }),
+                (.pinUvAuthParam, pinUvAuthParam.map(CBORValue.byteString))
+            ])
     }
 
     public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
@@ -40,12 +45,15 @@ public struct AuthenticatedVendorRequest<Parameters: CTAPStructure & Sendable & 
         parameters = try Parameters(cbor: try map.required(Key.parameters) { $0 })
         pinUvAuthProtocol = try map.optional(Key.pinUvAuthProtocol, CBORRead.int)
         pinUvAuthParam = try map.optional(Key.pinUvAuthParam, CBORRead.bytes)
-        guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[Key.parameters.cborKey] else { throw .invalidCBOR }
+        guard let raw = (try? CBORDecoder.mapValueEncodings(bytes))??[Key.parameters.cborKey] else {
+            throw .invalidCBOR
+        }
         receivedParameterBytes = raw
     }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.parameters == b.parameters && a.pinUvAuthProtocol == b.pinUvAuthProtocol && a.pinUvAuthParam == b.pinUvAuthParam
+        a.parameters == b.parameters && a.pinUvAuthProtocol == b.pinUvAuthProtocol
+            && a.pinUvAuthParam == b.pinUvAuthParam
     }
 
     public func hash(into hasher: inout Hasher) {

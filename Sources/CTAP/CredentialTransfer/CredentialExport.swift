@@ -3,7 +3,8 @@ import CBOR
 /// passkeydExport (0xB0) parameters: one page of the discoverable credentials, optionally of one RP.
 public struct ExportParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case rpID = 0x01, includePrivateKeys, offset
+        case rpID = 0x01
+        case includePrivateKeys, offset
     }
 
     public var rpID: String?
@@ -21,7 +22,8 @@ public struct ExportParameters: CTAPStructure, Sendable, Hashable {
 /// passkeydExport's answer: a page of credentials (RP ID, then creation order) and how many there are.
 public struct ExportResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case credentials = 0x01, total
+        case credentials = 0x01
+        case total
     }
 
     @Defaulted public var credentials: [CredentialRecord]
@@ -49,7 +51,8 @@ public struct ImportParameters: CTAPStructure, Sendable, Hashable {
 /// passkeydCredentialFlags (0xB2) parameters: a stored credential's backup flags (WebAuthn L3 §6.1.3).
 public struct CredentialFlagsParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case credentialID = 0x01, backupEligible, backupState
+        case credentialID = 0x01
+        case backupEligible, backupState
     }
 
     public var credentialID: [UInt8]

@@ -5,7 +5,9 @@ import CBOR
 /// when the export asked for it.
 public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case id = 0x01, rp, user, algorithm, signCount, privateKey, credProtect, backupEligible, backupState, createdAt, countsSignatures, largeBlobKey
+        case id = 0x01
+        case rp, user, algorithm, signCount, privateKey, credProtect, backupEligible, backupState, createdAt,
+            countsSignatures, largeBlobKey
     }
 
     public var id: [UInt8]
@@ -30,9 +32,12 @@ public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     /// large blob with it. An import may carry one (32 bytes) for the credential to keep.
     public var largeBlobKey: [UInt8]?
 
-    public init(id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: Int,
-                signCount: Int? = nil, privateKey: [UInt8]? = nil, credProtect: Int? = nil,
-                backupEligible: Bool? = nil, backupState: Bool? = nil, createdAt: Int? = nil, countsSignatures: Bool? = nil, largeBlobKey: [UInt8]? = nil) {
+    public init(
+        id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: Int,
+        signCount: Int? = nil, privateKey: [UInt8]? = nil, credProtect: Int? = nil,
+        backupEligible: Bool? = nil, backupState: Bool? = nil, createdAt: Int? = nil, countsSignatures: Bool? = nil,
+        largeBlobKey: [UInt8]? = nil
+    ) {
         self.countsSignatures = countsSignatures
         self.largeBlobKey = largeBlobKey
         self.id = id

@@ -27,11 +27,18 @@ public struct COSESignArgs: Sendable, Hashable {
 
     /// The map's labels, the only place they are written.
     enum Key: Int, CodingKey {
-        case algorithm = 3, arkgKeyHandle = -1, arkgContext = -2
+        case algorithm = 3
+        case arkgKeyHandle = -1
+        case arkgContext = -2
     }
 
     public var encoded: [UInt8] {
-        CBORValue.keyed(Key.self, [(.algorithm, algorithm.map { CBORValue($0) }), (.arkgKeyHandle, arkgKeyHandle.map { .byteString($0) }),
-                                   (.arkgContext, arkgContext.map { .byteString($0) })]).encoded
+        CBORValue.keyed(
+            Key.self,
+            [
+                (.algorithm, algorithm.map { CBORValue($0) }), (.arkgKeyHandle, arkgKeyHandle.map { .byteString($0) }),
+                (.arkgContext, arkgContext.map { .byteString($0) })
+            ]
+        ).encoded
     }
 }

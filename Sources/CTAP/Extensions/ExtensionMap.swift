@@ -19,15 +19,31 @@ public struct ExtensionMap: CBORMember, OmittedWhenEmpty, Sendable, Hashable {
     /// Reads a map keyed by text strings: any other key is `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`.
     public init(cbor: CBORValue) throws(CTAPStatus) { entries = try [String: CBORValue](cbor: cbor) }
 
-    public func makeCredentialInput<E: CTAPExtension>(_: E.Type) throws(CTAPStatus) -> E.MakeCredentialInput? { try read(E.self) }
-    public func makeCredentialOutput<E: CTAPExtension>(_: E.Type) throws(CTAPStatus) -> E.MakeCredentialOutput? { try read(E.self) }
-    public func getAssertionInput<E: CTAPExtension>(_: E.Type) throws(CTAPStatus) -> E.GetAssertionInput? { try read(E.self) }
-    public func getAssertionOutput<E: CTAPExtension>(_: E.Type) throws(CTAPStatus) -> E.GetAssertionOutput? { try read(E.self) }
+    public func makeCredentialInput<E: CTAPExtension>(_: E.Type) throws(CTAPStatus) -> E.MakeCredentialInput? {
+        try read(E.self)
+    }
+    public func makeCredentialOutput<E: CTAPExtension>(_: E.Type) throws(CTAPStatus) -> E.MakeCredentialOutput? {
+        try read(E.self)
+    }
+    public func getAssertionInput<E: CTAPExtension>(_: E.Type) throws(CTAPStatus) -> E.GetAssertionInput? {
+        try read(E.self)
+    }
+    public func getAssertionOutput<E: CTAPExtension>(_: E.Type) throws(CTAPStatus) -> E.GetAssertionOutput? {
+        try read(E.self)
+    }
 
-    public mutating func setMakeCredentialInput<E: CTAPExtension>(_: E.Type, _ value: E.MakeCredentialInput) { entries[E.identifier] = value.cbor }
-    public mutating func setMakeCredentialOutput<E: CTAPExtension>(_: E.Type, _ value: E.MakeCredentialOutput) { entries[E.identifier] = value.cbor }
-    public mutating func setGetAssertionInput<E: CTAPExtension>(_: E.Type, _ value: E.GetAssertionInput) { entries[E.identifier] = value.cbor }
-    public mutating func setGetAssertionOutput<E: CTAPExtension>(_: E.Type, _ value: E.GetAssertionOutput) { entries[E.identifier] = value.cbor }
+    public mutating func setMakeCredentialInput<E: CTAPExtension>(_: E.Type, _ value: E.MakeCredentialInput) {
+        entries[E.identifier] = value.cbor
+    }
+    public mutating func setMakeCredentialOutput<E: CTAPExtension>(_: E.Type, _ value: E.MakeCredentialOutput) {
+        entries[E.identifier] = value.cbor
+    }
+    public mutating func setGetAssertionInput<E: CTAPExtension>(_: E.Type, _ value: E.GetAssertionInput) {
+        entries[E.identifier] = value.cbor
+    }
+    public mutating func setGetAssertionOutput<E: CTAPExtension>(_: E.Type, _ value: E.GetAssertionOutput) {
+        entries[E.identifier] = value.cbor
+    }
 
     /// Stores an already-encoded value under an identifier (the authenticator assembling outputs).
     public mutating func set(_ identifier: String, _ value: CBORValue) { entries[identifier] = value }

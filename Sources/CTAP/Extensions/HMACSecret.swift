@@ -16,7 +16,8 @@ public enum HMACSecret: CTAPExtension {
 /// one or two encrypted 32-byte salts, their MAC and the PIN/UV protocol that made them.
 public struct HMACSecretInput: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case keyAgreement = 0x01, saltEnc, saltAuth, pinUvAuthProtocol
+        case keyAgreement = 0x01
+        case saltEnc, saltAuth, pinUvAuthProtocol
     }
 
     public var keyAgreement: COSEKey

@@ -22,7 +22,8 @@ public enum PreviewSign: CTAPExtension {
 /// previewSign's makeCredential input: the RP's algorithms in its order (3) and the key's flags (4).
 public struct PreviewSignGenerateKey: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case algorithms = 3, flags
+        case algorithms = 3
+        case flags
     }
 
     public var algorithms: [Int]
@@ -38,7 +39,8 @@ public struct PreviewSignGenerateKey: CTAPStructure, Sendable, Hashable {
 /// own authData also its flags (4).
 public struct PreviewSignGeneratedKey: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case algorithm = 3, flags
+        case algorithm = 3
+        case flags
     }
 
     public var algorithm: Int
@@ -68,7 +70,9 @@ public struct PreviewSignAttestation: CTAPStructure, Sendable, Hashable {
 /// algorithms that take them (7, CBOR bytes). Absent members are the authenticator's to refuse.
 public struct PreviewSignSignRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case keyHandle = 2, toBeSigned = 6, additionalArguments
+        case keyHandle = 2
+        case toBeSigned = 6
+        case additionalArguments
     }
 
     public var keyHandle: [UInt8]?

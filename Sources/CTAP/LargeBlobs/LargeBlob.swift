@@ -7,7 +7,8 @@ import Foundation
 /// authenticator never reads these; platforms do, and skip entries they cannot open.
 public struct LargeBlob: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case ciphertext = 0x01, nonce, origSize
+        case ciphertext = 0x01
+        case nonce, origSize
     }
 
     /// The sealed compressed blob followed by its 16-byte authentication tag.
@@ -28,8 +29,9 @@ public struct LargeBlob: CTAPStructure, Sendable, Hashable {
     public init(sealing compressed: [UInt8], originalSize: Int, key: [UInt8]) throws(CTAPStatus) {
         let nonce = AES.GCM.Nonce()
         do {
-            let box = try AES.GCM.seal(compressed, using: SymmetricKey(data: key), nonce: nonce,
-                                       authenticating: Self.associatedData(originalSize))
+            let box = try AES.GCM.seal(
+                compressed, using: SymmetricKey(data: key), nonce: nonce,
+                authenticating: Self.associatedData(originalSize))
             ciphertext = Array(box.ciphertext) + Array(box.tag)
         } catch {
             throw .invalidParameter
@@ -42,11 +44,13 @@ public struct LargeBlob: CTAPStructure, Sendable, Hashable {
     /// tries each entry and takes the one that authenticates).
     public func open(key: [UInt8]) -> [UInt8]? {
         guard key.count == 32, nonce.count == Self.nonceLength, ciphertext.count >= Self.tagLength,
-              let nonce = try? AES.GCM.Nonce(data: nonce),
-              let box = try? AES.GCM.SealedBox(nonce: nonce, ciphertext: ciphertext.dropLast(Self.tagLength),
-                                               tag: ciphertext.suffix(Self.tagLength)),
-              let origSize,
-              let plain = try? AES.GCM.open(box, using: SymmetricKey(data: key), authenticating: Self.associatedData(origSize))
+            let nonce = try? AES.GCM.Nonce(data: nonce),
+            let box = try? AES.GCM.SealedBox(
+                nonce: nonce, ciphertext: ciphertext.dropLast(Self.tagLength),
+                tag: ciphertext.suffix(Self.tagLength)),
+            let origSize,
+            let plain = try? AES.GCM.open(
+                box, using: SymmetricKey(data: key), authenticating: Self.associatedData(origSize))
         else { return nil }
         return Array(plain)
     }

@@ -4,7 +4,8 @@ import CBOR
 /// `get` bytes, or a fragment `set` of a new serialized large-blob array, both at `offset`.
 public struct LargeBlobsRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case get = 0x01, set, offset, length, pinUvAuthParam, pinUvAuthProtocol
+        case get = 0x01
+        case set, offset, length, pinUvAuthParam, pinUvAuthProtocol
     }
 
     /// How many bytes to read.
@@ -19,8 +20,10 @@ public struct LargeBlobsRequest: CTAPStructure, Sendable, Hashable {
     public var pinUvAuthParam: [UInt8]?
     @Unsigned public var pinUvAuthProtocol: Int?
 
-    public init(get: Int? = nil, set: [UInt8]? = nil, offset: Int?, length: Int? = nil,
-                pinUvAuthParam: [UInt8]? = nil, pinUvAuthProtocol: Int? = nil) {
+    public init(
+        get: Int? = nil, set: [UInt8]? = nil, offset: Int?, length: Int? = nil,
+        pinUvAuthParam: [UInt8]? = nil, pinUvAuthProtocol: Int? = nil
+    ) {
         self.get = get
         self.set = set
         self.offset = offset

@@ -7,8 +7,10 @@ import CBOR
 /// protocol is supported and whether the values are right is the authenticator's call.
 public struct ClientPINRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case pinUvAuthProtocol = 0x01, subCommand, keyAgreement, pinUvAuthParam, newPinEnc, pinHashEnc
-        case permissions = 0x09, rpId
+        case pinUvAuthProtocol = 0x01
+        case subCommand, keyAgreement, pinUvAuthParam, newPinEnc, pinHashEnc
+        case permissions = 0x09
+        case rpId
     }
 
     /// Read first: an unknown subcommand is `CTAP2_ERR_INVALID_SUBCOMMAND` whatever else is wrong.
@@ -46,8 +48,10 @@ public struct ClientPINRequest: CTAPStructure, Sendable, Hashable {
     /// The subcommand a request names, read alone: what a device that lacks it answers
     /// `CTAP2_ERR_INVALID_SUBCOMMAND` to before judging the rest.
     public static func subCommand(in value: CBORValue) -> ClientPINSubcommand? {
-        guard let map = try? CBORMap(value), let raw = try? map.optional(CBORValue(CodingKeys.subCommand.rawValue), CBORRead.unsigned),
-              raw <= UInt8.max else { return nil }
+        guard let map = try? CBORMap(value),
+            let raw = try? map.optional(CBORValue(CodingKeys.subCommand.rawValue), CBORRead.unsigned),
+            raw <= UInt8.max
+        else { return nil }
         return ClientPINSubcommand(rawValue: UInt8(raw))
     }
 
@@ -63,7 +67,10 @@ public struct ClientPINRequest: CTAPStructure, Sendable, Hashable {
         case .setPIN:
             present = [pinUvAuthProtocol != nil, keyAgreement != nil, newPinEnc != nil, pinUvAuthParam != nil]
         case .changePIN:
-            present = [pinUvAuthProtocol != nil, keyAgreement != nil, pinHashEnc != nil, newPinEnc != nil, pinUvAuthParam != nil]
+            present = [
+                pinUvAuthProtocol != nil, keyAgreement != nil, pinHashEnc != nil, newPinEnc != nil,
+                pinUvAuthParam != nil
+            ]
         case .getPinToken:
             present = [pinUvAuthProtocol != nil, keyAgreement != nil, pinHashEnc != nil]
         case .getPinUvAuthTokenUsingUvWithPermissions:

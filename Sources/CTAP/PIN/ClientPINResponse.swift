@@ -4,7 +4,8 @@ import CBOR
 /// present depends on the subcommand; setPIN and changePIN answer with no map at all.
 public struct ClientPINResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
-        case keyAgreement = 0x01, pinUvAuthToken, pinRetries, powerCycleState, uvRetries
+        case keyAgreement = 0x01
+        case pinUvAuthToken, pinRetries, powerCycleState, uvRetries
     }
 
     /// The authenticator's key agreement key (getKeyAgreement).

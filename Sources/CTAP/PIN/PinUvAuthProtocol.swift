@@ -37,12 +37,16 @@ extension PinUvAuthProtocol {
     /// encapsulate(peerCoseKey), the platform's step: a fresh ephemeral key pair, ECDH with
     /// the authenticator's key from getKeyAgreement, and the shared secret from kdf.
     /// An off-curve or non-P-256 peer key is `CTAP1_ERR_INVALID_PARAMETER`.
-    public func encapsulate(peerKey: COSEKey) throws(CTAPStatus) -> (platformKeyAgreement: COSEKey, sharedSecret: SymmetricKey) {
+    public func encapsulate(peerKey: COSEKey) throws(CTAPStatus) -> (
+        platformKeyAgreement: COSEKey, sharedSecret: SymmetricKey
+    ) {
         try encapsulate(peerKey: peerKey, platformKey: P256.KeyAgreement.PrivateKey())
     }
 
     /// `encapsulate(peerKey:)` with a chosen platform key, for known-answer tests.
-    func encapsulate(peerKey: COSEKey, platformKey: P256.KeyAgreement.PrivateKey) throws(CTAPStatus) -> (platformKeyAgreement: COSEKey, sharedSecret: SymmetricKey) {
+    func encapsulate(peerKey: COSEKey, platformKey: P256.KeyAgreement.PrivateKey) throws(CTAPStatus) -> (
+        platformKeyAgreement: COSEKey, sharedSecret: SymmetricKey
+    ) {
         let secret = try ecdh(privateKey: platformKey, peerKey: peerKey)
         return (PinUvKeyAgreement.coseKey(platformKey.publicKey), secret)
     }

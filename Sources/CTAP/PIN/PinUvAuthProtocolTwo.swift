@@ -14,8 +14,10 @@ public struct PinUvAuthProtocolTwo: PinUvAuthProtocol {
 
     /// kdf(Z) = HKDF-SHA-256(Z, 32 zero bytes, "CTAP2 HMAC key", 32) || HKDF-SHA-256(Z, 32 zero bytes, "CTAP2 AES key", 32).
     public func kdf(_ z: SymmetricKey) -> SymmetricKey {
-        let hmacKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: z, salt: Self.salt, info: Self.hmacKeyInfo, outputByteCount: 32)
-        let aesKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: z, salt: Self.salt, info: Self.aesKeyInfo, outputByteCount: 32)
+        let hmacKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: z, salt: Self.salt, info: Self.hmacKeyInfo, outputByteCount: 32)
+        let aesKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: z, salt: Self.salt, info: Self.aesKeyInfo, outputByteCount: 32)
         var both: [UInt8] = []
         both.reserveCapacity(64)
         hmacKey.withUnsafeBytes { both.append(contentsOf: $0) }

@@ -29,8 +29,10 @@ public struct DeviceEvent: Sendable, Equatable {
     /// Events this watcher missed just before this one because it read too slowly.
     public var dropped: Int = 0
 
-    public init(kind: Kind, time: Date = Date(), rpID: String? = nil, credentialID: [UInt8]? = nil,
-                userName: String? = nil, signCount: UInt32? = nil, detail: String? = nil) {
+    public init(
+        kind: Kind, time: Date = Date(), rpID: String? = nil, credentialID: [UInt8]? = nil,
+        userName: String? = nil, signCount: UInt32? = nil, detail: String? = nil
+    ) {
         self.kind = kind
         self.time = time
         self.rpID = rpID
@@ -42,20 +44,25 @@ public struct DeviceEvent: Sendable, Equatable {
 
     /// The event map's keys (docs/vendor-commands.md), the only place they are written.
     enum Key: String, CodingKey {
-        case kind, time, rpID = "rpId", credentialID = "credentialId", userName, signCount, detail, dropped
+        case kind, time
+        case rpID = "rpId"
+        case credentialID = "credentialId"
+        case userName, signCount, detail, dropped
     }
 
     public var cbor: CBORValue {
-        .keyed(Key.self, [
-            (.kind, .textString(kind.rawValue)),
-            (.time, CBORValue(Int64((time.timeIntervalSince1970 * 1000).rounded()))),
-            (.rpID, rpID.map(CBORValue.textString)),
-            (.credentialID, credentialID.map(CBORValue.byteString)),
-            (.userName, userName.map(CBORValue.textString)),
-            (.signCount, signCount.map { .unsigned(UInt64($0)) }),
-            (.detail, detail.map(CBORValue.textString)),
-            (.dropped, dropped > 0 ? CBORValue(dropped) : nil),
-        ])
+        .keyed(
+            Key.self,
+            [
+                (.kind, .textString(kind.rawValue)),
+                (.time, CBORValue(Int64((time.timeIntervalSince1970 * 1000).rounded()))),
+                (.rpID, rpID.map(CBORValue.textString)),
+                (.credentialID, credentialID.map(CBORValue.byteString)),
+                (.userName, userName.map(CBORValue.textString)),
+                (.signCount, signCount.map { .unsigned(UInt64($0)) }),
+                (.detail, detail.map(CBORValue.textString)),
+                (.dropped, dropped > 0 ? CBORValue(dropped) : nil)
+            ])
     }
 
     public init(cbor: CBORValue) throws(CTAPStatus) {

@@ -48,7 +48,8 @@ public enum Fault: Sendable, Hashable {
             self = .latency(milliseconds: milliseconds)
         case ("status", let argument?):
             guard let status = CTAPStatus(named: argument), status != .success else {
-                throw .badArgument(text, "a CTAP status other than CTAP2_OK, by name (CTAP2_ERR_PIN_INVALID) or value (0x31)")
+                throw .badArgument(
+                    text, "a CTAP status other than CTAP2_OK, by name (CTAP2_ERR_PIN_INVALID) or value (0x31)")
             }
             self = .status(status)
         case (_, _) where Self.takesArgument.contains(name) && argument == nil:
@@ -78,7 +79,7 @@ public enum Fault: Sendable, Hashable {
     /// Every kind, as `passkeyctl fault set --help` lists them.
     public static let kinds = [
         "bogus-signature", "clear-up", "clear-uv", "set-uv", "counter-zero", "counter-freeze",
-        "counter-rewind=N", "latency=MS", "deny", "drop", "status=NAME",
+        "counter-rewind=N", "latency=MS", "deny", "drop", "status=NAME"
     ]
 
     /// A minute: past that a platform has long given up (CTAP 2.1 §6: 30 s user action timeout).
@@ -117,10 +118,12 @@ extension CTAPStatus {
             return
         }
         let all = (0...UInt8.max).compactMap(CTAPStatus.init(rawValue:))
-        guard let found = all.first(where: { status in
-            let spec = status.specName
-            return spec == upper || spec.hasSuffix("_ERR_" + upper) || (upper == "OK" && status == .success)
-        }) else { return nil }
+        guard
+            let found = all.first(where: { status in
+                let spec = status.specName
+                return spec == upper || spec.hasSuffix("_ERR_" + upper) || (upper == "OK" && status == .success)
+            })
+        else { return nil }
         self = found
     }
 }

@@ -27,7 +27,12 @@ public struct FaultRule: Sendable, Hashable {
     }
 
     public var cbor: CBORValue {
-        .keyed(Key.self, [(.fault, .textString(fault.name)), (.count, remaining.map { CBORValue($0) }), (.rp, rpID.map(CBORValue.textString))])
+        .keyed(
+            Key.self,
+            [
+                (.fault, .textString(fault.name)), (.count, remaining.map { CBORValue($0) }),
+                (.rp, rpID.map(CBORValue.textString))
+            ])
     }
 
     /// A rule from the FAULT vendor command (docs/vendor-commands.md); a count below 1 or a

@@ -12,7 +12,9 @@ public struct CommandAPDU: Sendable, Equatable {
     /// largest count (256 short, 65536 extended).
     public var maxResponseLength: Int?
 
-    public init(cla: UInt8 = 0, ins: UInt8, p1: UInt8 = 0, p2: UInt8 = 0, data: [UInt8] = [], maxResponseLength: Int? = nil) {
+    public init(
+        cla: UInt8 = 0, ins: UInt8, p1: UInt8 = 0, p2: UInt8 = 0, data: [UInt8] = [], maxResponseLength: Int? = nil
+    ) {
         self.cla = cla
         self.ins = ins
         self.p1 = p1

@@ -41,7 +41,9 @@ public enum U2FRequest: Sendable, Equatable {
     public var apdu: CommandAPDU {
         switch self {
         case .register(let request):
-            return CommandAPDU(ins: Instruction.register.rawValue, data: request.challenge + request.application, maxResponseLength: 65536)
+            return CommandAPDU(
+                ins: Instruction.register.rawValue, data: request.challenge + request.application,
+                maxResponseLength: 65536)
         case .authenticate(let request):
             return CommandAPDU(
                 ins: Instruction.authenticate.rawValue, p1: request.control.rawValue,

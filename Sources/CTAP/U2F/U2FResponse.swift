@@ -15,9 +15,10 @@ public enum U2FResponse: Sendable, Equatable {
     /// The response data.
     public var bytes: [UInt8] {
         switch self {
-        case let .registration(publicKey, keyHandle, certificate, signature):
-            return [Self.registrationReserved] + publicKey + [UInt8(keyHandle.count)] + keyHandle + certificate + signature
-        case let .authentication(userPresence, counter, signature):
+        case .registration(let publicKey, let keyHandle, let certificate, let signature):
+            return [Self.registrationReserved] + publicKey + [UInt8(keyHandle.count)] + keyHandle + certificate
+                + signature
+        case .authentication(let userPresence, let counter, let signature):
             return [userPresence] + U2FSignedData.bigEndian(counter) + signature
         case .version(let version):
             return Array(version.utf8)

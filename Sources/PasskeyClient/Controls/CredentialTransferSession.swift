@@ -18,11 +18,14 @@ public struct CredentialTransferSession: Sendable {
 
     /// Every discoverable credential (of `rpID`, when given), page by page; private keys only
     /// when asked for.
-    public func export(rpID: String? = nil, includePrivateKeys: Bool = false) async throws(CTAP2Error) -> [CredentialRecord] {
+    public func export(rpID: String? = nil, includePrivateKeys: Bool = false) async throws(CTAP2Error)
+        -> [CredentialRecord]
+    {
         var records: [CredentialRecord] = []
         while true {
-            let parameters = ExportParameters(rpID: rpID, includePrivateKeys: includePrivateKeys ? true : nil,
-                                              offset: records.isEmpty ? nil : records.count)
+            let parameters = ExportParameters(
+                rpID: rpID, includePrivateKeys: includePrivateKeys ? true : nil,
+                offset: records.isEmpty ? nil : records.count)
             let page = try await call(parameters)
             records += page.credentials
             guard let total = page.total else { throw .malformedResponse }
@@ -37,7 +40,8 @@ public struct CredentialTransferSession: Sendable {
 
     /// Sets a stored credential's BE and BS (nil: unchanged); BS without BE is refused.
     public func setBackupFlags(credentialID: [UInt8], eligible: Bool?, backedUp: Bool?) async throws(CTAP2Error) {
-        _ = try await call(CredentialFlagsParameters(credentialID: credentialID, backupEligible: eligible, backupState: backedUp))
+        _ = try await call(
+            CredentialFlagsParameters(credentialID: credentialID, backupEligible: eligible, backupState: backedUp))
     }
 
     private func call<P: VendorCommandParameters>(_ parameters: P) async throws(CTAP2Error) -> P.Response {

@@ -38,7 +38,8 @@ public struct DeviceControls: Sendable {
         let subscription = AsyncStream.makeStream(of: Void.self)
         let task = Task {
             do throws(TransportError) {
-                try await watcher.subscribe(.watch, payload: [], subscribed: { subscription.continuation.finish() }) { payload in
+                try await watcher.subscribe(.watch, payload: [], subscribed: { subscription.continuation.finish() }) {
+                    payload in
                     guard let event = try? DeviceEvent(bytes: payload) else { return }
                     continuation.yield(event)
                 }
@@ -56,7 +57,9 @@ public struct DeviceControls: Sendable {
 
     private func send(_ command: FaultCommand) async throws(CTAP2Error) -> [FaultRule] {
         let reply: [UInt8]
-        do { reply = try await transport.vendor(.fault, payload: command.cbor.encoded) } catch { throw .transport(error) }
+        do { reply = try await transport.vendor(.fault, payload: command.cbor.encoded) } catch {
+            throw .transport(error)
+        }
         guard let status = reply.first.flatMap(CTAPStatus.init(rawValue:)) else { throw .malformedResponse }
         guard status == .success else { throw .status(status) }
         do { return try FaultCommand.decodeReply(Array(reply.dropFirst())) } catch { throw .malformedResponse }

@@ -29,7 +29,9 @@ public struct BioEnrollmentSession: Sendable {
         public var remainingSamples: Int
     }
 
-    private func call(_ subCommand: BioEnrollmentSubcommand, _ params: BioEnrollmentParameters? = nil) async throws(CTAP2Error) -> BioEnrollmentResponse? {
+    private func call(_ subCommand: BioEnrollmentSubcommand, _ params: BioEnrollmentParameters? = nil)
+        async throws(CTAP2Error) -> BioEnrollmentResponse?
+    {
         var request = BioEnrollmentRequest(subCommand: subCommand, subCommandParams: params)
         if subCommand.isAuthenticated {
             guard let token else { throw .status(.puatRequired) }
@@ -48,20 +50,26 @@ public struct BioEnrollmentSession: Sendable {
 
     /// enrollBegin (§6.7.4): a new template and its first sample.
     public func enrollBegin(timeoutMilliseconds: Int? = nil) async throws(CTAP2Error) -> Capture {
-        let response = try await call(.enrollBegin, timeoutMilliseconds.map { BioEnrollmentParameters(timeoutMilliseconds: $0) })
+        let response = try await call(
+            .enrollBegin, timeoutMilliseconds.map { BioEnrollmentParameters(timeoutMilliseconds: $0) })
         guard let templateId = response?.templateId else { throw .malformedResponse }
         return try Self.capture(response, templateId: templateId)
     }
 
     /// enrollCaptureNextSample (§6.7.4): the next sample for `templateId`.
-    public func enrollCaptureNextSample(templateId: [UInt8], timeoutMilliseconds: Int? = nil) async throws(CTAP2Error) -> Capture {
-        let response = try await call(.enrollCaptureNextSample,
-                                      BioEnrollmentParameters(templateId: templateId, timeoutMilliseconds: timeoutMilliseconds))
+    public func enrollCaptureNextSample(templateId: [UInt8], timeoutMilliseconds: Int? = nil) async throws(CTAP2Error)
+        -> Capture
+    {
+        let response = try await call(
+            .enrollCaptureNextSample,
+            BioEnrollmentParameters(templateId: templateId, timeoutMilliseconds: timeoutMilliseconds))
         return try Self.capture(response, templateId: templateId)
     }
 
     private static func capture(_ response: BioEnrollmentResponse?, templateId: [UInt8]) throws(CTAP2Error) -> Capture {
-        guard let status = response?.lastEnrollSampleStatus, let remaining = response?.remainingSamples else { throw .malformedResponse }
+        guard let status = response?.lastEnrollSampleStatus, let remaining = response?.remainingSamples else {
+            throw .malformedResponse
+        }
         return Capture(templateId: templateId, status: status, remainingSamples: remaining)
     }
 
@@ -81,7 +89,8 @@ public struct BioEnrollmentSession: Sendable {
 
     /// setFriendlyName (§6.7.7).
     public func setFriendlyName(templateId: [UInt8], _ name: String) async throws(CTAP2Error) {
-        _ = try await call(.setFriendlyName, BioEnrollmentParameters(templateId: templateId, templateFriendlyName: name))
+        _ = try await call(
+            .setFriendlyName, BioEnrollmentParameters(templateId: templateId, templateFriendlyName: name))
     }
 
     /// removeEnrollment (§6.7.8).

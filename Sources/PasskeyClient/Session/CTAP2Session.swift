@@ -28,7 +28,9 @@ public struct CTAP2Session: Sendable {
     }
 
     /// Sends a command whose success carries a response map, and parses it.
-    func request<Response>(_ command: CTAPCommand, _ parameters: CBORValue?, as parse: (CBORValue) throws(CTAPStatus) -> Response) async throws(CTAP2Error) -> Response {
+    func request<Response>(
+        _ command: CTAPCommand, _ parameters: CBORValue?, as parse: (CBORValue) throws(CTAPStatus) -> Response
+    ) async throws(CTAP2Error) -> Response {
         guard let body = try await send(command, parameters) else { throw .malformedResponse }
         do { return try parse(body) } catch { throw .malformedResponse }
     }

@@ -15,7 +15,8 @@ public struct ClientPINSession: Sendable {
 
     /// Chooses the first protocol the authenticator lists that this client implements (§6.5.5.1).
     public init(session: CTAP2Session, info: GetInfoResponse) throws(CTAP2Error) {
-        guard let version = info.pinUvAuthProtocols.lazy.compactMap(PinUvAuthProtocolVersion.init(rawValue:)).first else {
+        guard let version = info.pinUvAuthProtocols.lazy.compactMap(PinUvAuthProtocolVersion.init(rawValue:)).first
+        else {
             throw .status(.invalidParameter)
         }
         self.session = session
@@ -34,7 +35,9 @@ public struct ClientPINSession: Sendable {
 
     /// pinRetries and whether a power cycle is needed before trying again (§6.5.5.2).
     public func pinRetries() async throws(CTAP2Error) -> (retries: Int, powerCycleRequired: Bool) {
-        guard let response = try await send(request(.getPINRetries)), let retries = response.pinRetries else { throw .malformedResponse }
+        guard let response = try await send(request(.getPINRetries)), let retries = response.pinRetries else {
+            throw .malformedResponse
+        }
         return (retries, response.powerCycleState ?? false)
     }
 
@@ -89,11 +92,15 @@ public struct ClientPINSession: Sendable {
 
     /// A pinUvAuthToken from the PIN (§6.5.5.7.2), or from getPinToken on authenticators
     /// without permissions (§6.5.5.7.1).
-    public func tokenUsingPIN(_ pin: String, permissions: PinUvAuthTokenPermissions, rpID: String?) async throws(CTAP2Error) -> PinUvAuthToken {
+    public func tokenUsingPIN(_ pin: String, permissions: PinUvAuthTokenPermissions, rpID: String?)
+        async throws(CTAP2Error) -> PinUvAuthToken
+    {
         let (platformKey, secret) = try await sharedSecret()
         var request = request(supportsPermissions ? .getPinUvAuthTokenUsingPinWithPermissions : .getPinToken)
         request.keyAgreement = platformKey
-        do { request.pinHashEnc = try pinProtocol.encrypt(key: secret, plaintext: PINHash.of(pin)) } catch { throw .status(error) }
+        do { request.pinHashEnc = try pinProtocol.encrypt(key: secret, plaintext: PINHash.of(pin)) } catch {
+            throw .status(error)
+        }
         if supportsPermissions {
             request.permissions = permissions
             request.rpId = rpID
@@ -102,7 +109,9 @@ public struct ClientPINSession: Sendable {
     }
 
     /// A pinUvAuthToken from built-in user verification (§6.5.5.7.3).
-    public func tokenUsingUV(permissions: PinUvAuthTokenPermissions, rpID: String?) async throws(CTAP2Error) -> PinUvAuthToken {
+    public func tokenUsingUV(permissions: PinUvAuthTokenPermissions, rpID: String?) async throws(CTAP2Error)
+        -> PinUvAuthToken
+    {
         let (platformKey, secret) = try await sharedSecret()
         var request = request(.getPinUvAuthTokenUsingUvWithPermissions)
         request.keyAgreement = platformKey
@@ -114,7 +123,9 @@ public struct ClientPINSession: Sendable {
     private func token(from response: ClientPINResponse?, secret: SymmetricKey) throws(CTAP2Error) -> PinUvAuthToken {
         guard let encrypted = response?.pinUvAuthToken else { throw .malformedResponse }
         do {
-            return PinUvAuthToken(pinProtocol: pinProtocol, key: SymmetricKey(data: try pinProtocol.decrypt(key: secret, ciphertext: encrypted)))
+            return PinUvAuthToken(
+                pinProtocol: pinProtocol,
+                key: SymmetricKey(data: try pinProtocol.decrypt(key: secret, ciphertext: encrypted)))
         } catch {
             throw .malformedResponse
         }

@@ -36,8 +36,10 @@ public struct CredentialManagementSession: Sendable {
 
     /// Sends one subcommand, with pinUvAuthParam = authenticate(token, subCommand || subCommandParams)
     /// when it is authenticated (§6.8.1–§6.8.7).
-    private func call(_ subCommand: CredentialManagementSubcommand,
-                      _ params: CredentialManagementParameters? = nil) async throws(CTAP2Error) -> CredentialManagementResponse? {
+    private func call(
+        _ subCommand: CredentialManagementSubcommand,
+        _ params: CredentialManagementParameters? = nil
+    ) async throws(CTAP2Error) -> CredentialManagementResponse? {
         var request = CredentialManagementRequest(subCommand: subCommand, subCommandParams: params)
         if subCommand.isAuthenticated {
             request.pinUvAuthProtocol = token.protocolVersion
@@ -47,8 +49,10 @@ public struct CredentialManagementSession: Sendable {
         do { return try CredentialManagementResponse(cbor: body) } catch { throw .malformedResponse }
     }
 
-    private func answer(_ subCommand: CredentialManagementSubcommand,
-                        _ params: CredentialManagementParameters? = nil) async throws(CTAP2Error) -> CredentialManagementResponse {
+    private func answer(
+        _ subCommand: CredentialManagementSubcommand,
+        _ params: CredentialManagementParameters? = nil
+    ) async throws(CTAP2Error) -> CredentialManagementResponse {
         guard let response = try await call(subCommand, params) else { throw .malformedResponse }
         return response
     }
@@ -57,7 +61,8 @@ public struct CredentialManagementSession: Sendable {
     public func metadata() async throws(CTAP2Error) -> CredentialsMetadata {
         let response = try await answer(.getCredsMetadata)
         guard let existing = response.existingResidentCredentialsCount,
-              let remaining = response.maxPossibleRemainingResidentCredentialsCount else { throw .malformedResponse }
+            let remaining = response.maxPossibleRemainingResidentCredentialsCount
+        else { throw .malformedResponse }
         return CredentialsMetadata(existing: existing, maxPossibleRemaining: remaining)
     }
 
@@ -102,13 +107,17 @@ public struct CredentialManagementSession: Sendable {
 
     /// deleteCredential (§6.8.6); `CTAP2_ERR_NO_CREDENTIALS` when there is no such credential.
     public func deleteCredential(id: [UInt8]) async throws(CTAP2Error) {
-        _ = try await call(.deleteCredential, CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: id)))
+        _ = try await call(
+            .deleteCredential, CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: id)))
     }
 
     /// updateUserInformation (§6.8.7): replaces name and displayName; `user.id` must be the
     /// credential's own user handle (`CTAP1_ERR_INVALID_PARAMETER` otherwise).
-    public func updateUserInformation(credentialID: [UInt8], user: PublicKeyCredentialUserEntity) async throws(CTAP2Error) {
-        _ = try await call(.updateUserInformation,
-                           CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: credentialID), user: user))
+    public func updateUserInformation(credentialID: [UInt8], user: PublicKeyCredentialUserEntity)
+        async throws(CTAP2Error)
+    {
+        _ = try await call(
+            .updateUserInformation,
+            CredentialManagementParameters(credentialID: PublicKeyCredentialDescriptor(id: credentialID), user: user))
     }
 }

@@ -11,7 +11,8 @@ extension SerializedLargeBlobArray {
     public func blob(for key: [UInt8]) -> [UInt8]? {
         for entry in entries ?? [] {
             guard let blob = try? LargeBlob(cbor: entry), let compressed = blob.open(key: key),
-                  let origSize = blob.origSize else { continue }
+                let origSize = blob.origSize
+            else { continue }
             return LargeBlobCompression.inflate(compressed, size: origSize)
         }
         return nil
@@ -25,7 +26,8 @@ extension SerializedLargeBlobArray {
         }
         if let blob {
             do {
-                kept.append(try LargeBlob(sealing: LargeBlobCompression.deflate(blob), originalSize: blob.count, key: key).cbor)
+                kept.append(
+                    try LargeBlob(sealing: LargeBlobCompression.deflate(blob), originalSize: blob.count, key: key).cbor)
             } catch {
                 throw .status(error)
             }
@@ -40,14 +42,17 @@ public enum LargeBlobCompression {
     public static func deflate(_ bytes: [UInt8]) -> [UInt8] {
         var buffer = ByteBuffer(bytes: bytes)
         // zlib fails only on an invalid configuration or an output buffer it sized itself.
-        guard let compressed = try? buffer.compress(with: .deflate()) else { preconditionFailure("DEFLATE of \(bytes.count) bytes failed") }
+        guard let compressed = try? buffer.compress(with: .deflate()) else {
+            preconditionFailure("DEFLATE of \(bytes.count) bytes failed")
+        }
         return Array(buffer: compressed)
     }
 
     /// Nil when `compressed` is not DEFLATE data of exactly `size` bytes.
     public static func inflate(_ compressed: [UInt8], size: Int) -> [UInt8]? {
         var buffer = ByteBuffer(bytes: compressed)
-        guard let plain = try? buffer.decompress(with: .deflate(), maxSize: max(size, 1)), plain.readableBytes == size else { return nil }
+        guard let plain = try? buffer.decompress(with: .deflate(), maxSize: max(size, 1)), plain.readableBytes == size
+        else { return nil }
         return Array(buffer: plain)
     }
 }

@@ -39,9 +39,11 @@ public struct LargeBlobsSession: Sendable {
         var offset = 0
         repeat {
             let fragment = Array(array.bytes[offset..<min(array.bytes.count, offset + fragmentLength)])
-            var request = LargeBlobsRequest(set: fragment, offset: offset, length: offset == 0 ? array.bytes.count : nil)
+            var request = LargeBlobsRequest(
+                set: fragment, offset: offset, length: offset == 0 ? array.bytes.count : nil)
             if let token {
-                let message = LargeBlobsRequest.authenticatedMessage(offset: offset, fragmentHash: Array(SHA256.hash(data: fragment)))
+                let message = LargeBlobsRequest.authenticatedMessage(
+                    offset: offset, fragmentHash: Array(SHA256.hash(data: fragment)))
                 request.pinUvAuthParam = token.authenticate(message)
                 request.pinUvAuthProtocol = token.protocolVersion
             }

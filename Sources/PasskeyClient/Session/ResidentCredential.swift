@@ -14,8 +14,10 @@ public struct ResidentCredential: Sendable, Hashable {
     public var largeBlobKey: [UInt8]?
 
     /// A credential as enumeration reports it; the members are as named.
-    public init(user: PublicKeyCredentialUserEntity, credentialID: [UInt8], publicKey: COSEKey,
-                credProtect: CredentialProtection? = nil, largeBlobKey: [UInt8]? = nil) {
+    public init(
+        user: PublicKeyCredentialUserEntity, credentialID: [UInt8], publicKey: COSEKey,
+        credProtect: CredentialProtection? = nil, largeBlobKey: [UInt8]? = nil
+    ) {
         self.user = user
         self.credentialID = credentialID
         self.publicKey = publicKey
@@ -27,8 +29,9 @@ public struct ResidentCredential: Sendable, Hashable {
         guard let user = response.user, let id = response.credentialID?.id, let key = response.publicKey else {
             throw .malformedResponse
         }
-        self.init(user: user, credentialID: id, publicKey: key,
-                  credProtect: response.credProtect.flatMap(CredentialProtection.init(rawValue:)),
-                  largeBlobKey: response.largeBlobKey)
+        self.init(
+            user: user, credentialID: id, publicKey: key,
+            credProtect: response.credProtect.flatMap(CredentialProtection.init(rawValue:)),
+            largeBlobKey: response.largeBlobKey)
     }
 }

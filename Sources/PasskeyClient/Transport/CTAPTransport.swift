@@ -7,7 +7,8 @@ import CTAP
 /// or the result it had already reached).
 public protocol CTAPTransport: Sendable {
     /// Sends a CTAP2 message (command byte ‖ CBOR) and returns the reply (status ‖ CBOR).
-    func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8]
+    func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError)
+        -> [UInt8]
     /// Simulated unplug/replug, where the transport can ask for one (passkeyd's REPLUG vendor command).
     func replug() async throws(TransportError)
 }

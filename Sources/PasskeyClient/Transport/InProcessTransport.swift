@@ -16,7 +16,9 @@ public struct InProcessTransport: CTAPTransport {
     }
 
     /// Hands the message to the authenticator and returns its answer; progress arrives as keepalives.
-    public func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
+    public func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void)
+        async throws(TransportError) -> [UInt8]
+    {
         await device.handle(message, from: caller) { keepalive($0) }
     }
 

@@ -2,7 +2,7 @@ import CTAPHID
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The reports a connection receives, one at a time, read on the calling task's thread.
@@ -98,7 +98,8 @@ final class ReportReader {
     private func waitOnThisThread() -> Item?? {
         let spin = min(max(typicalWait * 3 / 2, Self.shortestSpin), Self.longestSpin)
         if typicalWait <= Self.longestSpin,
-           Self.spinning.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            Self.spinning.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+        {
             defer { Self.spinning.store(false, ordering: .releasing) }
             let spinEnd = ContinuousClock.now + spin
             while ContinuousClock.now < spinEnd {

@@ -44,7 +44,9 @@ final class ReportSocket: Sendable {
     func send(_ bytes: [UInt8]) throws(TransportError) {
         var sent = 0
         while sent < bytes.count {
-            let result = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            let result = bytes.withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if result >= 0 {
                 sent += result
             } else if errno == EINTR {
@@ -60,7 +62,9 @@ final class ReportSocket: Sendable {
     /// Sends `bytes` only if they fit in the socket's buffer now, never blocking: for
     /// CTAPHID_CANCEL, written from whichever thread cancels the waiting task.
     func sendWithoutWaiting(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        _ = bytes.withUnsafeBytes {
+            Glibc.send(descriptor, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
     }
 
     /// What a `receive` found.
@@ -168,7 +172,10 @@ final class ReportSocket: Sendable {
             let waiting = state.withLock { state -> (CheckedContinuation<Bool, Never>, Source)? in
                 guard state.result == nil else { return nil }
                 state.result = result
-                defer { state.continuation = nil; state.source = nil }
+                defer {
+                    state.continuation = nil
+                    state.source = nil
+                }
                 return state.continuation.map { ($0, state.source!) }
             }
             guard let (continuation, source) = waiting else { return }

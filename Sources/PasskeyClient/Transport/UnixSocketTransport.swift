@@ -41,7 +41,9 @@ public actor UnixSocketTransport: CTAPTransport {
     }
 
     /// One CTAPHID_CBOR transaction on this transport's channel, connecting first if needed.
-    public func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
+    public func send(_ message: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void)
+        async throws(TransportError) -> [UInt8]
+    {
         try await transact(command: .cbor, payload: message, keepalive: keepalive)
     }
 
@@ -59,8 +61,10 @@ public actor UnixSocketTransport: CTAPTransport {
     /// `subscribed` once its first reply came, and hands each later message to `receive`, until the
     /// daemon closes the connection (`.disconnected`) or the calling task is cancelled (a normal
     /// return). The transport serves nothing else meanwhile; the daemon may stay silent as long as it likes.
-    public func subscribe(_ command: VendorCommand, payload: [UInt8], subscribed: @Sendable () -> Void = {},
-                          receive: @Sendable ([UInt8]) async -> Void) async throws(TransportError) {
+    public func subscribe(
+        _ command: VendorCommand, payload: [UInt8], subscribed: @Sendable () -> Void = {},
+        receive: @Sendable ([UInt8]) async -> Void
+    ) async throws(TransportError) {
         _ = try await vendor(command, payload: payload)
         subscribed()
         await beginTransaction()
@@ -69,8 +73,9 @@ public actor UnixSocketTransport: CTAPTransport {
         while !Task.isCancelled {
             let message: [UInt8]
             do {
-                message = try await readReply(from: connection.reader, channel: connection.cid, to: command.command, keepalive: { _ in },
-                                              silenceTimeout: nil, wait: .stream)
+                message = try await readReply(
+                    from: connection.reader, channel: connection.cid, to: command.command, keepalive: { _ in },
+                    silenceTimeout: nil, wait: .stream)
             } catch {
                 if Task.isCancelled { break }
                 await close()
@@ -88,9 +93,13 @@ public actor UnixSocketTransport: CTAPTransport {
     }
 
     /// One request and its answer on our channel, serialised with any other caller.
-    private func transact(command: CTAPHIDCommand, payload: [UInt8],
-                          keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async throws(TransportError) -> [UInt8] {
-        guard payload.count <= CTAPHIDPacket.maxMessageLength else { throw .protocolViolation("message longer than 7609 bytes") }
+    private func transact(
+        command: CTAPHIDCommand, payload: [UInt8],
+        keepalive: @escaping @Sendable (KeepaliveStatus) -> Void
+    ) async throws(TransportError) -> [UInt8] {
+        guard payload.count <= CTAPHIDPacket.maxMessageLength else {
+            throw .protocolViolation("message longer than 7609 bytes")
+        }
         await beginTransaction()
         defer { endTransaction() }
         let deadline = ContinuousClock.now + silenceTimeout
@@ -100,12 +109,13 @@ public actor UnixSocketTransport: CTAPTransport {
         var backoff = Duration.microseconds(200)
         while true {
             let connection = try await connected()
-            let result = await exchange(on: connection, command: command, payload: payload, keepalive: keepalive, cancellable: true)
+            let result = await exchange(
+                on: connection, command: command, payload: payload, keepalive: keepalive, cancellable: true)
             switch result {
             case .success(let reply):
                 return reply
             case .failure(.deviceError(CTAPHIDError.channelBusy.rawValue))
-                where !Task.isCancelled && ContinuousClock.now < deadline:
+            where !Task.isCancelled && ContinuousClock.now < deadline:
                 // Another handle's transaction holds the device (CTAP 2.1 §11.2.9): retry, as hosts do.
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .milliseconds(5))
@@ -119,10 +129,13 @@ public actor UnixSocketTransport: CTAPTransport {
 
     /// Writes a request on `connection` and reads its reply. When `cancellable`, cancelling the
     /// calling task sends CTAPHID_CANCEL and the read goes on until the device answers (§11.2.9.1.5).
-    private func exchange(on connection: Connection, command: CTAPHIDCommand, payload: [UInt8],
-                          keepalive: @escaping @Sendable (KeepaliveStatus) -> Void, cancellable: Bool) async -> Result<[UInt8], TransportError> {
+    private func exchange(
+        on connection: Connection, command: CTAPHIDCommand, payload: [UInt8],
+        keepalive: @escaping @Sendable (KeepaliveStatus) -> Void, cancellable: Bool
+    ) async -> Result<[UInt8], TransportError> {
         do {
-            try connection.socket.send(CTAPHIDMessage(channel: connection.cid, command: command, payload: payload).reports)
+            try connection.socket.send(
+                CTAPHIDMessage(channel: connection.cid, command: command, payload: payload).reports)
         } catch {
             return .failure(error)
         }
@@ -137,11 +150,15 @@ public actor UnixSocketTransport: CTAPTransport {
         }
     }
 
-    private func reply(on connection: Connection, to command: CTAPHIDCommand,
-                       keepalive: @escaping @Sendable (KeepaliveStatus) -> Void) async -> Result<[UInt8], TransportError> {
+    private func reply(
+        on connection: Connection, to command: CTAPHIDCommand,
+        keepalive: @escaping @Sendable (KeepaliveStatus) -> Void
+    ) async -> Result<[UInt8], TransportError> {
         do {
-            return .success(try await readReply(from: connection.reader, channel: connection.cid, to: command, keepalive: keepalive,
-                                                silenceTimeout: silenceTimeout))
+            return .success(
+                try await readReply(
+                    from: connection.reader, channel: connection.cid, to: command, keepalive: keepalive,
+                    silenceTimeout: silenceTimeout))
         } catch {
             return .failure(error)
         }
@@ -149,9 +166,11 @@ public actor UnixSocketTransport: CTAPTransport {
 
     /// Reads until the reply to `command` on our channel, passing keepalives on; a device
     /// silent for longer than `silenceTimeout` (if given) is `.timeout`.
-    private func readReply(from reader: ReportReader, channel: UInt32,
-                           to command: CTAPHIDCommand, keepalive: @escaping @Sendable (KeepaliveStatus) -> Void,
-                           silenceTimeout: Duration?, wait: ReportReader.Wait = .reply) async throws(TransportError) -> [UInt8] {
+    private func readReply(
+        from reader: ReportReader, channel: UInt32,
+        to command: CTAPHIDCommand, keepalive: @escaping @Sendable (KeepaliveStatus) -> Void,
+        silenceTimeout: Duration?, wait: ReportReader.Wait = .reply
+    ) async throws(TransportError) -> [UInt8] {
         var reassembler = CTAPHIDReassembler(onlyChannel: channel)
         var lastHeard = ContinuousClock.now
         var wait = wait
@@ -183,7 +202,9 @@ public actor UnixSocketTransport: CTAPTransport {
                     continue
                 }
                 if message.command == .error { throw .deviceError(message.payload.first ?? 0x7F) }
-                guard message.command == command else { throw .protocolViolation("reply to \(message.command), expected \(command)") }
+                guard message.command == command else {
+                    throw .protocolViolation("reply to \(message.command), expected \(command)")
+                }
                 return message.payload
             }
         }
@@ -195,7 +216,9 @@ public actor UnixSocketTransport: CTAPTransport {
         await close()
         let socket = try ReportSocket.connect(to: path, sendTimeout: silenceTimeout)
         // Before the first byte: only our own daemon, in a folder nobody else controls, hears us.
-        if let refusal = SocketFolder.refusal(forSocket: path) ?? SocketFolder.refusal(forSocket: path, servedBy: socket.peerUID) {
+        if let refusal = SocketFolder.refusal(forSocket: path)
+            ?? SocketFolder.refusal(forSocket: path, servedBy: socket.peerUID)
+        {
             socket.shutdown()
             throw .untrusted(refusal)
         }
@@ -203,10 +226,11 @@ public actor UnixSocketTransport: CTAPTransport {
         var nonce = [UInt8](repeating: 0, count: CTAPHIDInitResponse.nonceLength)
         for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255) }
         let broadcast = Connection(socket: socket, cid: CTAPHIDChannel.broadcast, reader: reader)
-        let result = await exchange(on: broadcast, command: .`init`, payload: nonce, keepalive: { _ in }, cancellable: false)
+        let result = await exchange(
+            on: broadcast, command: .`init`, payload: nonce, keepalive: { _ in }, cancellable: false)
         guard case .success(let payload) = result,
-              let response = CTAPHIDInitResponse(payload: payload), response.nonce == nonce,
-              CTAPHIDChannel.isAllocatable(response.channel)
+            let response = CTAPHIDInitResponse(payload: payload), response.nonce == nonce,
+            CTAPHIDChannel.isAllocatable(response.channel)
         else {
             socket.shutdown()
             if case .failure(let error) = result { throw error }

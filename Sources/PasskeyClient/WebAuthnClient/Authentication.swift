@@ -5,23 +5,28 @@ extension WebAuthnClient {
     /// navigator.credentials.get() (WebAuthn L3 §5.1.4) in every mediation mode.
     /// `passwords` are saved passwords the app offers beside passkeys; choosing one
     /// returns it as `.password`, never as an error.
-    public func get(_ options: PublicKeyCredentialRequestOptionsJSON, mediation: Mediation = .optional,
-                    passwords: [PasswordCredential] = []) async throws(WebAuthnError) -> GetResult {
+    public func get(
+        _ options: PublicKeyCredentialRequestOptionsJSON, mediation: Mediation = .optional,
+        passwords: [PasswordCredential] = []
+    ) async throws(WebAuthnError) -> GetResult {
         // §5.1.4.1 step 7: the RP ID must be valid for this origin.
         let rpID = try rpIDPolicy.validate(rpID: options.rpId, origin: origin)
         let (clientDataJSON, clientDataHash) = clientData(.get, challenge: options.challenge)
-        let ceremony = Ceremony(client: self, options: options, rpID: rpID, clientDataJSON: clientDataJSON,
-                                clientDataHash: clientDataHash, passwords: passwords)
+        let ceremony = Ceremony(
+            client: self, options: options, rpID: rpID, clientDataJSON: clientDataJSON,
+            clientDataHash: clientDataHash, passwords: passwords)
         switch mediation {
         case .conditional:
             // Conditional requests wait for the person as long as the page does: no timeout.
             return try await ceremony.conditional()
         case .immediate:
-            return try await withCeremonyTimeout(options.timeout, rpID: rpID) { () async throws(WebAuthnError) -> GetResult in
+            return try await withCeremonyTimeout(options.timeout, rpID: rpID) {
+                () async throws(WebAuthnError) -> GetResult in
                 try await ceremony.immediate()
             }
         case .optional, .required:
-            return try await withCeremonyTimeout(options.timeout, rpID: rpID) { () async throws(WebAuthnError) -> GetResult in
+            return try await withCeremonyTimeout(options.timeout, rpID: rpID) {
+                () async throws(WebAuthnError) -> GetResult in
                 try await ceremony.modal()
             }
         }
@@ -69,9 +74,11 @@ struct Ceremony: Sendable {
         }
         let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowCredentials: allowList.count)
         let verification = try await planUserVerification(info: info, session: session, largeBlob: largeBlob)
-        let prf = try await prfEvaluation(for: allowList.count == 1 ? allowList[0].id : nil, session: session, info: info)
+        let prf = try await prfEvaluation(
+            for: allowList.count == 1 ? allowList[0].id : nil, session: session, info: info)
         let responses = try await call { () async throws(CTAP2Error) in
-            try await session.getAllAssertions(request(allowList: allowList, up: true, verification: verification, prf: prf, largeBlob: largeBlob))
+            try await session.getAllAssertions(
+                request(allowList: allowList, up: true, verification: verification, prf: prf, largeBlob: largeBlob))
         }
         let chosen: GetAssertionResponse
         if responses.count == 1 {
@@ -79,19 +86,23 @@ struct Ceremony: Sendable {
         } else {
             let choices = responses.map { CredentialChoice.passkey(Self.account(from: $0)) }
             guard let picked = await client.userAgent.chooseCredential(from: choices, rpID: rpID),
-                  case .passkey(let account) = picked,
-                  let match = responses.first(where: { $0.credential.id == account.credentialID })
+                case .passkey(let account) = picked,
+                let match = responses.first(where: { $0.credential.id == account.credentialID })
             else { throw .notAllowed("The request was cancelled.") }
             chosen = match
         }
-        return .passkey(await result(from: chosen, prf: prf, largeBlob: largeBlob, session: session, info: info, verification: verification))
+        return .passkey(
+            await result(
+                from: chosen, prf: prf, largeBlob: largeBlob, session: session, info: info, verification: verification))
     }
 
     /// Conditional mediation: silent discovery feeds the suggestion bar; a pick completes it.
     func conditional() async throws(WebAuthnError) -> GetResult {
         let (session, info) = try await start()
         let accounts = try await discoverSilently(session: session, info: info, withNames: true)
-        client.loggers.authentication.debug("conditional suggestions ready", metadata: ["rp": "\(rpID)", "count": "\(accounts.count + passwords.count)"])
+        client.loggers.authentication.debug(
+            "conditional suggestions ready", metadata: ["rp": "\(rpID)", "count": "\(accounts.count + passwords.count)"]
+        )
         let choices = accounts.map(CredentialChoice.passkey) + passwords.map(CredentialChoice.password)
         let picked = await client.userAgent.offerSuggestions(choices, rpID: rpID)
         if Task.isCancelled { throw .abort("The AutoFill request was cancelled. A new request can start now.") }
@@ -112,7 +123,9 @@ struct Ceremony: Sendable {
     /// The accounts an RP has here, found without user presence. Nothing signed in
     /// the process leaves this function. Names come back only with user verification
     /// (CTAP 2.1 §6.2.2), so `withNames` uses the built-in method when there is one.
-    private func discoverSilently(session: CTAP2Session, info: GetInfoResponse, withNames: Bool) async throws(WebAuthnError) -> [PasskeyAccount] {
+    private func discoverSilently(session: CTAP2Session, info: GetInfoResponse, withNames: Bool)
+        async throws(WebAuthnError) -> [PasskeyAccount]
+    {
         let useUV = withNames && info.options["uv"] == true
         let silent = GetAssertionRequest(
             rpID: rpID, clientDataHash: clientDataHash, allowList: allowList,
@@ -128,7 +141,9 @@ struct Ceremony: Sendable {
 
     /// Turns the person's pick into the ceremony's result: a password as is, a passkey
     /// by a real assertion with presence and the verification the RP asked for.
-    private func complete(with picked: CredentialChoice, session: CTAP2Session, info: GetInfoResponse) async throws(WebAuthnError) -> GetResult {
+    private func complete(with picked: CredentialChoice, session: CTAP2Session, info: GetInfoResponse)
+        async throws(WebAuthnError) -> GetResult
+    {
         switch picked {
         case .password(let password):
             client.loggers.authentication.info("password chosen instead of a passkey", metadata: ["rp": "\(rpID)"])
@@ -138,17 +153,24 @@ struct Ceremony: Sendable {
             let verification = try await planUserVerification(info: info, session: session, largeBlob: largeBlob)
             let prf = try await prfEvaluation(for: account.credentialID, session: session, info: info)
             let response = try await call { () async throws(CTAP2Error) in
-                try await session.getAssertion(request(allowList: [PublicKeyCredentialDescriptor(id: account.credentialID)],
-                                                       up: true, verification: verification, prf: prf, largeBlob: largeBlob))
+                try await session.getAssertion(
+                    request(
+                        allowList: [PublicKeyCredentialDescriptor(id: account.credentialID)],
+                        up: true, verification: verification, prf: prf, largeBlob: largeBlob))
             }
-            return .passkey(await result(from: response, prf: prf, largeBlob: largeBlob, session: session, info: info, verification: verification))
+            return .passkey(
+                await result(
+                    from: response, prf: prf, largeBlob: largeBlob, session: session, info: info,
+                    verification: verification))
         }
     }
 
     /// User verification as the RP asked; a large-blob write on a protected authenticator needs a
     /// token with `lbw` (CTAP 2.1 §6.10.2 step 4.5), so it verifies the user whatever the RP asked.
-    private func planUserVerification(info: GetInfoResponse, session: CTAP2Session,
-                                      largeBlob: LargeBlobAccess?) async throws(WebAuthnError) -> UserVerificationMethod {
+    private func planUserVerification(
+        info: GetInfoResponse, session: CTAP2Session,
+        largeBlob: LargeBlobAccess?
+    ) async throws(WebAuthnError) -> UserVerificationMethod {
         let permissions = PinUvAuthTokenPermissions.getAssertion.union(largeBlob?.permissions ?? [])
         let protected = info.options["uv"] == true || info.options["clientPin"] == true
         return try await client.planUserVerification(
@@ -156,8 +178,10 @@ struct Ceremony: Sendable {
             mustVerify: protected && !(largeBlob?.permissions.isEmpty ?? true))
     }
 
-    private func request(allowList: [PublicKeyCredentialDescriptor], up: Bool, verification: UserVerificationMethod,
-                         prf: PRFEvaluation? = nil, largeBlob: LargeBlobAccess? = nil) -> GetAssertionRequest {
+    private func request(
+        allowList: [PublicKeyCredentialDescriptor], up: Bool, verification: UserVerificationMethod,
+        prf: PRFEvaluation? = nil, largeBlob: LargeBlobAccess? = nil
+    ) -> GetAssertionRequest {
         var request = GetAssertionRequest(
             rpID: rpID, clientDataHash: clientDataHash, allowList: allowList,
             options: RequestOptions(up: up ? nil : false, uv: verification.usesBuiltIn ? true : nil))
@@ -170,11 +194,15 @@ struct Ceremony: Sendable {
         return request
     }
 
-    private func result(from response: GetAssertionResponse, prf: PRFEvaluation?, largeBlob: LargeBlobAccess?,
-                        session: CTAP2Session, info: GetInfoResponse, verification: UserVerificationMethod) async -> AuthenticationResponseJSON {
+    private func result(
+        from response: GetAssertionResponse, prf: PRFEvaluation?, largeBlob: LargeBlobAccess?,
+        session: CTAP2Session, info: GetInfoResponse, verification: UserVerificationMethod
+    ) async -> AuthenticationResponseJSON {
         client.loggers.authentication.info("passkey assertion made", metadata: ["rp": "\(rpID)"])
         var outputs = AuthenticationExtensionsClientOutputsJSON()
-        if let prf { outputs.prf = AuthenticationExtensionsPRFOutputsJSON(results: prf.results(in: response.authenticatorData)) }
+        if let prf {
+            outputs.prf = AuthenticationExtensionsPRFOutputsJSON(results: prf.results(in: response.authenticatorData))
+        }
         if let largeBlob {
             let token: PinUvAuthToken? = if case .token(let token) = verification { token } else { nil }
             outputs.largeBlob = await largeBlob.output(for: response, session: session, info: info, token: token)
@@ -187,18 +215,23 @@ struct Ceremony: Sendable {
 
     /// The prf values that apply to a credential (WebAuthn L3 §10.1.4): its own entry in
     /// evalByCredential, else eval. Nil when the RP asked for none or the authenticator lacks hmac-secret.
-    private func prfEvaluation(for credentialID: [UInt8]?, session: CTAP2Session, info: GetInfoResponse) async throws(WebAuthnError) -> PRFEvaluation? {
+    private func prfEvaluation(for credentialID: [UInt8]?, session: CTAP2Session, info: GetInfoResponse)
+        async throws(WebAuthnError) -> PRFEvaluation?
+    {
         guard let prf = options.extensions?.prf else { return nil }
         if let byCredential = prf.evalByCredential, !byCredential.isEmpty, options.allowCredentials.isEmpty {
             throw .notSupported("prf evalByCredential needs allowCredentials.")
         }
         let values = credentialID.flatMap { prf.evalByCredential?[Base64URL.encode($0)] } ?? prf.eval
         guard let values, info.extensions.contains(HMACSecret.identifier) else { return nil }
-        return try await call { () async throws(CTAP2Error) in try await PRFEvaluation.prepare(values, session: session, info: info) }
+        return try await call { () async throws(CTAP2Error) in
+            try await PRFEvaluation.prepare(values, session: session, info: info)
+        }
     }
 
     static func account(from response: GetAssertionResponse) -> PasskeyAccount {
-        PasskeyAccount(credentialID: response.credential.id, userHandle: response.user?.id,
-                       name: response.user?.name, displayName: response.user?.displayName)
+        PasskeyAccount(
+            credentialID: response.credential.id, userHandle: response.user?.id,
+            name: response.user?.name, displayName: response.user?.displayName)
     }
 }

@@ -7,12 +7,14 @@ extension WebAuthnClient {
     func mapError(_ error: CTAP2Error, rpID: String) -> WebAuthnError {
         switch error {
         case .transport(.unreachable(let address)):
-            return .notAllowed("Unable to reach the authenticator at \(address): nothing accepts connections there.",
-                               cause: .transport(.unreachable(address)))
+            return .notAllowed(
+                "Unable to reach the authenticator at \(address): nothing accepts connections there.",
+                cause: .transport(.unreachable(address)))
         case .transport(.untrusted(let sentence)):
             return .notAllowed(sentence, cause: .transport(.untrusted(sentence)))
         case .transport(let failure):
-            return .notAllowed("The connection to the authenticator failed. You can try again.", cause: .transport(failure))
+            return .notAllowed(
+                "The connection to the authenticator failed. You can try again.", cause: .transport(failure))
         case .malformedResponse:
             return .unknown("The authenticator sent a response this client cannot read.")
         case .status(let status):
@@ -24,7 +26,8 @@ extension WebAuthnClient {
         let cause = WebAuthnError.Cause.ctap(status)
         switch status {
         case .credentialExcluded:
-            return .invalidState("This authenticator already holds a passkey for this account on \(rpID).", cause: cause)
+            return .invalidState(
+                "This authenticator already holds a passkey for this account on \(rpID).", cause: cause)
         case .noCredentials:
             return .notAllowed("Passkey not recognized: this authenticator has no passkey for \(rpID).", cause: cause)
         case .keepaliveCancel:
@@ -40,7 +43,9 @@ extension WebAuthnClient {
         case .pinBlocked:
             return .notAllowed("The PIN is blocked: the authenticator must be reset.", cause: cause)
         case .pinAuthBlocked:
-            return .notAllowed("Too many wrong PINs in a row: the authenticator takes no more until it is unplugged and plugged in again.", cause: cause)
+            return .notAllowed(
+                "Too many wrong PINs in a row: the authenticator takes no more until it is unplugged and plugged in again.",
+                cause: cause)
         case .uvBlocked:
             return .notAllowed("User verification is blocked on this authenticator; use the PIN.", cause: cause)
         case .uvInvalid:

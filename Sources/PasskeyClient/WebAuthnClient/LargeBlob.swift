@@ -16,7 +16,9 @@ enum LargeBlobAccess: Sendable {
         switch (inputs.read == true, inputs.write) {
         case (true, nil): self = .read
         case (false, let blob?):
-            guard allowCredentials == 1 else { throw .notSupported("A largeBlob write needs exactly one credential in allowCredentials.") }
+            guard allowCredentials == 1 else {
+                throw .notSupported("A largeBlob write needs exactly one credential in allowCredentials.")
+            }
             self = .write(blob)
         case (true, _?): throw .notSupported("largeBlob read and write cannot be asked for together.")
         case (false, nil): return nil
@@ -31,8 +33,10 @@ enum LargeBlobAccess: Sendable {
 
     /// The client output once the assertion is made: `blob` (absent when none is stored) or
     /// `written`. Failures leave the output empty or false, as the ceremony itself succeeded.
-    func output(for response: GetAssertionResponse, session: CTAP2Session, info: GetInfoResponse,
-                token: PinUvAuthToken?) async -> AuthenticationExtensionsLargeBlobOutputsJSON {
+    func output(
+        for response: GetAssertionResponse, session: CTAP2Session, info: GetInfoResponse,
+        token: PinUvAuthToken?
+    ) async -> AuthenticationExtensionsLargeBlobOutputsJSON {
         guard let key = response.largeBlobKey, let storage = LargeBlobsSession(session: session, info: info) else {
             if case .write = self { return .init(written: false) }
             return .init()

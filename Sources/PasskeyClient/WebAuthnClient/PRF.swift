@@ -17,8 +17,10 @@ struct PRFEvaluation: Sendable {
     }
 
     /// Prepares the hmac-secret input for `values` with a new key agreement.
-    static func prepare(_ values: AuthenticationExtensionsPRFValuesJSON, session: CTAP2Session,
-                        info: GetInfoResponse) async throws(CTAP2Error) -> PRFEvaluation {
+    static func prepare(
+        _ values: AuthenticationExtensionsPRFValuesJSON, session: CTAP2Session,
+        info: GetInfoResponse
+    ) async throws(CTAP2Error) -> PRFEvaluation {
         let pins = try ClientPINSession(session: session, info: info)
         let (platformKey, secret) = try await pins.sharedSecret()
         let salts = salt(values.first) + (values.second.map(salt) ?? [])
@@ -33,10 +35,13 @@ struct PRFEvaluation: Sendable {
 
     /// The PRF results carried in an assertion's authenticator data, if any.
     func results(in authenticatorData: [UInt8]) -> AuthenticationExtensionsPRFValuesJSON? {
-        guard let encrypted = try? AuthenticatorData(bytes: authenticatorData).extensionOutputs().getAssertionOutput(HMACSecret.self),
-              let outputs = try? pinProtocol.decrypt(key: secret, ciphertext: encrypted),
-              outputs.count == (hasSecond ? 64 : 32)
+        guard
+            let encrypted = try? AuthenticatorData(bytes: authenticatorData).extensionOutputs().getAssertionOutput(
+                HMACSecret.self),
+            let outputs = try? pinProtocol.decrypt(key: secret, ciphertext: encrypted),
+            outputs.count == (hasSecond ? 64 : 32)
         else { return nil }
-        return AuthenticationExtensionsPRFValuesJSON(first: Array(outputs.prefix(32)), second: hasSecond ? Array(outputs.suffix(32)) : nil)
+        return AuthenticationExtensionsPRFValuesJSON(
+            first: Array(outputs.prefix(32)), second: hasSecond ? Array(outputs.suffix(32)) : nil)
     }
 }

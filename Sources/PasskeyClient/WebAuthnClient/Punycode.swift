@@ -37,7 +37,10 @@ enum Punycode {
         var output = input.filter { $0 < 0x80 }.map { UInt8($0) }
         let basicCount = output.count
         if basicCount > 0 { output.append(UInt8(ascii: "-")) }
-        var n = initialN, delta = 0, bias = initialBias, handled = basicCount
+        var n = initialN
+        var delta = 0
+        var bias = initialBias
+        var handled = basicCount
         while handled < input.count {
             guard let m = input.filter({ $0 >= n }).min() else { return nil }
             let (step, overflow) = (m - n).multipliedReportingOverflow(by: handled + 1)

@@ -3,7 +3,9 @@ import WebAuthn
 
 extension WebAuthnClient {
     /// navigator.credentials.create() (WebAuthn L3 §5.1.3); step numbers refer to that section.
-    public func create(_ options: PublicKeyCredentialCreationOptionsJSON) async throws(WebAuthnError) -> RegistrationResponseJSON {
+    public func create(_ options: PublicKeyCredentialCreationOptionsJSON) async throws(WebAuthnError)
+        -> RegistrationResponseJSON
+    {
         // Step 5: user.id is 1 to 64 bytes.
         guard (1...64).contains(options.user.id.count) else {
             throw .init(.type, "user.id must be between 1 and 64 bytes.")
@@ -11,7 +13,8 @@ extension WebAuthnClient {
         // Step 8: the RP ID must be valid for this origin.
         let rpID = try rpIDPolicy.validate(rpID: options.rp.id, origin: origin)
         // Step 10: with no parameters, ES256 and RS256; unknown types are skipped.
-        let parameters = options.pubKeyCredParams.isEmpty
+        let parameters =
+            options.pubKeyCredParams.isEmpty
             ? [.init(alg: COSEAlgorithm.es256.rawValue), .init(alg: -257)]
             : options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.ctap)
         guard !parameters.isEmpty else { throw .notSupported("None of the requested credential types is supported.") }
@@ -21,7 +24,8 @@ extension WebAuthnClient {
         let (clientDataJSON, clientDataHash) = clientData(.create, challenge: options.challenge)
         let selection = options.authenticatorSelection ?? AuthenticatorSelectionCriteria()
 
-        return try await withCeremonyTimeout(options.timeout, rpID: rpID) { () async throws(WebAuthnError) -> RegistrationResponseJSON in
+        return try await withCeremonyTimeout(options.timeout, rpID: rpID) {
+            () async throws(WebAuthnError) -> RegistrationResponseJSON in
             let session = makeSession()
             let info = try await call(rpID) { () async throws(CTAP2Error) in try await session.getInfo() }
             // §6.2.2 (authenticator selection): a required resident key needs an authenticator that has them.
@@ -33,7 +37,8 @@ extension WebAuthnClient {
             case .preferred: residentKey = info.options["rk"] == true
             case .discouraged: residentKey = false
             }
-            let wantsLargeBlob = try largeBlobSupport(options.extensions?.largeBlob, info: info, residentKey: residentKey)
+            let wantsLargeBlob = try largeBlobSupport(
+                options.extensions?.largeBlob, info: info, residentKey: residentKey)
             let protected = info.options["uv"] == true || info.options["clientPin"] == true
             let verification = try await planUserVerification(
                 selection.userVerification, info: info, session: session, permissions: .makeCredential,
@@ -41,9 +46,11 @@ extension WebAuthnClient {
 
             var request = MakeCredentialRequest(
                 clientDataHash: clientDataHash, rp: options.rp.ctap(rpID: rpID), user: options.user.ctap,
-                pubKeyCredParams: parameters, excludeList: options.excludeCredentials.filter { $0.type == "public-key" }.map(\.ctap),
+                pubKeyCredParams: parameters,
+                excludeList: options.excludeCredentials.filter { $0.type == "public-key" }.map(\.ctap),
                 options: RequestOptions(rk: residentKey ? true : nil, uv: verification.usesBuiltIn ? true : nil),
-                attestationFormatsPreference: options.attestation == .none ? nil : (options.attestationFormats.isEmpty ? nil : options.attestationFormats))
+                attestationFormatsPreference: options.attestation == .none
+                    ? nil : (options.attestationFormats.isEmpty ? nil : options.attestationFormats))
             // largeBlob (WebAuthn L3 §10.1.5): a discoverable credential gets a largeBlobKey (CTAP 2.1 §12.3).
             if wantsLargeBlob { request.extensions.setMakeCredentialInput(LargeBlobKey.self, true) }
             // prf (WebAuthn L3 §10.1.4) at creation enables hmac-secret on the credential.
@@ -53,7 +60,9 @@ extension WebAuthnClient {
                 request.pinUvAuthParam = token.authenticate(clientDataHash)
                 request.pinUvAuthProtocol = token.protocolVersion
             }
-            let response = try await call(rpID) { () async throws(CTAP2Error) in try await session.makeCredential(request) }
+            let response = try await call(rpID) { () async throws(CTAP2Error) in
+                try await session.makeCredential(request)
+            }
             loggers.authentication.info("passkey created", metadata: ["rp": "\(rpID)", "resident": "\(residentKey)"])
 
             // Step 20 (attestation conveyance "none"): browsers replace the statement with `none`.
@@ -61,9 +70,12 @@ extension WebAuthnClient {
             if options.attestation == .none || options.attestation == .indirect { attestation.statement = .none }
             var outputs = AuthenticationExtensionsClientOutputsJSON()
             if options.extensions?.credProps == true { outputs.credProps = .init(rk: residentKey) }
-            if options.extensions?.largeBlob != nil { outputs.largeBlob = .init(supported: wantsLargeBlob && response.largeBlobKey != nil) }
+            if options.extensions?.largeBlob != nil {
+                outputs.largeBlob = .init(supported: wantsLargeBlob && response.largeBlobKey != nil)
+            }
             if options.extensions?.prf != nil {
-                let enabled = try? AuthenticatorData(bytes: response.attestation.authenticatorData).extensionOutputs().makeCredentialOutput(HMACSecret.self)
+                let enabled = try? AuthenticatorData(bytes: response.attestation.authenticatorData).extensionOutputs()
+                    .makeCredentialOutput(HMACSecret.self)
                 outputs.prf = AuthenticationExtensionsPRFOutputsJSON(enabled: wantsPRF && enabled == true)
             }
             do throws(CTAPStatus) {
@@ -79,11 +91,16 @@ extension WebAuthnClient {
     /// §10.1.5 client extension processing (registration): read and write belong to
     /// authentication; `required` fails where no large blob can be stored (an authenticator
     /// without largeBlobs, or a credential that is not discoverable).
-    private func largeBlobSupport(_ inputs: AuthenticationExtensionsLargeBlobInputsJSON?, info: GetInfoResponse,
-                                  residentKey: Bool) throws(WebAuthnError) -> Bool {
+    private func largeBlobSupport(
+        _ inputs: AuthenticationExtensionsLargeBlobInputsJSON?, info: GetInfoResponse,
+        residentKey: Bool
+    ) throws(WebAuthnError) -> Bool {
         guard let inputs else { return false }
-        if inputs.read != nil || inputs.write != nil { throw .notSupported("largeBlob read and write are authentication inputs.") }
-        let possible = residentKey && info.options["largeBlobs"] == true && info.extensions.contains(LargeBlobKey.identifier)
+        if inputs.read != nil || inputs.write != nil {
+            throw .notSupported("largeBlob read and write are authentication inputs.")
+        }
+        let possible =
+            residentKey && info.options["largeBlobs"] == true && info.extensions.contains(LargeBlobKey.identifier)
         if inputs.support == "required", !possible {
             throw .notSupported("The authenticator cannot store a large blob for this credential.")
         }

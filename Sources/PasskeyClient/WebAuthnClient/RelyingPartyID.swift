@@ -49,8 +49,9 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     /// Parses an origin; only `https`, or `http` on localhost, is a secure context
     /// WebAuthn runs in (WebAuthn L3 §5.1.3 step 2).
     public init(_ text: String) throws(WebAuthnError) {
-        guard let components = Self.withASCIIHost(text).flatMap(URLComponents.init(string:)), let scheme = components.scheme?.lowercased(),
-              let host = (components.encodedHost ?? components.host)?.lowercased(), !host.isEmpty
+        guard let components = Self.withASCIIHost(text).flatMap(URLComponents.init(string:)),
+            let scheme = components.scheme?.lowercased(),
+            let host = (components.encodedHost ?? components.host)?.lowercased(), !host.isEmpty
         else { throw .security("\(text) is not an origin.") }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let isLocalhost = bareHost == "localhost" || bareHost.hasSuffix(".localhost")
@@ -93,7 +94,8 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     static func isIPAddress(_ host: String) -> Bool {
         if host.contains(":") { return true }
         // `1.2.3.4.` is the address too, for the URL Standard's IPv4 parser (§3.5).
-        let parts = (host.hasSuffix(".") ? host.dropLast() : host[...]).split(separator: ".", omittingEmptySubsequences: false)
+        let parts = (host.hasSuffix(".") ? host.dropLast() : host[...]).split(
+            separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
     }
 }

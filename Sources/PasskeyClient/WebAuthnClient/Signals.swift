@@ -20,23 +20,30 @@ extension WebAuthnClient {
 
     /// signalAllAcceptedCredentials (§5.1.10.2): deletes the user's credentials of that RP that
     /// are not in the list.
-    public func signalAllAcceptedCredentials(rpId: String, userId: String, allAcceptedCredentialIds: [String]) async throws(WebAuthnError) {
+    public func signalAllAcceptedCredentials(rpId: String, userId: String, allAcceptedCredentialIds: [String])
+        async throws(WebAuthnError)
+    {
         let user = try Self.decodeSignal(userId, "userId")
         var accepted: Set<[UInt8]> = []
         for id in allAcceptedCredentialIds { accepted.insert(try Self.decodeSignal(id, "allAcceptedCredentialIds")) }
         try await withCredentials(rpId: rpId) { credentials, management throws(CTAP2Error) in
-            for credential in credentials where credential.user.id == user && !accepted.contains(credential.credentialID) {
+            for credential in credentials
+            where credential.user.id == user && !accepted.contains(credential.credentialID) {
                 try await management.deleteCredential(id: credential.credentialID)
             }
         }
     }
 
     /// signalCurrentUserDetails (§5.1.10.3): renames the user's credentials of that RP.
-    public func signalCurrentUserDetails(rpId: String, userId: String, name: String, displayName: String) async throws(WebAuthnError) {
+    public func signalCurrentUserDetails(rpId: String, userId: String, name: String, displayName: String)
+        async throws(WebAuthnError)
+    {
         let user = try Self.decodeSignal(userId, "userId")
         try await withCredentials(rpId: rpId) { credentials, management throws(CTAP2Error) in
-            for credential in credentials where credential.user.id == user
-                && (credential.user.name != name || credential.user.displayName != displayName) {
+            for credential in credentials
+            where credential.user.id == user
+                && (credential.user.name != name || credential.user.displayName != displayName)
+            {
                 try await management.updateUserInformation(
                     credentialID: credential.credentialID,
                     user: PublicKeyCredentialUserEntity(id: user, name: name, displayName: displayName))
@@ -53,8 +60,10 @@ extension WebAuthnClient {
         let session = makeSession()
         let info = try await call(rpID) { () async throws(CTAP2Error) in try await session.getInfo() }
         guard CredentialManagementSession.command(for: info) != nil,
-              info.options["uv"] == true || info.options["clientPin"] == true else { return }
-        let method = try await planUserVerification(.required, info: info, session: session, permissions: .cm, rpID: rpID)
+            info.options["uv"] == true || info.options["clientPin"] == true
+        else { return }
+        let method = try await planUserVerification(
+            .required, info: info, session: session, permissions: .cm, rpID: rpID)
         guard case .token(let token) = method else { return }
         try await call(rpID) { () async throws(CTAP2Error) in
             let management = try CredentialManagementSession(session: session, token: token, info: info)

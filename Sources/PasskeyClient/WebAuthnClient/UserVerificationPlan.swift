@@ -27,7 +27,9 @@ extension WebAuthnClient {
         guard wanted else { return .none }
         if builtIn {
             guard info.options["pinUvAuthToken"] == true else { return .builtIn }
-            if let token = try await uvToken(info: info, session: session, permissions: permissions, rpID: rpID, pinFallback: pinSet) {
+            if let token = try await uvToken(
+                info: info, session: session, permissions: permissions, rpID: rpID, pinFallback: pinSet)
+            {
                 return .token(token)
             }
         }
@@ -35,7 +37,8 @@ extension WebAuthnClient {
         guard requirement == .required else { return .none }
         // A PIN-capable authenticator without a PIN: offer to set one, as browsers do.
         guard info.options["clientPin"] == false,
-              let newPIN = await userAgent.chooseNewPIN(minimumLength: info.minPINLength ?? 4) else {
+            let newPIN = await userAgent.chooseNewPIN(minimumLength: info.minPINLength ?? 4)
+        else {
             throw .constraint("This authenticator cannot verify the user, and the site requires it.")
         }
         do {
@@ -49,8 +52,10 @@ extension WebAuthnClient {
     /// A token from built-in user verification, tried as often as the authenticator suggests
     /// (`preferredPlatformUvAttempts`). When it keeps failing or is blocked, nil lets the
     /// caller fall back to the PIN, as a phone does when a fingerprint is not recognised.
-    func uvToken(info: GetInfoResponse, session: CTAP2Session, permissions: PinUvAuthTokenPermissions,
-                 rpID: String, pinFallback: Bool) async throws(WebAuthnError) -> PinUvAuthToken? {
+    func uvToken(
+        info: GetInfoResponse, session: CTAP2Session, permissions: PinUvAuthTokenPermissions,
+        rpID: String, pinFallback: Bool
+    ) async throws(WebAuthnError) -> PinUvAuthToken? {
         let pins: ClientPINSession
         do { pins = try ClientPINSession(session: session, info: info) } catch { throw mapError(error, rpID: rpID) }
         var lastFailure = CTAPStatus.uvInvalid
@@ -60,7 +65,8 @@ extension WebAuthnClient {
                 loggers.verification.info("user verified by the authenticator's built-in method")
                 return token
             } catch .status(let status) where status == .uvInvalid || status == .uvBlocked {
-                loggers.verification.notice("built-in user verification failed", metadata: ["status": "\(status.specName)"])
+                loggers.verification.notice(
+                    "built-in user verification failed", metadata: ["status": "\(status.specName)"])
                 lastFailure = status
                 if status == .uvBlocked { break }
             } catch {
@@ -72,8 +78,10 @@ extension WebAuthnClient {
     }
 
     /// Asks for the PIN until a token comes back, the person gives up, or the PIN blocks.
-    func pinToken(info: GetInfoResponse, session: CTAP2Session, permissions: PinUvAuthTokenPermissions,
-                  rpID: String, knownPIN: String? = nil) async throws(WebAuthnError) -> UserVerificationMethod {
+    func pinToken(
+        info: GetInfoResponse, session: CTAP2Session, permissions: PinUvAuthTokenPermissions,
+        rpID: String, knownPIN: String? = nil
+    ) async throws(WebAuthnError) -> UserVerificationMethod {
         let pins: ClientPINSession
         do { pins = try ClientPINSession(session: session, info: info) } catch { throw mapError(error, rpID: rpID) }
         var pending = knownPIN

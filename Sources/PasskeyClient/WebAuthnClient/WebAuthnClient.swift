@@ -36,10 +36,14 @@ public struct WebAuthnClient: Sendable {
     ///   - publicSuffixes: the list for RP ID checks; by default Debian's `publicsuffix` file.
     /// - Throws: `SecurityError` for an origin that is not a secure context; `NotSupportedError`
     ///   when no public suffix list is given and Debian's is missing.
-    public init(transport: any CTAPTransport, origin: String, topOrigin: String? = nil, userAgent: any UserAgent,
-                publicSuffixes: PublicSuffixList? = nil) throws(WebAuthnError) {
+    public init(
+        transport: any CTAPTransport, origin: String, topOrigin: String? = nil, userAgent: any UserAgent,
+        publicSuffixes: PublicSuffixList? = nil
+    ) throws(WebAuthnError) {
         guard let list = publicSuffixes ?? PublicSuffixList.system() else {
-            throw .notSupported("The public suffix list is missing (\(PublicSuffixList.systemPath)); install Debian's publicsuffix package.")
+            throw .notSupported(
+                "The public suffix list is missing (\(PublicSuffixList.systemPath)); install Debian's publicsuffix package."
+            )
         }
         self.transport = transport
         let origin = try Origin(origin)
@@ -60,9 +64,12 @@ public struct WebAuthnClient: Sendable {
     /// The client data of a ceremony and its hash (WebAuthn L3 §5.8.1): `crossOrigin` and
     /// `topOrigin` only for a call from a frame whose origin is not the top-level one.
     func clientData(_ type: CollectedClientData.CeremonyType, challenge: [UInt8]) -> (json: [UInt8], hash: [UInt8]) {
-        let json = CollectedClientData(type: type, challenge: challenge, origin: origin.description,
-                                       crossOrigin: topOrigin != nil, topOrigin: topOrigin?.description).serialized
-        loggers.challenge.debug("client data collected", metadata: ["type": "\(type.rawValue)", "challengeBytes": "\(challenge.count)"])
+        let json = CollectedClientData(
+            type: type, challenge: challenge, origin: origin.description,
+            crossOrigin: topOrigin != nil, topOrigin: topOrigin?.description
+        ).serialized
+        loggers.challenge.debug(
+            "client data collected", metadata: ["type": "\(type.rawValue)", "challengeBytes": "\(challenge.count)"])
         return (json, Array(SHA256.hash(data: json)))
     }
 
@@ -78,7 +85,7 @@ public struct WebAuthnClient: Sendable {
             "signalAllAcceptedCredentials": true,
             "signalCurrentUserDetails": true,
             "signalUnknownCredential": true,
-            "extension:credProps": true,
+            "extension:credProps": true
         ]
     }
 }

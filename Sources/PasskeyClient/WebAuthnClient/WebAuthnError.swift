@@ -50,11 +50,23 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// Shorthands, one per name.
-    public static func notAllowed(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.notAllowed, message, cause: cause) }
-    public static func invalidState(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.invalidState, message, cause: cause) }
+    public static func notAllowed(_ message: String, cause: Cause? = nil) -> WebAuthnError {
+        .init(.notAllowed, message, cause: cause)
+    }
+    public static func invalidState(_ message: String, cause: Cause? = nil) -> WebAuthnError {
+        .init(.invalidState, message, cause: cause)
+    }
     public static func security(_ message: String) -> WebAuthnError { .init(.security, message) }
-    public static func abort(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.abort, message, cause: cause) }
-    public static func notSupported(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.notSupported, message, cause: cause) }
-    public static func constraint(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.constraint, message, cause: cause) }
-    public static func unknown(_ message: String, cause: Cause? = nil) -> WebAuthnError { .init(.unknown, message, cause: cause) }
+    public static func abort(_ message: String, cause: Cause? = nil) -> WebAuthnError {
+        .init(.abort, message, cause: cause)
+    }
+    public static func notSupported(_ message: String, cause: Cause? = nil) -> WebAuthnError {
+        .init(.notSupported, message, cause: cause)
+    }
+    public static func constraint(_ message: String, cause: Cause? = nil) -> WebAuthnError {
+        .init(.constraint, message, cause: cause)
+    }
+    public static func unknown(_ message: String, cause: Cause? = nil) -> WebAuthnError {
+        .init(.unknown, message, cause: cause)
+    }
 }

@@ -47,8 +47,10 @@ actor BrowserHost {
                 ending = .broken("the stream ended inside a message (\(got) of \(expected) bytes)")
                 break loop
             case .oversized(let length):
-                let sentence = "A message of \(length) bytes is over the host's limit of \(NativeMessaging.inboundLimit) bytes; the host closes the port, since the stream cannot be read past it."
-                port.send(.error(id: nil, name: WebAuthnError.Name.type.rawValue, message: sentence, unavailable: false))
+                let sentence =
+                    "A message of \(length) bytes is over the host's limit of \(NativeMessaging.inboundLimit) bytes; the host closes the port, since the stream cannot be read past it."
+                port.send(
+                    .error(id: nil, name: WebAuthnError.Name.type.rawValue, message: sentence, unavailable: false))
                 ending = .broken(sentence)
                 break loop
             }
@@ -63,7 +65,9 @@ actor BrowserHost {
     func receive(_ bytes: [UInt8]) async {
         let request: BrowserRequest
         do { request = try BrowserRequest(json: bytes) } catch {
-            port.send(.error(id: error.id, name: WebAuthnError.Name.type.rawValue, message: error.message, unavailable: false))
+            port.send(
+                .error(id: error.id, name: WebAuthnError.Name.type.rawValue, message: error.message, unavailable: false)
+            )
             return
         }
         switch request {
@@ -72,13 +76,18 @@ actor BrowserHost {
             pending[target]?.cancel()
         case .choice(let target, let answer):
             if let refusal = await choosers.answer(target, answer) {
-                port.send(.error(id: nil, name: WebAuthnError.Name.type.rawValue, message: refusal.message, unavailable: false))
+                port.send(
+                    .error(
+                        id: nil, name: WebAuthnError.Name.type.rawValue, message: refusal.message, unavailable: false))
             }
         default:
             guard let id = request.id else { return }
             guard pending[id] == nil else {
-                port.send(.error(id: id, name: WebAuthnError.Name.type.rawValue,
-                                 message: "A request with id \"\(id)\" is still pending on this port; ids must be unique.", unavailable: false))
+                port.send(
+                    .error(
+                        id: id, name: WebAuthnError.Name.type.rawValue,
+                        message: "A request with id \"\(id)\" is still pending on this port; ids must be unique.",
+                        unavailable: false))
                 return
             }
             pending[id] = Task(executorPreference: executor) { [port] in
@@ -109,7 +118,10 @@ actor BrowserHost {
     private func perform(_ request: BrowserRequest, id: String) async throws(WebAuthnError) -> HostResult {
         switch request {
         case .create(let caller, let options):
-            return .registration(try await client(for: caller, rpID: options.rp.id) { client throws(WebAuthnError) in try await client.create(options) })
+            return .registration(
+                try await client(for: caller, rpID: options.rp.id) { client throws(WebAuthnError) in
+                    try await client.create(options)
+                })
         case .get(let caller, let options, let mediation):
             let mode: Mediation
             switch mediation {
@@ -119,9 +131,12 @@ actor BrowserHost {
             case .immediate: mode = .immediate
             case .silent:
                 // Every assertion needs the person's presence (WebAuthn L3 §6.3.3 step 7), which silent mediation rules out.
-                throw .notAllowed("A passkey cannot be used with silent mediation: signing in needs the person's presence.")
+                throw .notAllowed(
+                    "A passkey cannot be used with silent mediation: signing in needs the person's presence.")
             }
-            let result = try await client(for: caller, rpID: options.rpId) { client throws(WebAuthnError) in try await client.get(options, mediation: mode) }
+            let result = try await client(for: caller, rpID: options.rpId) { client throws(WebAuthnError) in
+                try await client.get(options, mediation: mode)
+            }
             guard case .passkey(let assertion) = result else {
                 throw .unknown("The host offered no passwords, yet a password was chosen.")
             }
@@ -135,10 +150,12 @@ actor BrowserHost {
                     try await client.signalUnknownCredential(rpId: options.rpId, credentialId: options.credentialId)
                 case .allAcceptedCredentials(let options):
                     try await client.signalAllAcceptedCredentials(
-                        rpId: options.rpId, userId: options.userId, allAcceptedCredentialIds: options.allAcceptedCredentialIds)
+                        rpId: options.rpId, userId: options.userId,
+                        allAcceptedCredentialIds: options.allAcceptedCredentialIds)
                 case .currentUserDetails(let options):
                     try await client.signalCurrentUserDetails(
-                        rpId: options.rpId, userId: options.userId, name: options.name, displayName: options.displayName)
+                        rpId: options.rpId, userId: options.userId, name: options.name, displayName: options.displayName
+                    )
                 }
             }
             return .empty
@@ -152,15 +169,18 @@ actor BrowserHost {
     /// Runs `body` with a client for the caller's origins, over a transport of the pool. `rpID` is
     /// the one the request names; absent, it is the origin's effective domain (WebAuthn L3 §5.1.3
     /// step 8). It only labels the PIN dialog: the client checks it before any question is asked.
-    private func client<T: Sendable>(for caller: BrowserRequest.Caller, rpID: String? = nil,
-                                     _ body: (WebAuthnClient) async throws(WebAuthnError) -> T) async throws(WebAuthnError) -> T {
+    private func client<T: Sendable>(
+        for caller: BrowserRequest.Caller, rpID: String? = nil,
+        _ body: (WebAuthnClient) async throws(WebAuthnError) -> T
+    ) async throws(WebAuthnError) -> T {
         let shown = rpID ?? (try? Origin(caller.origin))?.host ?? caller.origin
         let agent = BrowserUserAgent(request: caller.id, rpID: shown, port: port, choosers: choosers)
         let transport = await transports.take()
         let outcome: Result<T, WebAuthnError>
         do throws(WebAuthnError) {
-            let client = try WebAuthnClient(transport: transport, origin: caller.origin, topOrigin: caller.topOrigin,
-                                            userAgent: agent, publicSuffixes: publicSuffixes)
+            let client = try WebAuthnClient(
+                transport: transport, origin: caller.origin, topOrigin: caller.topOrigin,
+                userAgent: agent, publicSuffixes: publicSuffixes)
             outcome = .success(try await body(client))
         } catch {
             outcome = .failure(error)

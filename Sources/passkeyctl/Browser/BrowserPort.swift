@@ -8,10 +8,13 @@ struct BrowserPort: Sendable {
     func send(_ message: HostMessage) {
         let body = message.json
         if body.count > NativeMessaging.outboundLimit, case .result(let id, _) = message {
-            writer.write(HostMessage.error(
-                id: id, name: "NotSupportedError",
-                message: "The answer is \(body.count) bytes, more than the 1 MiB a browser takes from a native host.",
-                unavailable: false).json)
+            writer.write(
+                HostMessage.error(
+                    id: id, name: "NotSupportedError",
+                    message:
+                        "The answer is \(body.count) bytes, more than the 1 MiB a browser takes from a native host.",
+                    unavailable: false
+                ).json)
             return
         }
         writer.write(body)

@@ -25,7 +25,8 @@ enum BrowserRequest: Sendable {
     /// The request's id, for requests that are answered.
     var id: String? {
         switch self {
-        case .create(let caller, _), .get(let caller, _, _), .capabilities(let caller), .signal(let caller, _): return caller.id
+        case .create(let caller, _), .get(let caller, _, _), .capabilities(let caller), .signal(let caller, _):
+            return caller.id
         case .ping(let id): return id
         case .abort, .choice: return nil
         }
@@ -48,23 +49,33 @@ enum BrowserRequest: Sendable {
             do { return try OptionsJSONError.decode(T.self, from: data) } catch {
                 let member = error.member
                 if let dictionary, member.hasPrefix("options.") {
-                    let inner = OptionsJSONError(dictionary: dictionary, member: String(member.dropFirst("options.".count)), problem: error.problem)
+                    let inner = OptionsJSONError(
+                        dictionary: dictionary, member: String(member.dropFirst("options.".count)),
+                        problem: error.problem)
                     throw BrowserProtocolError(id: header.id, message: inner.description)
                 }
                 throw BrowserProtocolError(
-                    id: header.id, message: member.isEmpty ? "The \(type) message \(error.problem)." : "The \(type) message's member '\(member)' \(error.problem).")
+                    id: header.id,
+                    message: member.isEmpty
+                        ? "The \(type) message \(error.problem)."
+                        : "The \(type) message's member '\(member)' \(error.problem).")
             }
         }
         switch type {
         case "create":
-            let message = try decode(Options<PublicKeyCredentialCreationOptionsJSON>.self, options: "PublicKeyCredentialCreationOptionsJSON")
+            let message = try decode(
+                Options<PublicKeyCredentialCreationOptionsJSON>.self, options: "PublicKeyCredentialCreationOptionsJSON")
             self = .create(message.caller, message.options)
         case "get":
-            let message = try decode(Options<PublicKeyCredentialRequestOptionsJSON>.self, options: "PublicKeyCredentialRequestOptionsJSON")
+            let message = try decode(
+                Options<PublicKeyCredentialRequestOptionsJSON>.self, options: "PublicKeyCredentialRequestOptionsJSON")
             let mediation = try decode(MediationMember.self).mediation ?? "optional"
             guard let parsed = BrowserMediation(rawValue: mediation) else {
                 throw BrowserProtocolError(
-                    id: header.id, message: "The get message's member 'mediation' must be one of \(BrowserMediation.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \"\(mediation)\".")
+                    id: header.id,
+                    message:
+                        "The get message's member 'mediation' must be one of \(BrowserMediation.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \"\(mediation)\"."
+                )
             }
             self = .get(message.caller, message.options, parsed)
         case "capabilities":
@@ -74,14 +85,30 @@ enum BrowserRequest: Sendable {
             let kind = try decode(SignalKind.self).kind
             switch kind {
             case "unknownCredential":
-                self = .signal(caller, .unknownCredential(try decode(Options<UnknownCredentialOptions>.self, options: "UnknownCredentialOptions").options))
+                self = .signal(
+                    caller,
+                    .unknownCredential(
+                        try decode(Options<UnknownCredentialOptions>.self, options: "UnknownCredentialOptions").options)
+                )
             case "allAcceptedCredentials":
-                self = .signal(caller, .allAcceptedCredentials(try decode(Options<AllAcceptedCredentialsOptions>.self, options: "AllAcceptedCredentialsOptions").options))
+                self = .signal(
+                    caller,
+                    .allAcceptedCredentials(
+                        try decode(
+                            Options<AllAcceptedCredentialsOptions>.self, options: "AllAcceptedCredentialsOptions"
+                        ).options))
             case "currentUserDetails":
-                self = .signal(caller, .currentUserDetails(try decode(Options<CurrentUserDetailsOptions>.self, options: "CurrentUserDetailsOptions").options))
+                self = .signal(
+                    caller,
+                    .currentUserDetails(
+                        try decode(Options<CurrentUserDetailsOptions>.self, options: "CurrentUserDetailsOptions")
+                            .options))
             default:
                 throw BrowserProtocolError(
-                    id: header.id, message: "The signal message's member 'kind' must be \"unknownCredential\", \"allAcceptedCredentials\" or \"currentUserDetails\", not \"\(kind)\".")
+                    id: header.id,
+                    message:
+                        "The signal message's member 'kind' must be \"unknownCredential\", \"allAcceptedCredentials\" or \"currentUserDetails\", not \"\(kind)\"."
+                )
             }
         case "ping":
             self = .ping(id: try decode(Identified.self).id)
@@ -93,21 +120,29 @@ enum BrowserRequest: Sendable {
             switch (message.index, message.pin) {
             case (let index?, nil):
                 guard index.map({ $0 >= 0 }) ?? true else {
-                    throw BrowserProtocolError(id: header.id, message: "The choice message's member 'index' must be 0 or more, or null.")
+                    throw BrowserProtocolError(
+                        id: header.id, message: "The choice message's member 'index' must be 0 or more, or null.")
                 }
                 self = .choice(target: message.target, .index(index))
             case (nil, let pin?):
                 self = .choice(target: message.target, .pin(pin))
             case (nil, nil):
                 throw BrowserProtocolError(
-                    id: header.id, message: "The choice message needs the member 'index' (a chooser's answer) or 'pin' (a PIN dialog's answer).")
+                    id: header.id,
+                    message:
+                        "The choice message needs the member 'index' (a chooser's answer) or 'pin' (a PIN dialog's answer)."
+                )
             case (_?, _?):
                 throw BrowserProtocolError(
-                    id: header.id, message: "The choice message has both 'index' and 'pin': it answers one prompt, with one of them.")
+                    id: header.id,
+                    message: "The choice message has both 'index' and 'pin': it answers one prompt, with one of them.")
             }
         default:
             throw BrowserProtocolError(
-                id: header.id, message: "Unknown message type \"\(type)\": this host knows create, get, capabilities, signal, abort, choice and ping.")
+                id: header.id,
+                message:
+                    "Unknown message type \"\(type)\": this host knows create, get, capabilities, signal, abort, choice and ping."
+            )
         }
     }
 
@@ -150,7 +185,9 @@ enum BrowserRequest: Sendable {
             index = try Self.member(Int.self, .index, in: c)
             pin = try Self.member(String.self, .pin, in: c)
         }
-        private static func member<T: Decodable>(_: T.Type, _ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>) throws -> T?? {
+        private static func member<T: Decodable>(_: T.Type, _ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>)
+            throws -> T??
+        {
             guard c.contains(key) else { return nil }
             return .some(try c.decodeNil(forKey: key) ? nil : c.decode(T.self, forKey: key))
         }

@@ -33,7 +33,9 @@ struct BrowserUserAgent: UserAgent {
     static func entry(_ choice: CredentialChoice) -> HostMessage.ChooserEntry {
         switch choice {
         case .passkey(let account):
-            return .init(label: choice.label, displayName: account.displayName, credentialId: Base64URL.encode(account.credentialID))
+            return .init(
+                label: choice.label, displayName: account.displayName,
+                credentialId: Base64URL.encode(account.credentialID))
         case .password:
             return .init(label: choice.label, displayName: nil, credentialId: nil)
         }

@@ -29,7 +29,9 @@ actor Choosers {
     /// Shows a chooser of `count` entries through `show` (given the chooser's new id) and waits
     /// for its answer: the picked index, or nil when dismissed or when the calling task is cancelled.
     func ask(count: Int, show: @Sendable (String) -> Void) async -> Int? {
-        guard case .index(let index) = await prompt(.entries(count: count), prefix: "chooser", show: show) else { return nil }
+        guard case .index(let index) = await prompt(.entries(count: count), prefix: "chooser", show: show) else {
+            return nil
+        }
         return index
     }
 
@@ -62,13 +64,19 @@ actor Choosers {
         guard let prompt = open[id] else { return nil }
         switch (prompt.question, given) {
         case (.entries(let count), .index(let index?)) where index >= count:
-            return Refusal(message: "The choice message's index \(index) is out of range: chooser \(id) has \(count) entries.")
+            return Refusal(
+                message: "The choice message's index \(index) is out of range: chooser \(id) has \(count) entries.")
         case (.entries, .index), (.pin, .pin):
             break
         case (.entries, .pin):
-            return Refusal(message: "The choice message for \(id) carries a 'pin', but \(id) is an account chooser: answer it with 'index'.")
+            return Refusal(
+                message:
+                    "The choice message for \(id) carries a 'pin', but \(id) is an account chooser: answer it with 'index'."
+            )
         case (.pin, .index):
-            return Refusal(message: "The choice message for \(id) carries an 'index', but \(id) asks for a PIN: answer it with 'pin'.")
+            return Refusal(
+                message:
+                    "The choice message for \(id) carries an 'index', but \(id) asks for a PIN: answer it with 'pin'.")
         }
         open[id] = nil
         prompt.answer.resume(returning: given)

@@ -20,7 +20,9 @@ struct HostManifest: Sendable {
     /// Where `browser` looks. Chromium reads `NativeMessagingHosts/` in its user data directory
     /// (`~/.config/chromium`, or the `--user-data-dir` given as `profile`); Firefox reads
     /// `~/.mozilla/native-messaging-hosts/` only, whatever the profile.
-    static func location(_ browser: Browser, profile: String?, environment: [String: String]) throws(Failure) -> HostManifest {
+    static func location(_ browser: Browser, profile: String?, environment: [String: String]) throws(Failure)
+        -> HostManifest
+    {
         let home = environment["HOME"] ?? NSHomeDirectory()
         switch browser {
         case .chromium:
@@ -29,7 +31,9 @@ struct HostManifest: Sendable {
             return HostManifest(browser: browser, folder: dataDir + "/NativeMessagingHosts")
         case .firefox:
             guard profile == nil else {
-                throw .usage("Firefox reads host manifests only from ~/.mozilla/native-messaging-hosts, not from a profile; drop --profile for --firefox (a test may set HOME instead).")
+                throw .usage(
+                    "Firefox reads host manifests only from ~/.mozilla/native-messaging-hosts, not from a profile; drop --profile for --firefox (a test may set HOME instead)."
+                )
             }
             return HostManifest(browser: browser, folder: home + "/.mozilla/native-messaging-hosts")
         }
@@ -41,7 +45,7 @@ struct HostManifest: Sendable {
             ("name", .string(BrowserExtension.hostName)),
             ("description", .string("passkeyd: WebAuthn for web pages through the passkeyd browser extension")),
             ("path", .string(host)),
-            ("type", .string("stdio")),
+            ("type", .string("stdio"))
         ]
         switch browser {
         case .chromium: fields.append(("allowed_origins", .array([.string(BrowserExtension.chromiumOrigin)])))
@@ -53,7 +57,8 @@ struct HostManifest: Sendable {
     /// The `path` of an installed manifest, or nil when there is none or it is not ours to read.
     func installedHost() -> String? {
         guard let data = FileManager.default.contents(atPath: path),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return object["path"] as? String
     }
 

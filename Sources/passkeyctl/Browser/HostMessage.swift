@@ -84,7 +84,11 @@ enum HostMessage: Sendable, Encodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         // Every member is a string, a boolean, a number or a WebAuthn JSON form: encoding cannot fail.
-        return Array((try? encoder.encode(self)) ?? Data(#"{"type":"error","id":null,"name":"UnknownError","message":"The host could not encode its reply.","unavailable":false}"#.utf8))
+        return Array(
+            (try? encoder.encode(self))
+                ?? Data(
+                    #"{"type":"error","id":null,"name":"UnknownError","message":"The host could not encode its reply.","unavailable":false}"#
+                        .utf8))
     }
 }
 

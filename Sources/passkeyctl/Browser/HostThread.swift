@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The host's one thread: it reads the browser's messages from standard input and runs the
@@ -70,8 +70,10 @@ final class HostThread: TaskExecutor, Sendable {
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
             if !jobs.isEmpty { continue }  // jobs may have queued jobs: run those before waiting
             if stopped { break }
-            var entries = [pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: reading ? input : -1, events: Int16(POLLIN), revents: 0)]
+            var entries = [
+                pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: reading ? input : -1, events: Int16(POLLIN), revents: 0)
+            ]
             guard poll(&entries, 2, -1) >= 0 || errno == EINTR else { break }
             if entries[0].revents != 0 {
                 var drained = [UInt8](repeating: 0, count: 64)

@@ -43,7 +43,9 @@ enum NativeMessaging {
             var bytes = [UInt8](repeating: 0, count: count)
             var filled = 0
             while filled < count {
-                let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, count - filled) }
+                let got = bytes.withUnsafeMutableBytes {
+                    Glibc.read(descriptor, $0.baseAddress! + filled, count - filled)
+                }
                 if got > 0 {
                     filled += got
                 } else if got < 0, errno == EINTR {
@@ -75,7 +77,9 @@ enum NativeMessaging {
             return lock.withLock { _ in
                 var sent = 0
                 while sent < frame.count {
-                    let wrote = frame.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + sent, frame.count - sent) }
+                    let wrote = frame.withUnsafeBytes {
+                        Glibc.write(descriptor, $0.baseAddress! + sent, frame.count - sent)
+                    }
                     if wrote > 0 {
                         sent += wrote
                     } else if wrote < 0, errno == EINTR {

@@ -9,7 +9,8 @@ struct OwnFolder: Sendable {
     /// Creates the folder and its missing parents (700), then checks the folder itself.
     static func prepare(_ path: String) throws(Failure) -> OwnFolder {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw .refused("Cannot create \(path): \(error.localizedDescription)")
         }
@@ -18,10 +19,14 @@ struct OwnFolder: Sendable {
             throw .refused("\(path) is not a real folder (a symlink?); remove it and install again.")
         }
         guard info.st_uid == getuid() else {
-            throw .refused("\(path) belongs to uid \(info.st_uid), not to you (uid \(getuid())): a host manifest there is not yours to trust.")
+            throw .refused(
+                "\(path) belongs to uid \(info.st_uid), not to you (uid \(getuid())): a host manifest there is not yours to trust."
+            )
         }
         guard info.st_mode & 0o022 == 0 else {
-            throw .refused("\(path) can be written by other users, who could replace the host; chmod go-w \(path) and install again.")
+            throw .refused(
+                "\(path) can be written by other users, who could replace the host; chmod go-w \(path) and install again."
+            )
         }
         return OwnFolder(path: path)
     }

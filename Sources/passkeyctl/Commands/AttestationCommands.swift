@@ -12,7 +12,9 @@ struct AttestationCACommand: AsyncParsableCommand {
 
     func run() async throws {
         let connection = global.connect()
-        let root = try await connection.run { () async throws(CTAP2Error) in try await connection.session.attestationRoot() }
+        let root = try await connection.run { () async throws(CTAP2Error) in
+            try await connection.session.attestationRoot()
+        }
         print(Self.pem(root), terminator: "")
     }
 
@@ -30,13 +32,16 @@ struct AttestationCACommand: AsyncParsableCommand {
 /// AAGUID and this keystore's test root, so an RP can test its metadata path.
 struct MetadataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "metadata", abstract: "Print a FIDO Metadata Statement (JSON) for passkeyd and this keystore's test attestation root.")
+        commandName: "metadata",
+        abstract: "Print a FIDO Metadata Statement (JSON) for passkeyd and this keystore's test attestation root.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         let connection = global.connect()
         let info = try await connection.info()
-        let root = try await connection.run { () async throws(CTAP2Error) in try await connection.session.attestationRoot() }
+        let root = try await connection.run { () async throws(CTAP2Error) in
+            try await connection.session.attestationRoot()
+        }
         Output.json(Self.statement(info: info, root: root))
     }
 
@@ -63,7 +68,7 @@ struct MetadataCommand: AsyncParsableCommand {
             ("aaguid", .string(info.aaguid.map { String(format: "%02x", $0) }.joined())),
             ("options", .object(info.options.sorted { $0.key < $1.key }.map { ($0.key, .bool($0.value)) })),
             ("pinUvAuthProtocols", .array(info.pinUvAuthProtocols.map(JSON.int))),
-            ("algorithms", .array(info.algorithms.map { .object([("type", .string($0.type)), ("alg", .int($0.alg))]) })),
+            ("algorithms", .array(info.algorithms.map { .object([("type", .string($0.type)), ("alg", .int($0.alg))]) }))
         ]
         if let size = info.maxMsgSize { getInfo.append(("maxMsgSize", .int(size))) }
         if let version = info.firmwareVersion { getInfo.append(("firmwareVersion", .int(version))) }
@@ -85,13 +90,13 @@ struct MetadataCommand: AsyncParsableCommand {
             ("attachmentHint", .array([.string("external"), .string("wired")])),
             ("tcDisplay", .array([])),
             ("attestationRootCertificates", .array([.string(Data(root).base64EncodedString())])),
-            ("authenticatorGetInfo", .object(getInfo)),
+            ("authenticatorGetInfo", .object(getInfo))
         ])
     }
 
     /// FIDO Registry of Predefined Values §3.6.1, for the COSE algorithms passkeyd offers.
     static let algorithmName: [Int: String] = [
         -7: "secp256r1_ecdsa_sha256_raw", -8: "ed25519_eddsa_sha512_raw", -35: "secp384r1_ecdsa_sha384_raw",
-        -36: "secp521r1_ecdsa_sha512_raw", -257: "rsassa_pkcsv15_sha256_raw", -37: "rsassa_pss_sha256_raw",
+        -36: "secp521r1_ecdsa_sha512_raw", -257: "rsassa_pkcsv15_sha256_raw", -37: "rsassa_pss_sha256_raw"
     ]
 }

@@ -6,7 +6,8 @@ import PasskeyClient
 /// (CTAP 2.1 §6.7) with a `be` token.
 struct BioCommands: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bio", abstract: "Enroll, list, rename and remove fingerprints on the simulated reader (passkeyd --bio).",
+        commandName: "bio",
+        abstract: "Enroll, list, rename and remove fingerprints on the simulated reader (passkeyd --bio).",
         discussion: """
             Each sample is a finger on the reader: under `--uv auto` every one reads well, under `--uv prompt` each waits \
             for `passkeyctl approve` (a good sample) or `passkeyctl deny` (a poor one).
@@ -20,7 +21,9 @@ struct BioCommands: AsyncParsableCommand {
 
     static func template(_ text: String) throws(Failure) -> [UInt8] {
         let digits = Array(text.lowercased().utf8)
-        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else { throw .usage("'\(text)' is not a template ID (hexadecimal, as `passkeyctl bio list` shows it).") }
+        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else {
+            throw .usage("'\(text)' is not a template ID (hexadecimal, as `passkeyctl bio list` shows it).")
+        }
         var bytes: [UInt8] = []
         for pair in stride(from: 0, to: digits.count, by: 2) {
             guard let byte = UInt8(String(decoding: digits[pair..<pair + 2], as: UTF8.self), radix: 16) else {
@@ -38,15 +41,19 @@ struct BioCommands: AsyncParsableCommand {
         guard info.options["bioEnroll"] != nil else {
             throw Failure.refused("This authenticator has no fingerprint reader; start passkeyd with --bio.")
         }
-        let token = try await connection.token(permissions: .be, info: info, pinFile: global.pinFile, purpose: "Enrolling fingerprints")
-        do { return (connection, try BioEnrollmentSession(session: connection.session, token: token, info: info)) } catch {
+        let token = try await connection.token(
+            permissions: .be, info: info, pinFile: global.pinFile, purpose: "Enrolling fingerprints")
+        do {
+            return (connection, try BioEnrollmentSession(session: connection.session, token: token, info: info))
+        } catch {
             throw Failure(error, socket: connection.socket)
         }
     }
 }
 
 struct BioEnrollCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "enroll", abstract: "Enroll a fingerprint, sample by sample.")
+    static let configuration = CommandConfiguration(
+        commandName: "enroll", abstract: "Enroll a fingerprint, sample by sample.")
     @OptionGroup var global: GlobalOptions
     @Option(help: "A friendly name for the new fingerprint.")
     var name: String?
@@ -61,19 +68,30 @@ struct BioEnrollCommand: AsyncParsableCommand {
         while capture.remainingSamples > 0 {
             if poor >= attempts {
                 try? await connection.run { () async throws(CTAP2Error) in try await bio.cancelCurrentEnrollment() }
-                throw Failure.refused("\(poor) poor samples in a row; the enrollment was cancelled and nothing was kept.")
+                throw Failure.refused(
+                    "\(poor) poor samples in a row; the enrollment was cancelled and nothing was kept.")
             }
             let templateId = capture.templateId
-            capture = try await connection.run { () async throws(CTAP2Error) in try await bio.enrollCaptureNextSample(templateId: templateId) }
+            capture = try await connection.run { () async throws(CTAP2Error) in
+                try await bio.enrollCaptureNextSample(templateId: templateId)
+            }
             poor = capture.status == .good ? 0 : poor + 1
             if !global.json { print("Sample read: \(capture.status), \(capture.remainingSamples) more needed.") }
         }
         let templateId = capture.templateId
         if let name {
-            try await connection.run { () async throws(CTAP2Error) in try await bio.setFriendlyName(templateId: templateId, name) }
+            try await connection.run { () async throws(CTAP2Error) in
+                try await bio.setFriendlyName(templateId: templateId, name)
+            }
         }
         if global.json {
-            Output.json(.object([("enrolled", .object([("templateId", .string(BioCommands.hex(templateId))), ("name", .optional(name))]))]))
+            Output.json(
+                .object([
+                    (
+                        "enrolled",
+                        .object([("templateId", .string(BioCommands.hex(templateId))), ("name", .optional(name))])
+                    )
+                ]))
         } else {
             print("Enrolled fingerprint \(BioCommands.hex(templateId))\(name.map { " (\($0))" } ?? "").")
         }
@@ -88,19 +106,33 @@ struct BioListCommand: AsyncParsableCommand {
         let (connection, bio) = try await BioCommands.session(global)
         let enrolled = try await connection.run { () async throws(CTAP2Error) in try await bio.enrollments() }
         if global.json {
-            Output.json(.object([("fingerprints", .array(enrolled.map {
-                .object([("templateId", .string(BioCommands.hex($0.templateId))), ("name", .optional($0.templateFriendlyName.flatMap { $0.isEmpty ? nil : $0 }))])
-            }))]))
+            Output.json(
+                .object([
+                    (
+                        "fingerprints",
+                        .array(
+                            enrolled.map {
+                                .object([
+                                    ("templateId", .string(BioCommands.hex($0.templateId))),
+                                    ("name", .optional($0.templateFriendlyName.flatMap { $0.isEmpty ? nil : $0 }))
+                                ])
+                            })
+                    )
+                ]))
         } else if enrolled.isEmpty {
             print("No fingerprints enrolled.")
         } else {
-            print(Output.table(["TEMPLATE ID", "NAME"], enrolled.map { [BioCommands.hex($0.templateId), $0.templateFriendlyName ?? ""] }))
+            print(
+                Output.table(
+                    ["TEMPLATE ID", "NAME"],
+                    enrolled.map { [BioCommands.hex($0.templateId), $0.templateFriendlyName ?? ""] }))
         }
     }
 }
 
 struct BioRenameCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "rename", abstract: "Give an enrolled fingerprint a friendly name.")
+    static let configuration = CommandConfiguration(
+        commandName: "rename", abstract: "Give an enrolled fingerprint a friendly name.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The template ID (hexadecimal).")
     var template: String
@@ -111,7 +143,9 @@ struct BioRenameCommand: AsyncParsableCommand {
         let templateId = try BioCommands.template(template)
         let (connection, bio) = try await BioCommands.session(global)
         do {
-            try await connection.run { () async throws(CTAP2Error) in try await bio.setFriendlyName(templateId: templateId, name) }
+            try await connection.run { () async throws(CTAP2Error) in
+                try await bio.setFriendlyName(templateId: templateId, name)
+            }
         } catch Failure.device(.invalidOption) {
             throw Failure.notFound("No fingerprint \(template) is enrolled; nothing was renamed.")
         }
@@ -129,7 +163,9 @@ struct BioRemoveCommand: AsyncParsableCommand {
         let templateId = try BioCommands.template(template)
         let (connection, bio) = try await BioCommands.session(global)
         do {
-            try await connection.run { () async throws(CTAP2Error) in try await bio.removeEnrollment(templateId: templateId) }
+            try await connection.run { () async throws(CTAP2Error) in
+                try await bio.removeEnrollment(templateId: templateId)
+            }
         } catch Failure.device(.invalidOption) {
             throw Failure.notFound("No fingerprint \(template) is enrolled; nothing was removed.")
         }

@@ -12,7 +12,9 @@ struct BrowserCommands: AsyncParsableCommand {
 
     struct Host: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The native-messaging host a browser starts (not run by hand): length-prefixed JSON on standard input and output.")
+            abstract:
+                "The native-messaging host a browser starts (not run by hand): length-prefixed JSON on standard input and output."
+        )
         @OptionGroup var global: GlobalOptions
 
         /// What the browser passes: Chromium the caller's origin (chrome-extension://ID/), Firefox
@@ -31,8 +33,9 @@ struct BrowserCommands: AsyncParsableCommand {
                 if case .message = frame {} else { sink.finish() }
             }
             defer { thread.stop() }
-            let host = BrowserHost(port: BrowserPort(writer: NativeMessaging.Writer(descriptor: STDOUT_FILENO)),
-                                   socket: global.socketPath, executor: thread)
+            let host = BrowserHost(
+                port: BrowserPort(writer: NativeMessaging.Writer(descriptor: STDOUT_FILENO)),
+                socket: global.socketPath, executor: thread)
             let ending = await withTaskExecutorPreference(thread) { await host.serve(frames) }
             if case .broken(let reason) = ending {
                 Output.error("passkeyctl browser host: \(reason).")
@@ -59,13 +62,17 @@ struct BrowserCommands: AsyncParsableCommand {
         func manifests() throws(Failure) -> [HostManifest] {
             var manifests: [HostManifest] = []
             for browser in chosen {
-                manifests.append(try HostManifest.location(browser, profile: profile, environment: ProcessInfo.processInfo.environment))
+                manifests.append(
+                    try HostManifest.location(
+                        browser, profile: profile, environment: ProcessInfo.processInfo.environment))
             }
             return manifests
         }
 
         func wrapper(_ manifests: [HostManifest]) -> HostWrapper {
-            HostWrapper.location(profileManifest: profile == nil ? nil : manifests.first, environment: ProcessInfo.processInfo.environment)
+            HostWrapper.location(
+                profileManifest: profile == nil ? nil : manifests.first,
+                environment: ProcessInfo.processInfo.environment)
         }
     }
 
@@ -82,18 +89,30 @@ struct BrowserCommands: AsyncParsableCommand {
             let manifests = try browsers.manifests()
             let wrapper = browsers.wrapper(manifests)
             let passkeyctl = Self.executablePath()
-            let socket = global.socket ?? ProcessInfo.processInfo.environment["PASSKEYD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+            let socket =
+                global.socket
+                ?? ProcessInfo.processInfo.environment["PASSKEYD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
             let wrapperFolder = try OwnFolder.prepare((wrapper.path as NSString).deletingLastPathComponent)
-            try wrapperFolder.write(HostWrapper.script(passkeyctl: passkeyctl, socket: socket.map(HostManifest.absolute)),
-                                    to: (wrapper.path as NSString).lastPathComponent, mode: 0o755)
+            try wrapperFolder.write(
+                HostWrapper.script(passkeyctl: passkeyctl, socket: socket.map(HostManifest.absolute)),
+                to: (wrapper.path as NSString).lastPathComponent, mode: 0o755)
             for manifest in manifests {
-                try OwnFolder.prepare(manifest.folder).write(manifest.json(host: wrapper.path), to: BrowserExtension.hostName + ".json", mode: 0o644)
+                try OwnFolder.prepare(manifest.folder).write(
+                    manifest.json(host: wrapper.path), to: BrowserExtension.hostName + ".json", mode: 0o644)
             }
             if global.json {
-                Output.json(.object([
-                    ("host", .string(wrapper.path)), ("passkeyctl", .string(passkeyctl)), ("socket", .optional(socket)),
-                    ("manifests", .array(manifests.map { .object([("browser", .string($0.browser.rawValue)), ("path", .string($0.path))]) })),
-                ]))
+                Output.json(
+                    .object([
+                        ("host", .string(wrapper.path)), ("passkeyctl", .string(passkeyctl)),
+                        ("socket", .optional(socket)),
+                        (
+                            "manifests",
+                            .array(
+                                manifests.map {
+                                    .object([("browser", .string($0.browser.rawValue)), ("path", .string($0.path))])
+                                })
+                        )
+                    ]))
                 return
             }
             print("Host: \(wrapper.path) (starts \(passkeyctl) browser host\(socket.map { " on \($0)" } ?? ""))")
@@ -106,17 +125,22 @@ struct BrowserCommands: AsyncParsableCommand {
 
         /// passkeyctl's own absolute path, for the script (the browser starts it from anywhere).
         static func executablePath() -> String {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? HostManifest.absolute(CommandLine.arguments[0])
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? HostManifest.absolute(CommandLine.arguments[0])
         }
 
         static func loadingAdvice(for browsers: [Browser], profile: String?) -> String {
-            var lines = ["Then load the passkeyd extension (integrations/browser/extension in the source tree; `make install` copies it to ~/.local/share/passkeyd/browser-extension):"]
+            var lines = [
+                "Then load the passkeyd extension (integrations/browser/extension in the source tree; `make install` copies it to ~/.local/share/passkeyd/browser-extension):"
+            ]
             if browsers.contains(.chromium) {
-                lines.append("  Chromium: chrome://extensions → Developer mode → Load unpacked → that folder, or start it with --load-extension=FOLDER"
-                    + (profile.map { " --user-data-dir=\($0)" } ?? ""))
+                lines.append(
+                    "  Chromium: chrome://extensions → Developer mode → Load unpacked → that folder, or start it with --load-extension=FOLDER"
+                        + (profile.map { " --user-data-dir=\($0)" } ?? ""))
             }
             if browsers.contains(.firefox) {
-                lines.append("  Firefox: about:debugging#/runtime/this-firefox → Load Temporary Add-on → its manifest.json")
+                lines.append(
+                    "  Firefox: about:debugging#/runtime/this-firefox → Load Temporary Add-on → its manifest.json")
             }
             return lines.joined(separator: "\n")
         }
@@ -134,8 +158,13 @@ struct BrowserCommands: AsyncParsableCommand {
             for manifest in manifests where unlink(manifest.path) == 0 { removed.append(manifest.path) }
             let wrapper = browsers.wrapper(manifests)
             // The script serves every browser at user level: it goes with the last manifest naming it.
-            let others = Browser.allCases.compactMap { try? HostManifest.location($0, profile: browsers.profile, environment: ProcessInfo.processInfo.environment) }
-            if !others.contains(where: { $0.installedHost() == wrapper.path }), unlink(wrapper.path) == 0 { removed.append(wrapper.path) }
+            let others = Browser.allCases.compactMap {
+                try? HostManifest.location(
+                    $0, profile: browsers.profile, environment: ProcessInfo.processInfo.environment)
+            }
+            if !others.contains(where: { $0.installedHost() == wrapper.path }), unlink(wrapper.path) == 0 {
+                removed.append(wrapper.path)
+            }
             if global.json {
                 Output.json(.object([("removed", .array(removed.map(JSON.string)))]))
             } else if removed.isEmpty {

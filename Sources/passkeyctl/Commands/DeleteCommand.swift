@@ -11,7 +11,9 @@ struct DeleteCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     // base64url IDs may begin with '-': what is not one of our options is a credential name.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Credential IDs (base64url) or unique prefixes.", valueName: "credential-id"))
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp("Credential IDs (base64url) or unique prefixes.", valueName: "credential-id"))
     var arguments: [String] = []
 
     /// The credential names, without the `--` that `.allUnrecognized` keeps.
@@ -29,7 +31,9 @@ struct DeleteCommand: AsyncParsableCommand {
     var yes = false
 
     func validate() throws {
-        if credentials.isEmpty && rpID == nil { throw ValidationError("Name credentials to delete, or give --rp RPID.") }
+        if credentials.isEmpty && rpID == nil {
+            throw ValidationError("Name credentials to delete, or give --rp RPID.")
+        }
         if !credentials.isEmpty && rpID != nil { throw ValidationError("Give credential IDs or --rp, not both.") }
         if user != nil && rpID == nil { throw ValidationError("--user needs --rp.") }
     }
@@ -42,7 +46,8 @@ struct DeleteCommand: AsyncParsableCommand {
         if let rpID {
             chosen = catalog.entries.filter { user == nil || $0.credential.user.name == user }
             if chosen.isEmpty {
-                throw Failure.notFound("No credential for \(rpID)\(user.map { " with user name \($0)" } ?? ""); nothing was deleted.")
+                throw Failure.notFound(
+                    "No credential for \(rpID)\(user.map { " with user name \($0)" } ?? ""); nothing was deleted.")
             }
         } else {
             // Every name is resolved before anything is deleted.
@@ -62,7 +67,9 @@ struct DeleteCommand: AsyncParsableCommand {
         if global.json {
             Output.json(.object([("deleted", .array(chosen.map(\.json)))]))
         } else {
-            for entry in chosen { print("Deleted \(entry.id) (\(entry.rp.id), \(entry.credential.user.name ?? "no user name")).") }
+            for entry in chosen {
+                print("Deleted \(entry.id) (\(entry.rp.id), \(entry.credential.user.name ?? "no user name")).")
+            }
         }
     }
 }

@@ -21,12 +21,15 @@ struct ExecCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(parsing: .postTerminator, help: ArgumentHelp("The program and its arguments, after --.", valueName: "command"))
+    @Argument(
+        parsing: .postTerminator, help: ArgumentHelp("The program and its arguments, after --.", valueName: "command"))
     var command: [String] = []
 
     func run() throws {
         guard let program = command.first else {
-            throw Failure.usage("Name the program to run: passkeyctl exec -- COMMAND [ARGUMENT…] (for example `passkeyctl exec -- fido2-token -L`).")
+            throw Failure.usage(
+                "Name the program to run: passkeyctl exec -- COMMAND [ARGUMENT…] (for example `passkeyctl exec -- fido2-token -L`)."
+            )
         }
         let library = try PreloadLibrary.find()
         setenv("LD_PRELOAD", Self.preload(adding: library, to: ProcessInfo.processInfo.environment["LD_PRELOAD"]), 1)
@@ -53,7 +56,9 @@ struct ExecCommand: ParsableCommand {
         let reason = errno
         let notFound = reason == ENOENT || reason == ENOTDIR
         let searched = notFound && !program.contains("/")
-        Output.error("passkeyctl: cannot run \(program): \(String(cString: strerror(reason)))" + (searched ? " (not found on PATH)." : "."))
+        Output.error(
+            "passkeyctl: cannot run \(program): \(String(cString: strerror(reason)))"
+                + (searched ? " (not found on PATH)." : "."))
         Foundation.exit(notFound ? 127 : 126)
     }
 }

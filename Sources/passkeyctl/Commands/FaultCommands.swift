@@ -11,9 +11,14 @@ struct FaultCommands: AsyncParsableCommand {
 
     static func show(_ rules: [FaultRule], json: Bool) {
         if json {
-            Output.json(.array(rules.map { rule in
-                .object([("fault", .string(rule.fault.name)), ("remaining", .optional(rule.remaining)), ("rpId", .optional(rule.rpID))])
-            }))
+            Output.json(
+                .array(
+                    rules.map { rule in
+                        .object([
+                            ("fault", .string(rule.fault.name)), ("remaining", .optional(rule.remaining)),
+                            ("rpId", .optional(rule.rpID))
+                        ])
+                    }))
         } else if rules.isEmpty {
             print("No faults armed.")
         } else {
@@ -32,7 +37,8 @@ struct FaultSetCommand: AsyncParsableCommand {
         commandName: "set", abstract: "Arm a fault for the next matching transactions (makeCredential, getAssertion).",
         discussion: "KIND is one of: \(Fault.kinds.joined(separator: ", ")). A restart disarms every fault.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The fault, e.g. bogus-signature, counter-rewind=5, latency=2000, status=PIN_INVALID.") var kind: String
+    @Argument(help: "The fault, e.g. bogus-signature, counter-rewind=5, latency=2000, status=PIN_INVALID.") var kind:
+        String
     @Option(help: "How many matching transactions it applies to.") var count: Int?
     @Flag(help: "Apply it to every matching transaction until `fault clear`.") var always = false
     @Option(help: "Only transactions for this relying party ID.") var rp: String?
@@ -60,7 +66,9 @@ struct FaultListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (connection, controls) = FaultCommands.controls(global)
-        FaultCommands.show(try await connection.run { () async throws(CTAP2Error) in try await controls.armedFaults() }, json: global.json)
+        FaultCommands.show(
+            try await connection.run { () async throws(CTAP2Error) in try await controls.armedFaults() },
+            json: global.json)
     }
 }
 

@@ -7,8 +7,11 @@ import PasskeyClient
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show versions, AAGUID, options, extensions, algorithms, large-blob room, credential counts and PIN state.",
-        discussion: "The stored-credential count needs the PIN; it is shown when the PIN comes from --pin-file or PASSKEYCTL_PIN.")
+        abstract:
+            "Show versions, AAGUID, options, extensions, algorithms, large-blob room, credential counts and PIN state.",
+        discussion:
+            "The stored-credential count needs the PIN; it is shown when the PIN comes from --pin-file or PASSKEYCTL_PIN."
+    )
 
     @OptionGroup var global: GlobalOptions
 
@@ -20,10 +23,16 @@ struct InfoCommand: AsyncParsableCommand {
         let profile = (try? DaemonStatus(bytes: reply))?.profile
         if profile == DaemonStatus.u2fOnlyProfile {
             if global.json {
-                Output.json(.object([("profile", .string(DaemonStatus.u2fOnlyProfile)), ("generation", .string(Self.generation(["U2F_V2"]))),
-                                     ("versions", .array([.string("U2F_V2")]))]))
+                Output.json(
+                    .object([
+                        ("profile", .string(DaemonStatus.u2fOnlyProfile)),
+                        ("generation", .string(Self.generation(["U2F_V2"]))),
+                        ("versions", .array([.string("U2F_V2")]))
+                    ]))
             } else {
-                print("profile     \(DaemonStatus.u2fOnlyProfile) (CTAP1/U2F only: no CTAP2 getInfo)\ngeneration  \(Self.generation(["U2F_V2"]))\nversions    U2F_V2")
+                print(
+                    "profile     \(DaemonStatus.u2fOnlyProfile) (CTAP1/U2F only: no CTAP2 getInfo)\ngeneration  \(Self.generation(["U2F_V2"]))\nversions    U2F_V2"
+                )
             }
             return
         }
@@ -38,53 +47,89 @@ struct InfoCommand: AsyncParsableCommand {
         let pin = try await PINState.read(connection, info: info)
         let options = info.options.sorted { $0.key < $1.key }
         if global.json {
-            Output.json(.object([
-                ("profile", .optional(profile)),
-                ("generation", .string(Self.generation(info.versions))),
-                ("versions", .array(info.versions.map(JSON.string))),
-                ("aaguid", .string(Names.aaguid(info.aaguid))),
-                ("firmwareVersion", .optional(info.firmwareVersion)),
-                ("options", .object(options.map { ($0.key, .bool($0.value)) })),
-                ("extensions", .array(info.extensions.map(JSON.string))),
-                ("algorithms", .array(info.algorithms.map { .object([("name", .string(Names.algorithm($0.alg))), ("cose", .int($0.alg))]) })),
-                ("pinUvAuthProtocols", .array(info.pinUvAuthProtocols.map(JSON.int))),
-                ("minPINLength", .optional(info.minPINLength)),
-                ("maxSerializedLargeBlobArray", .optional(info.maxSerializedLargeBlobArray)),
-                ("maxCredBlobLength", .optional(info.maxCredBlobLength)),
-                ("uvModality", .optional(info.uvModality)),
-                ("credentials", .object([
-                    ("stored", .optional(metadata?.existing)),
-                    ("remaining", .optional(metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials)),
-                ])),
-                ("pin", pin.json),
-            ]))
+            Output.json(
+                .object([
+                    ("profile", .optional(profile)),
+                    ("generation", .string(Self.generation(info.versions))),
+                    ("versions", .array(info.versions.map(JSON.string))),
+                    ("aaguid", .string(Names.aaguid(info.aaguid))),
+                    ("firmwareVersion", .optional(info.firmwareVersion)),
+                    ("options", .object(options.map { ($0.key, .bool($0.value)) })),
+                    ("extensions", .array(info.extensions.map(JSON.string))),
+                    (
+                        "algorithms",
+                        .array(
+                            info.algorithms.map {
+                                .object([("name", .string(Names.algorithm($0.alg))), ("cose", .int($0.alg))])
+                            })
+                    ),
+                    ("pinUvAuthProtocols", .array(info.pinUvAuthProtocols.map(JSON.int))),
+                    ("minPINLength", .optional(info.minPINLength)),
+                    ("maxSerializedLargeBlobArray", .optional(info.maxSerializedLargeBlobArray)),
+                    ("maxCredBlobLength", .optional(info.maxCredBlobLength)),
+                    ("uvModality", .optional(info.uvModality)),
+                    (
+                        "credentials",
+                        .object([
+                            ("stored", .optional(metadata?.existing)),
+                            (
+                                "remaining",
+                                .optional(metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials)
+                            )
+                        ])
+                    ),
+                    ("pin", pin.json)
+                ]))
             return
         }
         let stored = metadata.map { "\($0.existing) stored, " } ?? ""
-        let remaining = (metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials).map { "room for \($0) more" } ?? "room unknown"
-        let rows: [[String]] = [
-            ["profile", profile ?? "unknown"],
-            ["generation", Self.generation(info.versions)],
-            ["versions", info.versions.joined(separator: ", ")],
-            ["AAGUID", Names.aaguid(info.aaguid)],
-            ["firmware", info.firmwareVersion.map(String.init) ?? "unknown"],
-            ["options", options.map { "\($0.key)=\($0.value)" }.joined(separator: " ")],
-            ["extensions", info.extensions.isEmpty ? "none" : info.extensions.joined(separator: ", ")],
-            ["algorithms", info.algorithms.map { "\(Names.algorithm($0.alg)) (\($0.alg))" }.joined(separator: ", ")],
-            ["PIN protocols", info.pinUvAuthProtocols.map(String.init).joined(separator: ", ")],
-            ["large blobs", info.maxSerializedLargeBlobArray.map { "\($0) bytes (serialized array)" } ?? "not offered"],
-            ["credBlob", info.maxCredBlobLength.map { "up to \($0) bytes" } ?? "not offered"],
-            ["fingerprints", info.options["bioEnroll"].map { $0 ? "enrolled (passkeyctl bio list)" : "reader present, none enrolled" } ?? "no reader"],
-            ["credentials", stored + remaining + (metadata == nil && info.options["clientPin"] == true ? " (give the PIN to count stored ones)" : "")],
-        ] + pin.rows(minLength: info.minPINLength)
-        print(Output.table(["", ""], rows).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
+        let remaining =
+            (metadata?.maxPossibleRemaining ?? info.remainingDiscoverableCredentials).map { "room for \($0) more" }
+            ?? "room unknown"
+        let rows: [[String]] =
+            [
+                ["profile", profile ?? "unknown"],
+                ["generation", Self.generation(info.versions)],
+                ["versions", info.versions.joined(separator: ", ")],
+                ["AAGUID", Names.aaguid(info.aaguid)],
+                ["firmware", info.firmwareVersion.map(String.init) ?? "unknown"],
+                ["options", options.map { "\($0.key)=\($0.value)" }.joined(separator: " ")],
+                ["extensions", info.extensions.isEmpty ? "none" : info.extensions.joined(separator: ", ")],
+                [
+                    "algorithms",
+                    info.algorithms.map { "\(Names.algorithm($0.alg)) (\($0.alg))" }.joined(separator: ", ")
+                ],
+                ["PIN protocols", info.pinUvAuthProtocols.map(String.init).joined(separator: ", ")],
+                [
+                    "large blobs",
+                    info.maxSerializedLargeBlobArray.map { "\($0) bytes (serialized array)" } ?? "not offered"
+                ],
+                ["credBlob", info.maxCredBlobLength.map { "up to \($0) bytes" } ?? "not offered"],
+                [
+                    "fingerprints",
+                    info.options["bioEnroll"].map {
+                        $0 ? "enrolled (passkeyctl bio list)" : "reader present, none enrolled"
+                    } ?? "no reader"
+                ],
+                [
+                    "credentials",
+                    stored + remaining
+                        + (metadata == nil && info.options["clientPin"] == true
+                            ? " (give the PIN to count stored ones)" : "")
+                ]
+            ] + pin.rows(minLength: info.minPINLength)
+        print(
+            Output.table(["", ""], rows).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(
+                separator: "\n"))
     }
 
     /// The newest generation getInfo `versions` names (CTAP 2.2 §6.4), as hosts tell keys apart;
     /// `FIDO_2_1_PRE` is a key of the CTAP 2.1 review draft (CTAP 2.1 §6.12, §6.13).
     static func generation(_ versions: [String]) -> String {
-        let newestFirst = [("FIDO_2_2", "CTAP 2.2"), ("FIDO_2_1", "CTAP 2.1"), ("FIDO_2_1_PRE", "CTAP 2.1-PRE (review draft)"),
-                           ("FIDO_2_0", "CTAP 2.0"), ("U2F_V2", "CTAP1/U2F")]
+        let newestFirst = [
+            ("FIDO_2_2", "CTAP 2.2"), ("FIDO_2_1", "CTAP 2.1"), ("FIDO_2_1_PRE", "CTAP 2.1-PRE (review draft)"),
+            ("FIDO_2_0", "CTAP 2.0"), ("U2F_V2", "CTAP1/U2F")
+        ]
         return newestFirst.first { versions.contains($0.0) }?.1 ?? "unknown (\(versions.joined(separator: ", ")))"
     }
 }

@@ -15,13 +15,26 @@ struct ListCommand: AsyncParsableCommand {
         let management = try await connection.managementSession(pinFile: global.pinFile)
         let catalog = try await CredentialCatalog.load(management, connection: connection, rpID: rpID)
         if global.json {
-            Output.json(.object([("relyingParties", .array(catalog.groups.map { group in
+            Output.json(
                 .object([
-                    ("id", .string(group.rp.id)),
-                    ("name", .optional(group.rp.name)),
-                    ("credentials", .array(group.credentials.map { CredentialCatalog.Entry(rp: group.rp, credential: $0).json })),
-                ])
-            }))]))
+                    (
+                        "relyingParties",
+                        .array(
+                            catalog.groups.map { group in
+                                .object([
+                                    ("id", .string(group.rp.id)),
+                                    ("name", .optional(group.rp.name)),
+                                    (
+                                        "credentials",
+                                        .array(
+                                            group.credentials.map {
+                                                CredentialCatalog.Entry(rp: group.rp, credential: $0).json
+                                            })
+                                    )
+                                ])
+                            })
+                    )
+                ]))
             return
         }
         if catalog.groups.isEmpty {
@@ -31,7 +44,8 @@ struct ListCommand: AsyncParsableCommand {
         let short = catalog.shortIDLength
         var blocks: [String] = []
         for group in catalog.groups {
-            let title = group.rp.id + (group.rp.name.map { $0.isEmpty || $0 == group.rp.id ? "" : "  (\($0))" } ?? "")
+            let title =
+                group.rp.id + (group.rp.name.map { $0.isEmpty || $0 == group.rp.id ? "" : "  (\($0))" } ?? "")
                 + "  — \(group.credentials.count) credential\(group.credentials.count == 1 ? "" : "s")"
             let rows = group.credentials.map { credential -> [String] in
                 let id = Base64URL.encode(credential.credentialID)
@@ -41,11 +55,14 @@ struct ListCommand: AsyncParsableCommand {
                     credential.user.displayName ?? "",
                     Base64URL.encode(credential.user.id),
                     Names.algorithm(credential.publicKey.algorithm.rawValue),
-                    Names.protection(credential.credProtect),
+                    Names.protection(credential.credProtect)
                 ]
             }
-            blocks.append(title + "\n" + Output.table(
-                ["CREDENTIAL ID", "USER", "DISPLAY NAME", "USER HANDLE", "ALG", "PROTECTION"], rows, indent: "  "))
+            blocks.append(
+                title + "\n"
+                    + Output.table(
+                        ["CREDENTIAL ID", "USER", "DISPLAY NAME", "USER HANDLE", "ALG", "PROTECTION"], rows,
+                        indent: "  "))
         }
         print(blocks.joined(separator: "\n\n"))
     }

@@ -9,7 +9,8 @@ struct PINCommand: AsyncParsableCommand {
         subcommands: [SetPIN.self, ChangePIN.self, PINStatus.self])
 
     struct SetPIN: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "set", abstract: "Set the PIN on an authenticator that has none.")
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Set the PIN on an authenticator that has none.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var newPIN: NewPINSource
@@ -29,7 +30,8 @@ struct PINCommand: AsyncParsableCommand {
     }
 
     struct ChangePIN: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "change", abstract: "Change the PIN (asks for the current one).")
+        static let configuration = CommandConfiguration(
+            commandName: "change", abstract: "Change the PIN (asks for the current one).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var newPIN: NewPINSource
@@ -44,13 +46,16 @@ struct PINCommand: AsyncParsableCommand {
             let current = try PINEntry.current(file: global.pinFile)
             let new = try newPIN.read()
             try PINPolicy.check(new, info: info)
-            try await connection.token(clientPIN) { () async throws(CTAP2Error) in try await clientPIN.changePIN(from: current, to: new) }
+            try await connection.token(clientPIN) { () async throws(CTAP2Error) in
+                try await clientPIN.changePIN(from: current, to: new)
+            }
             Report.done(json: global.json, "PIN changed.")
         }
     }
 
     struct PINStatus: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "status", abstract: "Whether a PIN is set and how many tries are left.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Whether a PIN is set and how many tries are left.")
 
         @OptionGroup var global: GlobalOptions
 
@@ -61,7 +66,9 @@ struct PINCommand: AsyncParsableCommand {
             if global.json {
                 Output.json(state.json)
             } else {
-                print(Output.table(["", ""], state.rows(minLength: info.minPINLength)).split(separator: "\n").dropFirst().joined(separator: "\n"))
+                print(
+                    Output.table(["", ""], state.rows(minLength: info.minPINLength)).split(separator: "\n").dropFirst()
+                        .joined(separator: "\n"))
             }
         }
     }
@@ -69,7 +76,9 @@ struct PINCommand: AsyncParsableCommand {
 
 /// Where `pin set` and `pin change` take the new PIN from.
 struct NewPINSource: ParsableArguments {
-    @Option(name: .customLong("new-pin-file"), help: "Read the new PIN from this file; else $PASSKEYCTL_NEW_PIN, else a prompt (twice).")
+    @Option(
+        name: .customLong("new-pin-file"),
+        help: "Read the new PIN from this file; else $PASSKEYCTL_NEW_PIN, else a prompt (twice).")
     var file: String?
 
     func read() throws -> String {

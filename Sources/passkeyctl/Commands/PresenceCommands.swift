@@ -14,8 +14,10 @@ enum PresenceAnswer {
         guard let id = status.promptID else {
             throw Failure.notFound("No presence request is pending; nothing was \(verb).")
         }
-        let what = (status.pending == "uv" ? "user verification" : "presence") + (status.rpID.map { " for \($0)" } ?? "")
-        let reply = try await transport.vendor(.presence, payload: VendorCommand.presencePayload(approve: approve, promptID: id))
+        let what =
+            (status.pending == "uv" ? "user verification" : "presence") + (status.rpID.map { " for \($0)" } ?? "")
+        let reply = try await transport.vendor(
+            .presence, payload: VendorCommand.presencePayload(approve: approve, promptID: id))
         guard reply.first == 1 else {
             throw Failure.notFound("The \(what) request ended before the answer arrived; nothing was \(verb).")
         }
@@ -24,7 +26,8 @@ enum PresenceAnswer {
 }
 
 struct ApproveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "approve", abstract: "Approve the pending presence request.")
+    static let configuration = CommandConfiguration(
+        commandName: "approve", abstract: "Approve the pending presence request.")
     @OptionGroup var global: GlobalOptions
     func run() async throws { try await PresenceAnswer.send(true, global: global) }
 }

@@ -26,7 +26,8 @@ struct RenameCommand: AsyncParsableCommand {
         var entry = try await CredentialCatalog.load(management, connection: connection).resolve(credential)
         let current = entry.credential.user
         // The spec replaces the whole user entity: fields not given keep their values.
-        let user = PublicKeyCredentialUserEntity(id: current.id, name: name ?? current.name, displayName: displayName ?? current.displayName)
+        let user = PublicKeyCredentialUserEntity(
+            id: current.id, name: name ?? current.name, displayName: displayName ?? current.displayName)
         let id = entry.credential.credentialID
         try await connection.run { () async throws(CTAP2Error) in
             try await management.updateUserInformation(credentialID: id, user: user)
@@ -35,7 +36,9 @@ struct RenameCommand: AsyncParsableCommand {
         if global.json {
             Output.json(.object([("updated", entry.json)]))
         } else {
-            print("Updated \(entry.id) (\(entry.rp.id)): name \(user.name ?? "none"), display name \(user.displayName ?? "none").")
+            print(
+                "Updated \(entry.id) (\(entry.rp.id)): name \(user.name ?? "none"), display name \(user.displayName ?? "none")."
+            )
         }
     }
 }

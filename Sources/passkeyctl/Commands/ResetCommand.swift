@@ -18,7 +18,9 @@ struct ResetCommand: AsyncParsableCommand {
     func run() async throws {
         try Confirmation.require(
             yes: yes,
-            question: "Reset the authenticator? Every credential on it goes, and its PIN; sign-ins that use them will stop working. There is no undo.")
+            question:
+                "Reset the authenticator? Every credential on it goes, and its PIN; sign-ins that use them will stop working. There is no undo."
+        )
         let connection = global.connect()
         if replug { _ = try await connection.vendor(.replug) }
         do {

@@ -8,7 +8,9 @@ import WebAuthn
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Show what the authenticator does, one line per event, until Ctrl-C.",
-        discussion: "Events: \(DeviceEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")). --json prints one JSON object per line.")
+        discussion:
+            "Events: \(DeviceEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")). --json prints one JSON object per line."
+    )
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -21,7 +23,8 @@ struct WatchCommand: AsyncParsableCommand {
             Output.error("Watching passkeyd on \(connection.socket); Ctrl-C stops.")
             for try await event in events {
                 // Unbuffered, line by line: a script reading the pipe sees each event at once.
-                FileHandle.standardOutput.write(Data(((global.json ? Self.json(event).line : Self.sentence(event)) + "\n").utf8))
+                FileHandle.standardOutput.write(
+                    Data(((global.json ? Self.json(event).line : Self.sentence(event)) + "\n").utf8))
             }
         } catch let error as CTAP2Error {
             throw Failure(error, socket: connection.socket)
@@ -31,7 +34,10 @@ struct WatchCommand: AsyncParsableCommand {
     static func json(_ event: DeviceEvent) -> JSON {
         var fields: [(String, JSON)] = [
             ("event", .string(event.kind.rawValue)),
-            ("time", .string(event.time.formatted(.iso8601.time(includingFractionalSeconds: true).year().month().day()))),
+            (
+                "time",
+                .string(event.time.formatted(.iso8601.time(includingFractionalSeconds: true).year().month().day()))
+            )
         ]
         if let rpID = event.rpID { fields.append(("rpId", .string(rpID))) }
         if let id = event.credentialID { fields.append(("credentialId", .string(Base64URL.encode(id)))) }

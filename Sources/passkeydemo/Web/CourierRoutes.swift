@@ -20,7 +20,9 @@ struct CourierRoutes: Sendable {
         /// The saved session, checked by the server at the app's start.
         router.post("/api/session") { request, _ in
             await answering {
-                guard let token = request.cookie(Self.cookie) else { return .json(SessionState(username: nil, ended: false)) }
+                guard let token = request.cookie(Self.cookie) else {
+                    return .json(SessionState(username: nil, ended: false))
+                }
                 guard let username = try await courier({ try await server.resume(token) }) else {
                     var response = Response.json(SessionState(username: nil, ended: true))
                     response.setCookie(sessionCookie(Self.cookie, "", maxAge: 0))

@@ -22,7 +22,9 @@ struct ShopRoutes: Sendable {
             return Response.html(WebPages.scenario(scenario))
         }
         router.get("/signed-in") { request, _ in
-            guard let token = request.cookie(Self.cookie), let who = await sessions.user(token) else { return Response.redirect("/") }
+            guard let token = request.cookie(Self.cookie), let who = await sessions.user(token) else {
+                return Response.redirect("/")
+            }
             return Response.html(WebPages.signedIn(who))
         }
         router.get("/assets/:name") { _, context in Response.asset(context.parameters.get("name") ?? "") }
@@ -58,7 +60,8 @@ struct ShopRoutes: Sendable {
                 do {
                     try site.checkPassword(PasswordCredential(user: body.username, password: body.password))
                 } catch {
-                    throw APIError(.unauthorized, "wrong-password", "That username and password do not match an account.")
+                    throw APIError(
+                        .unauthorized, "wrong-password", "That username and password do not match an account.")
                 }
                 return await signIn(ShopSessions.User(password: body.username, displayName: "Carol"))
             }
@@ -93,7 +96,9 @@ struct ShopRoutes: Sendable {
         /// A name the shop takes: 1 to 64 characters, no control characters.
         func validName() throws -> String {
             let name = username.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard (1...64).contains(name.count),
+                !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
                 throw APIError(.badRequest, "bad-username", "Type a username of 1 to 64 characters.")
             }
             return name

@@ -14,7 +14,10 @@ extension Request {
     /// `application/json` is read: another site's page cannot send that type here without a
     /// CORS preflight (Fetch §3.2.3), which this server never grants.
     mutating func json<T: Decodable>(_: T.Type) async throws -> T {
-        guard headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
+        guard
+            headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+                == "application/json"
+        else {
             throw APIError(.unsupportedMediaType, "bad-media-type", "Send the request body as application/json.")
         }
         let buffer = try await collectBody(upTo: 1 << 20)
@@ -49,24 +52,29 @@ struct APIError: Error, Encodable {
 extension Response {
     static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
         let data = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static func html(_ page: String) -> Response {
-        Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                 body: .init(byteBuffer: ByteBuffer(string: page)))
+        Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: page)))
     }
 
     static func text(_ text: String, status: HTTPResponse.Status) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// One of the embedded assets (Web/Assets), or 404.
     static func asset(_ name: String) -> Response {
         guard let (bytes, type) = WebAssets.named(name) else { return .text("Not found.", status: .notFound) }
-        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func redirect(_ path: String) -> Response {

@@ -19,9 +19,10 @@ struct WebServer {
 
     func run() async throws {
         let shop = ShopRoutes(site: Site(id: Self.shopHost, name: "Passkey Shop", origin: origin(Self.shopHost)))
-        let courier = CourierRoutes(server: CourierServer(
-            databasePath: stateDirectory + "/courier-server.json", reachable: !offline,
-            rpID: Self.courierHost, origin: origin(Self.courierHost)))
+        let courier = CourierRoutes(
+            server: CourierServer(
+                databasePath: stateDirectory + "/courier-server.json", reachable: !offline,
+                rpID: Self.courierHost, origin: origin(Self.courierHost)))
         let responder = HostDispatch(shop: shop.router().buildResponder(), courier: courier.router().buildResponder())
         var logger = Logger(label: "passkeydemo.web")
         logger.logLevel = .warning
@@ -30,7 +31,8 @@ struct WebServer {
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "passkeydemo"),
             onServerRunning: { _ in
                 // Unbuffered: a script waiting for this line sees it at once.
-                let line = "passkeydemo web: the shop at \(origin(Self.shopHost))/ and the courier app at \(origin(Self.courierHost))/\n"
+                let line =
+                    "passkeydemo web: the shop at \(origin(Self.shopHost))/ and the courier app at \(origin(Self.courierHost))/\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             },
             logger: logger)
@@ -53,7 +55,9 @@ struct HostDispatch: HTTPResponder {
         switch request.hostName {
         case WebServer.shopHost: return try await shop.respond(to: request, context: context)
         case WebServer.courierHost: return try await courier.respond(to: request, context: context)
-        default: return .text("This server answers only http://localhost and http://courier.localhost.", status: .misdirectedRequest)
+        default:
+            return .text(
+                "This server answers only http://localhost and http://courier.localhost.", status: .misdirectedRequest)
         }
     }
 }

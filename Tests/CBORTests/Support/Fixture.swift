@@ -33,7 +33,8 @@ struct DecodingVector: Decodable, Sendable, CustomTestStringConvertible {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        label = try container.decodeIfPresent(String.self, forKey: .diagnostic)
+        label =
+            try container.decodeIfPresent(String.self, forKey: .diagnostic)
             ?? container.decode(String.self, forKey: .why)
         hex = try container.decode(String.self, forKey: .hex)
         value = try container.decodeIfPresent(FixtureValue.self, forKey: .value)

@@ -9,14 +9,14 @@ struct RandomCBOR {
     /// Arguments where the shortest head changes width, and their neighbours.
     static let boundaryArguments: [UInt64] = [
         0, 1, 23, 24, 25, 255, 256, 65535, 65536,
-        0xFFFF_FFFF, 0x1_0000_0000, UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max - 1, UInt64.max,
+        0xFFFF_FFFF, 0x1_0000_0000, UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max - 1, UInt64.max
     ]
 
     /// Scalars of every UTF-8 length, a combining acute accent, and a precomposed é,
     /// so canonically equivalent but byte-distinct strings occur.
     static let scalars: [Unicode.Scalar] = [
         "a", "z", "0", " ", "\u{7F}", "\u{E9}", "\u{301}", "\u{FC}", "\u{7FF}", "\u{800}",
-        "\u{6C34}", "\u{FFFD}", "\u{FFFF}", "\u{10000}", "\u{10151}", "\u{1F600}", "\u{10FFFF}", "e",
+        "\u{6C34}", "\u{FFFD}", "\u{FFFF}", "\u{10000}", "\u{10151}", "\u{1F600}", "\u{10FFFF}", "e"
     ]
 
     init(seed: UInt64) { rng = SplitMix64(seed: seed) }

@@ -1,5 +1,6 @@
 import CBOR
 import Testing
+
 @testable import CTAP
 
 @Suite("authenticatorCredentialManagement messages")
@@ -8,12 +9,17 @@ struct CredentialManagementMessageTests {
     static let user = PublicKeyCredentialUserEntity(id: [7, 7], name: "alice@example.com", displayName: "Alice")
 
     static let requests: [CredentialManagementRequest] = [
-        CredentialManagementRequest(subCommand: .getCredsMetadata, pinUvAuthProtocol: 2, pinUvAuthParam: [UInt8](repeating: 1, count: 32)),
+        CredentialManagementRequest(
+            subCommand: .getCredsMetadata, pinUvAuthProtocol: 2, pinUvAuthParam: [UInt8](repeating: 1, count: 32)),
         CredentialManagementRequest(subCommand: .enumerateRPsGetNextRP),
-        CredentialManagementRequest(subCommand: .enumerateCredentialsBegin, subCommandParams: CredentialManagementParameters(rpIDHash: [UInt8](repeating: 9, count: 32)),
-                                    pinUvAuthProtocol: 1, pinUvAuthParam: [UInt8](repeating: 2, count: 16)),
-        CredentialManagementRequest(subCommand: .updateUserInformation, subCommandParams: CredentialManagementParameters(credentialID: descriptor, user: user),
-                                    pinUvAuthProtocol: 2, pinUvAuthParam: [UInt8](repeating: 3, count: 32)),
+        CredentialManagementRequest(
+            subCommand: .enumerateCredentialsBegin,
+            subCommandParams: CredentialManagementParameters(rpIDHash: [UInt8](repeating: 9, count: 32)),
+            pinUvAuthProtocol: 1, pinUvAuthParam: [UInt8](repeating: 2, count: 16)),
+        CredentialManagementRequest(
+            subCommand: .updateUserInformation,
+            subCommandParams: CredentialManagementParameters(credentialID: descriptor, user: user),
+            pinUvAuthProtocol: 2, pinUvAuthParam: [UInt8](repeating: 3, count: 32))
     ]
 
     @Test(arguments: requests)
@@ -25,7 +31,10 @@ struct CredentialManagementMessageTests {
         #expect(CredentialManagementRequest.authenticatedMessage(.getCredsMetadata, nil) == [0x01])
         let params = CredentialManagementParameters(rpIDHash: [0xAA, 0xBB])
         // {1: h'AABB'}
-        #expect(CredentialManagementRequest.authenticatedMessage(.enumerateCredentialsBegin, params) == [0x04, 0xA1, 0x01, 0x42, 0xAA, 0xBB])
+        #expect(
+            CredentialManagementRequest.authenticatedMessage(.enumerateCredentialsBegin, params) == [
+                0x04, 0xA1, 0x01, 0x42, 0xAA, 0xBB
+            ])
     }
 
     @Test func theAuthenticatedMessageKeepsTheBytesThePlatformSent() throws {
@@ -39,16 +48,22 @@ struct CredentialManagementMessageTests {
     @Test func unknownSubcommandsAndMalformedParametersAreRefused() throws {
         #expect(throws: CTAPStatus.invalidSubcommand) { try CredentialManagementRequest(cbor: [0x01: 0x08]) }
         #expect(throws: CTAPStatus.missingParameter) { try CredentialManagementRequest(cbor: [0x03: 2]) }
-        #expect(throws: CTAPStatus.cborUnexpectedType) { try CredentialManagementRequest(cbor: [0x01: 0x04, 0x02: [0x01: "not bytes"]]) }
+        #expect(throws: CTAPStatus.cborUnexpectedType) {
+            try CredentialManagementRequest(cbor: [0x01: 0x04, 0x02: [0x01: "not bytes"]])
+        }
         #expect(throws: CTAPStatus.invalidCBOR) { try CredentialManagementRequest(parameters: [0xA1, 0x01]) }
     }
 
     @Test func responsesRoundTrip() throws {
         let responses = [
-            CredentialManagementResponse(existingResidentCredentialsCount: 3, maxPossibleRemainingResidentCredentialsCount: 97),
-            CredentialManagementResponse(rp: PublicKeyCredentialRpEntity(id: "example.com", name: "Example"), rpIDHash: [UInt8](repeating: 5, count: 32), totalRPs: 2),
-            CredentialManagementResponse(user: Self.user, credentialID: Self.descriptor,
-                                         publicKey: .ed25519(x: [UInt8](repeating: 6, count: 32)), totalCredentials: 1, credProtect: 2),
+            CredentialManagementResponse(
+                existingResidentCredentialsCount: 3, maxPossibleRemainingResidentCredentialsCount: 97),
+            CredentialManagementResponse(
+                rp: PublicKeyCredentialRpEntity(id: "example.com", name: "Example"),
+                rpIDHash: [UInt8](repeating: 5, count: 32), totalRPs: 2),
+            CredentialManagementResponse(
+                user: Self.user, credentialID: Self.descriptor,
+                publicKey: .ed25519(x: [UInt8](repeating: 6, count: 32)), totalCredentials: 1, credProtect: 2)
         ]
         for response in responses {
             #expect(try CredentialManagementResponse(cbor: CBORDecoder.decode(response.cbor.encoded)) == response)
@@ -62,7 +77,7 @@ struct CredentialManagementMessageTests {
     /// §6.8.1: the MAC covers subCommandParams as sent. A non-shortest outer map header
     /// (B9 00 02) and a non-shortest inner integer must not be "fixed" by re-encoding.
     @Test func theMACCoversTheParametersAsSent() throws {
-        let asSent: [UInt8] = [0xA1, 0x18, 0x01, 0x42, 0xAA, 0xBB]      // {1: h'AABB'} with key 1 as 18 01
+        let asSent: [UInt8] = [0xA1, 0x18, 0x01, 0x42, 0xAA, 0xBB]  // {1: h'AABB'} with key 1 as 18 01
         let request = try CredentialManagementRequest(parameters: [0xB9, 0x00, 0x02, 0x01, 0x04, 0x02] + asSent)
         #expect(request.subCommand == .enumerateCredentialsBegin)
         #expect(request.authenticatedMessage == [0x04] + asSent)

@@ -1,26 +1,34 @@
 import CBOR
 import Testing
+
 @testable import CTAP
 
 @Suite("authenticatorClientPIN request")
 struct ClientPINRequestTests {
-    static let platformKey = COSEKey.p256(x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .ecdhESHKDF256)
+    static let platformKey = COSEKey.p256(
+        x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .ecdhESHKDF256)
 
     static let wellFormed: [ClientPINRequest] = [
         ClientPINRequest(subCommand: .getPINRetries),
         ClientPINRequest(subCommand: .getPINRetries, pinUvAuthProtocol: 1),
         ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 2),
-        ClientPINRequest(subCommand: .setPIN, pinUvAuthProtocol: 2, keyAgreement: platformKey,
-                         pinUvAuthParam: [UInt8](repeating: 3, count: 32), newPinEnc: [UInt8](repeating: 4, count: 80)),
-        ClientPINRequest(subCommand: .changePIN, pinUvAuthProtocol: 1, keyAgreement: platformKey,
-                         pinUvAuthParam: [UInt8](repeating: 3, count: 16), newPinEnc: [UInt8](repeating: 4, count: 64),
-                         pinHashEnc: [UInt8](repeating: 5, count: 16)),
-        ClientPINRequest(subCommand: .getPinToken, pinUvAuthProtocol: 1, keyAgreement: platformKey, pinHashEnc: [UInt8](repeating: 5, count: 16)),
-        ClientPINRequest(subCommand: .getPinUvAuthTokenUsingUvWithPermissions, pinUvAuthProtocol: 2, keyAgreement: platformKey,
-                         permissions: [.mc, .ga], rpId: "example.com"),
+        ClientPINRequest(
+            subCommand: .setPIN, pinUvAuthProtocol: 2, keyAgreement: platformKey,
+            pinUvAuthParam: [UInt8](repeating: 3, count: 32), newPinEnc: [UInt8](repeating: 4, count: 80)),
+        ClientPINRequest(
+            subCommand: .changePIN, pinUvAuthProtocol: 1, keyAgreement: platformKey,
+            pinUvAuthParam: [UInt8](repeating: 3, count: 16), newPinEnc: [UInt8](repeating: 4, count: 64),
+            pinHashEnc: [UInt8](repeating: 5, count: 16)),
+        ClientPINRequest(
+            subCommand: .getPinToken, pinUvAuthProtocol: 1, keyAgreement: platformKey,
+            pinHashEnc: [UInt8](repeating: 5, count: 16)),
+        ClientPINRequest(
+            subCommand: .getPinUvAuthTokenUsingUvWithPermissions, pinUvAuthProtocol: 2, keyAgreement: platformKey,
+            permissions: [.mc, .ga], rpId: "example.com"),
         ClientPINRequest(subCommand: .getUVRetries),
-        ClientPINRequest(subCommand: .getPinUvAuthTokenUsingPinWithPermissions, pinUvAuthProtocol: 2, keyAgreement: platformKey,
-                         pinHashEnc: [UInt8](repeating: 5, count: 32), permissions: [.cm, .acfg]),
+        ClientPINRequest(
+            subCommand: .getPinUvAuthTokenUsingPinWithPermissions, pinUvAuthProtocol: 2, keyAgreement: platformKey,
+            pinHashEnc: [UInt8](repeating: 5, count: 32), permissions: [.cm, .acfg])
     ]
 
     @Test(arguments: wellFormed)
@@ -31,7 +39,10 @@ struct ClientPINRequestTests {
 
     @Test func getKeyAgreementEncodesAsTheSpecsTwoEntryMap() {
         // {1: 2, 2: 2}
-        #expect(ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 2).cbor.encoded == [0xA2, 0x01, 0x02, 0x02, 0x02])
+        #expect(
+            ClientPINRequest(subCommand: .getKeyAgreement, pinUvAuthProtocol: 2).cbor.encoded == [
+                0xA2, 0x01, 0x02, 0x02, 0x02
+            ])
     }
 
     @Test func aGetPINRetriesRequestFromTheWireParses() throws {
@@ -42,7 +53,9 @@ struct ClientPINRequestTests {
     }
 
     @Test func permissionsKeepTheirBitsIncludingUnknownOnes() throws {
-        let request = try ClientPINRequest(cbor: [0x01: 2, 0x02: 0x09, 0x03: Self.platformKey.cbor, 0x06: .byteString([0]), 0x09: 0x83])
+        let request = try ClientPINRequest(cbor: [
+            0x01: 2, 0x02: 0x09, 0x03: Self.platformKey.cbor, 0x06: .byteString([0]), 0x09: 0x83
+        ])
         #expect(request.permissions == [.mc, .ga, PinUvAuthTokenPermissions(rawValue: 0x80)])
         #expect(PinUvAuthTokenPermissions([.mc, .ga, .cm, .be, .lbw, .acfg]).rawValue == 0x3F)
     }
@@ -56,12 +69,16 @@ struct ClientPINRequestTests {
         #expect(throws: CTAPStatus.missingParameter) { try ClientPINRequest(cbor: [0x01: 1]) }
     }
 
-    @Test(arguments: [ClientPINSubcommand.getKeyAgreement, .setPIN, .changePIN, .getPinToken,
-                      .getPinUvAuthTokenUsingUvWithPermissions, .getPinUvAuthTokenUsingPinWithPermissions])
+    @Test(arguments: [
+        ClientPINSubcommand.getKeyAgreement, .setPIN, .changePIN, .getPinToken,
+        .getPinUvAuthTokenUsingUvWithPermissions, .getPinUvAuthTokenUsingPinWithPermissions
+    ])
     func subcommandsThatNeedAProtocolRefuseItsAbsence(subCommand: ClientPINSubcommand) {
         // Every other field present, so only the protocol is missing.
-        let cbor: CBORValue = [0x02: CBORValue(subCommand.rawValue), 0x03: Self.platformKey.cbor, 0x04: .byteString([1]),
-                               0x05: .byteString([2]), 0x06: .byteString([3]), 0x09: 1]
+        let cbor: CBORValue = [
+            0x02: CBORValue(subCommand.rawValue), 0x03: Self.platformKey.cbor, 0x04: .byteString([1]),
+            0x05: .byteString([2]), 0x06: .byteString([3]), 0x09: 1
+        ]
         #expect(throws: CTAPStatus.missingParameter) { try ClientPINRequest(cbor: cbor) }
     }
 
@@ -71,7 +88,9 @@ struct ClientPINRequestTests {
     }
 
     @Test func setPINWithoutItsFieldsIsAMissingParameter() {
-        let complete: [CBORValue: CBORValue] = [0x01: 2, 0x02: 0x03, 0x03: Self.platformKey.cbor, 0x04: .byteString([1]), 0x05: .byteString([2])]
+        let complete: [CBORValue: CBORValue] = [
+            0x01: 2, 0x02: 0x03, 0x03: Self.platformKey.cbor, 0x04: .byteString([1]), 0x05: .byteString([2])
+        ]
         for key: CBORValue in [0x03, 0x04, 0x05] {
             var entries = complete
             entries[key] = nil
@@ -92,17 +111,18 @@ struct ClientPINRequestTests {
     }
 
     @Test(arguments: [
-        [0x02: "getPINRetries"] as CBORValue,          // subCommand as text
-        [0x02: -1],                                     // subCommand negative
-        [0x01: .byteString([2]), 0x02: 0x02],           // pinUvAuthProtocol as bytes
-        [0x01: -2, 0x02: 0x02],                         // pinUvAuthProtocol negative
-        [0x01: 2, 0x02: 0x02, 0x03: 7],                 // keyAgreement not a map
-        [0x01: 2, 0x02: 0x05, 0x03: platformKey.cbor, 0x06: "hash"],                           // pinHashEnc as text
-        [0x01: 2, 0x02: 0x03, 0x03: platformKey.cbor, 0x04: .byteString([1]), 0x05: true],     // newPinEnc as bool
-        [0x01: 2, 0x02: 0x03, 0x03: platformKey.cbor, 0x04: 1, 0x05: .byteString([1])],        // pinUvAuthParam as int
-        [0x01: 2, 0x02: 0x09, 0x03: platformKey.cbor, 0x06: .byteString([0]), 0x09: -1],       // permissions negative
-        [0x01: 2, 0x02: 0x09, 0x03: platformKey.cbor, 0x06: .byteString([0]), 0x09: 1, 0x0A: .byteString([1])], // rpId as bytes
-        [1, 2],                                         // not a map at all
+        [0x02: "getPINRetries"] as CBORValue,  // subCommand as text
+        [0x02: -1],  // subCommand negative
+        [0x01: .byteString([2]), 0x02: 0x02],  // pinUvAuthProtocol as bytes
+        [0x01: -2, 0x02: 0x02],  // pinUvAuthProtocol negative
+        [0x01: 2, 0x02: 0x02, 0x03: 7],  // keyAgreement not a map
+        [0x01: 2, 0x02: 0x05, 0x03: platformKey.cbor, 0x06: "hash"],  // pinHashEnc as text
+        [0x01: 2, 0x02: 0x03, 0x03: platformKey.cbor, 0x04: .byteString([1]), 0x05: true],  // newPinEnc as bool
+        [0x01: 2, 0x02: 0x03, 0x03: platformKey.cbor, 0x04: 1, 0x05: .byteString([1])],  // pinUvAuthParam as int
+        [0x01: 2, 0x02: 0x09, 0x03: platformKey.cbor, 0x06: .byteString([0]), 0x09: -1],  // permissions negative
+        // rpId as bytes
+        [0x01: 2, 0x02: 0x09, 0x03: platformKey.cbor, 0x06: .byteString([0]), 0x09: 1, 0x0A: .byteString([1])],
+        [1, 2]  // not a map at all
     ])
     func aFieldOfTheWrongTypeIsAnUnexpectedType(cbor: CBORValue) {
         #expect(throws: CTAPStatus.cborUnexpectedType) { try ClientPINRequest(cbor: cbor) }

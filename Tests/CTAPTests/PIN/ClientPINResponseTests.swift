@@ -1,17 +1,19 @@
 import CBOR
 import Testing
+
 @testable import CTAP
 
 @Suite("authenticatorClientPIN response")
 struct ClientPINResponseTests {
-    static let authenticatorKey = COSEKey.p256(x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .ecdhESHKDF256)
+    static let authenticatorKey = COSEKey.p256(
+        x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32), algorithm: .ecdhESHKDF256)
 
     static let wellFormed: [ClientPINResponse] = [
         ClientPINResponse(keyAgreement: authenticatorKey),
         ClientPINResponse(pinUvAuthToken: [UInt8](repeating: 9, count: 48)),
         ClientPINResponse(pinRetries: 8, powerCycleState: false),
         ClientPINResponse(pinRetries: 0, powerCycleState: true),
-        ClientPINResponse(uvRetries: 3),
+        ClientPINResponse(uvRetries: 3)
     ]
 
     @Test(arguments: wellFormed)
@@ -32,11 +34,11 @@ struct ClientPINResponseTests {
 
     @Test(arguments: [
         [0x01: .byteString([1])] as CBORValue,  // keyAgreement not a map
-        [0x02: "token"],                         // pinUvAuthToken as text
-        [0x03: -1],                              // pinRetries negative
-        [0x04: 1],                               // powerCycleState as int
-        [0x05: .byteString([3])],                // uvRetries as bytes
-        .byteString([]),                         // not a map
+        [0x02: "token"],  // pinUvAuthToken as text
+        [0x03: -1],  // pinRetries negative
+        [0x04: 1],  // powerCycleState as int
+        [0x05: .byteString([3])],  // uvRetries as bytes
+        .byteString([])  // not a map
     ])
     func aFieldOfTheWrongTypeIsAnUnexpectedType(cbor: CBORValue) {
         #expect(throws: CTAPStatus.cborUnexpectedType) { try ClientPINResponse(cbor: cbor) }

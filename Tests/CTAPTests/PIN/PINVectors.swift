@@ -7,7 +7,8 @@ struct PINVectors: Decodable {
     }
 
     struct ProtocolTwo: Decodable {
-        let hmacKey, aesKey, sharedSecret, iv, newPinEnc, pinHashEnc, pinUvAuthTokenEnc, authenticate, authenticateWithToken: PINFixtureHex
+        let hmacKey, aesKey, sharedSecret, iv, newPinEnc, pinHashEnc, pinUvAuthTokenEnc, authenticate,
+            authenticateWithToken: PINFixtureHex
     }
 
     let authenticatorPrivateKey, authenticatorPublicKeyX, authenticatorPublicKeyY: PINFixtureHex
@@ -33,7 +34,9 @@ struct PINFixtureHex: Decodable, Equatable {
 
     init(_ string: String) throws {
         let digits = Array(string.utf8)
-        guard digits.count % 2 == 0 else { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "odd hex length")) }
+        guard digits.count % 2 == 0 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "odd hex length"))
+        }
         var out: [UInt8] = []
         for i in stride(from: 0, to: digits.count, by: 2) {
             guard let byte = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else {

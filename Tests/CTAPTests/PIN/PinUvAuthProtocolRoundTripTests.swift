@@ -1,17 +1,20 @@
 import Crypto
 import Testing
+
 @testable import CTAP
 
 /// Both ends of each protocol with fresh keys, as the authenticator and a platform run them.
 @Suite("PIN/UV auth protocol round trips")
 struct PinUvAuthProtocolRoundTripTests {
     /// A point that is not on P-256.
-    static let offCurve = COSEKey.p256(x: [UInt8](repeating: 0, count: 31) + [1], y: [UInt8](repeating: 0, count: 31) + [1], algorithm: .ecdhESHKDF256)
+    static let offCurve = COSEKey.p256(
+        x: [UInt8](repeating: 0, count: 31) + [1], y: [UInt8](repeating: 0, count: 31) + [1], algorithm: .ecdhESHKDF256)
 
     @Test(arguments: PinUvAuthProtocolVersion.allCases)
     func platformAndAuthenticatorAgreeOnTheSharedSecret(version: PinUvAuthProtocolVersion) throws {
         let authenticator = PinUvAuthenticatorKeyAgreement(protocol: version)
-        let (platformKey, platformSecret) = try version.implementation.encapsulate(peerKey: authenticator.getPublicKey())
+        let (platformKey, platformSecret) = try version.implementation.encapsulate(
+            peerKey: authenticator.getPublicKey())
         let authenticatorSecret = try authenticator.decapsulate(peerKey: platformKey)
         #expect(platformSecret == authenticatorSecret)
         #expect(platformSecret.bitCount == (version == .one ? 256 : 512))
@@ -74,7 +77,9 @@ struct PinUvAuthProtocolRoundTripTests {
         flipped[flipped.count - 1] ^= 0x01
         #expect(throws: CTAPStatus.pinAuthInvalid) { try p.verify(key: key, message: message, signature: flipped) }
         #expect(throws: CTAPStatus.pinAuthInvalid) { try p.verify(key: key, message: message + [0], signature: mac) }
-        #expect(throws: CTAPStatus.pinAuthInvalid) { try p.verify(key: key, message: message, signature: Array(mac.prefix(8))) }
+        #expect(throws: CTAPStatus.pinAuthInvalid) {
+            try p.verify(key: key, message: message, signature: Array(mac.prefix(8)))
+        }
         #expect(throws: CTAPStatus.pinAuthInvalid) { try p.verify(key: key, message: message, signature: mac + [0]) }
         #expect(throws: CTAPStatus.pinAuthInvalid) { try p.verify(key: key, message: message, signature: []) }
         #expect(throws: CTAPStatus.pinAuthInvalid) {
@@ -86,14 +91,22 @@ struct PinUvAuthProtocolRoundTripTests {
     func plaintextThatIsNotWholeBlocksIsRefused(version: PinUvAuthProtocolVersion) throws {
         let p = version.implementation
         let key = SymmetricKey(size: SymmetricKeySize(bitCount: version == .one ? 256 : 512))
-        #expect(throws: CTAPStatus.invalidParameter) { try p.encrypt(key: key, plaintext: [UInt8](repeating: 1, count: 15)) }
-        #expect(throws: CTAPStatus.invalidParameter) { try p.encrypt(key: key, plaintext: [UInt8](repeating: 1, count: 65)) }
-        #expect(throws: CTAPStatus.invalidParameter) { try p.decrypt(key: key, ciphertext: [UInt8](repeating: 1, count: 33)) }
+        #expect(throws: CTAPStatus.invalidParameter) {
+            try p.encrypt(key: key, plaintext: [UInt8](repeating: 1, count: 15))
+        }
+        #expect(throws: CTAPStatus.invalidParameter) {
+            try p.encrypt(key: key, plaintext: [UInt8](repeating: 1, count: 65))
+        }
+        #expect(throws: CTAPStatus.invalidParameter) {
+            try p.decrypt(key: key, ciphertext: [UInt8](repeating: 1, count: 33))
+        }
     }
 
     @Test func protocolTwoRefusesCiphertextShorterThanItsIV() {
         let key = SymmetricKey(size: SymmetricKeySize(bitCount: 512))
-        #expect(throws: CTAPStatus.invalidParameter) { try PinUvAuthProtocolTwo().decrypt(key: key, ciphertext: [UInt8](repeating: 0, count: 15)) }
+        #expect(throws: CTAPStatus.invalidParameter) {
+            try PinUvAuthProtocolTwo().decrypt(key: key, ciphertext: [UInt8](repeating: 0, count: 15))
+        }
     }
 
     @Test func protocolTwoUsesAFreshIVForEachEncryption() throws {

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+
 @testable import CTAP
 
 /// Known answers from an independent implementation (Fixtures/pin/generate.py).
@@ -11,8 +12,10 @@ struct PinUvAuthProtocolVectorTests {
 
     init() throws {
         v = try PINVectors.load()
-        authenticatorPublicKey = .p256(x: v.authenticatorPublicKeyX.bytes, y: v.authenticatorPublicKeyY.bytes, algorithm: .ecdhESHKDF256)
-        platformPublicKey = .p256(x: v.platformPublicKeyX.bytes, y: v.platformPublicKeyY.bytes, algorithm: .ecdhESHKDF256)
+        authenticatorPublicKey = .p256(
+            x: v.authenticatorPublicKeyX.bytes, y: v.authenticatorPublicKeyY.bytes, algorithm: .ecdhESHKDF256)
+        platformPublicKey = .p256(
+            x: v.platformPublicKeyX.bytes, y: v.platformPublicKeyY.bytes, algorithm: .ecdhESHKDF256)
     }
 
     func authenticator(_ authProtocol: any PinUvAuthProtocol) throws -> PinUvAuthenticatorKeyAgreement {
@@ -34,7 +37,8 @@ struct PinUvAuthProtocolVectorTests {
         let one = PinUvAuthProtocolOne()
         #expect(secretBytes(one.kdf(SymmetricKey(data: v.z.bytes))) == v.protocolOne.sharedSecret.bytes)
 
-        let (platformKeyAgreement, platformSecret) = try one.encapsulate(peerKey: authenticatorPublicKey, platformKey: platformKey())
+        let (platformKeyAgreement, platformSecret) = try one.encapsulate(
+            peerKey: authenticatorPublicKey, platformKey: platformKey())
         #expect(platformKeyAgreement == platformPublicKey)
         #expect(secretBytes(platformSecret) == v.protocolOne.sharedSecret.bytes)
 
@@ -68,7 +72,8 @@ struct PinUvAuthProtocolVectorTests {
         #expect(v.protocolTwo.sharedSecret.bytes == v.protocolTwo.hmacKey.bytes + v.protocolTwo.aesKey.bytes)
         #expect(secretBytes(two.kdf(SymmetricKey(data: v.z.bytes))) == v.protocolTwo.sharedSecret.bytes)
 
-        let (platformKeyAgreement, platformSecret) = try two.encapsulate(peerKey: authenticatorPublicKey, platformKey: platformKey())
+        let (platformKeyAgreement, platformSecret) = try two.encapsulate(
+            peerKey: authenticatorPublicKey, platformKey: platformKey())
         #expect(platformKeyAgreement == platformPublicKey)
         #expect(secretBytes(platformSecret) == v.protocolTwo.sharedSecret.bytes)
 
@@ -82,7 +87,9 @@ struct PinUvAuthProtocolVectorTests {
         let iv = v.protocolTwo.iv.bytes
         #expect(try two.encrypt(key: key, plaintext: v.paddedNewPin.bytes, iv: iv) == v.protocolTwo.newPinEnc.bytes)
         #expect(try two.encrypt(key: key, plaintext: v.pinHash.bytes, iv: iv) == v.protocolTwo.pinHashEnc.bytes)
-        #expect(try two.encrypt(key: key, plaintext: v.pinUvAuthToken.bytes, iv: iv) == v.protocolTwo.pinUvAuthTokenEnc.bytes)
+        #expect(
+            try two.encrypt(key: key, plaintext: v.pinUvAuthToken.bytes, iv: iv)
+                == v.protocolTwo.pinUvAuthTokenEnc.bytes)
         #expect(try two.decrypt(key: key, ciphertext: v.protocolTwo.newPinEnc.bytes) == v.paddedNewPin.bytes)
         #expect(try two.decrypt(key: key, ciphertext: v.protocolTwo.pinHashEnc.bytes) == v.pinHash.bytes)
         #expect(try two.decrypt(key: key, ciphertext: v.protocolTwo.pinUvAuthTokenEnc.bytes) == v.pinUvAuthToken.bytes)
