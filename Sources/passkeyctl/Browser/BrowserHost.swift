@@ -15,12 +15,9 @@ actor BrowserHost {
     private let publicSuffixes: PublicSuffixList?
     private let choosers = Choosers()
     private var pending: [String: Task<Void, Never>] = [:]
-    /// Where each request's task runs (`HostThread`); nil: the cooperative pool.
-    private let executor: (any TaskExecutor)?
 
-    init(port: BrowserPort, socket: String, executor: (any TaskExecutor)? = nil) {
+    init(port: BrowserPort, socket: String) {
         self.port = port
-        self.executor = executor
         transports = TransportPool(socket: socket)
         // Read once for the port's life, not once per request.
         publicSuffixes = PublicSuffixList.system()
@@ -90,9 +87,9 @@ actor BrowserHost {
                         unavailable: false))
                 return
             }
-            pending[id] = Task(executorPreference: executor) { [port] in
+            pending[id] = Task { [port] in
                 port.send(await self.answer(request, id: id))
-                await self.finished(id)
+                self.finished(id)
             }
         }
     }

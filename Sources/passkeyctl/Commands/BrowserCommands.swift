@@ -1,6 +1,6 @@
 import ArgumentParser
-import CTAPHID
 import Foundation
+import PasskeydLocal
 
 /// `passkeyctl browser host|install|uninstall`: passkeyd for web pages, through the passkeyd
 /// browser extension and this native-messaging host (docs/browser-protocol.md).
@@ -26,18 +26,21 @@ struct BrowserCommands: AsyncParsableCommand {
         func run() async throws {
             // A browser that closes the port while an answer is written must not kill the host mid-ceremony.
             signal(SIGPIPE, SIG_IGN)
-            let (frames, sink) = AsyncStream.makeStream(of: NativeMessaging.Frame.self)
-            // Reads and requests on one thread of the host's own (`HostThread`).
-            let thread = HostThread(input: STDIN_FILENO) { frame in
-                sink.yield(frame)
-                if case .message = frame {} else { sink.finish() }
-            }
-            defer { thread.stop() }
             let host = BrowserHost(
-                port: BrowserPort(writer: NativeMessaging.Writer(descriptor: STDOUT_FILENO)),
-                socket: global.socketPath, executor: thread)
-            let ending = await withTaskExecutorPreference(thread) { await host.serve(frames) }
-            if case .broken(let reason) = ending {
+                port: BrowserPort(writer: NativeMessaging.Writer(descriptor: STDOUT_FILENO)), socket: global.socketPath)
+            let (frames, sink) = AsyncStream.makeStream(of: NativeMessaging.Frame.self)
+            // Blocking reads on a thread of their own: the cooperative pool has one thread per core.
+            let reader = Thread {
+                let reader = NativeMessaging.Reader(descriptor: STDIN_FILENO)
+                while true {
+                    let frame = reader.next()
+                    sink.yield(frame)
+                    guard case .message = frame else { break }
+                }
+                sink.finish()
+            }
+            reader.start()
+            if case .broken(let reason) = await host.serve(frames) {
                 Output.error("passkeyctl browser host: \(reason).")
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
