@@ -12,7 +12,8 @@ times the calls inside a page: the page and the calls of scripts/chrome-virtual-
 what the browser's hops cost (page script → content script → service worker → native port and
 back). Last, the page's sign-ins once more with a host that answers each `get` at once with an
 answer the real host gave (this script, `--echo-host`): the hops alone, with no passkeyd behind
-them, so the floor any host could reach. Prints one JSON object: per figure the operation count, the wall time and each latency
+them (and this script's own Python, some tens of microseconds a message): near the floor any
+host could reach. Prints one JSON object: per figure the operation count, the wall time and each latency
 in milliseconds. Python's standard library only.
 
 Exit 3 with a sentence on stderr when chromium, the extension or the browser driver is missing.
