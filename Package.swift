@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let crypto: [Target.Dependency] = [
@@ -40,13 +41,26 @@ let package = Package(
         // `passkeydemo --web`'s HTTP server (docs/passkeydemo.md says why).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         // `make docs`: DocC archives for the PasskeyClient and RelyingParty libraries (build-time plugin only).
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // `@CTAPMap` and `@MemberwiseInit`: each CTAP structure's coding and initializer derived from
+        // its one declaration (docs/ctap-structures.md says why a macro).
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "602.0.0"..<"604.0.0")
     ],
     targets: [
         // Strict, canonical CTAP2 CBOR. No dependencies.
         .target(name: "CBOR"),
+        // The macros that derive code from a declaration (`@CTAPMap`, `@MemberwiseInit`), and the
+        // compiler plugin that expands them.
+        .macro(
+            name: "PasskeydMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax")
+            ]),
+        .target(name: "PasskeydMacros", dependencies: ["PasskeydMacrosPlugin"]),
         // The CTAP2 vocabulary both ends share: messages, statuses, COSE, authData, PIN/UV protocols.
-        .target(name: "CTAP", dependencies: ["CBOR"] + crypto),
+        .target(name: "CTAP", dependencies: ["CBOR", "PasskeydMacros"] + crypto),
         // The transport vocabulary: CTAPHID framing, INIT, keepalive, passkeyd's vendor commands.
         .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR"]),
         // What passkeyd and its clients share on this machine, not on the wire: where the socket and
@@ -127,6 +141,12 @@ let package = Package(
             path: "Tests/Support"),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(
+            name: "PasskeydMacrosTests",
+            dependencies: [
+                "PasskeydMacrosPlugin",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax")
+            ]),
         .testTarget(name: "MLDSATests", dependencies: ["MLDSA"]),
         .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CBOR", crypto[0]]),
         .testTarget(name: "CTAPHIDTests", dependencies: ["CTAPHID", "CTAP", "CBOR"]),

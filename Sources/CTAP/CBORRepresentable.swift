@@ -6,6 +6,12 @@ public protocol CBORRepresentable: Sendable {
     var cbor: CBORValue { get }
 }
 
+extension CBORRepresentable {
+    /// `cbor.encoded`'s bytes, written to `writer`. The scalars below and `@CTAPMap` structures
+    /// write themselves without building the `CBORValue`.
+    public func encode(into writer: inout CBORWriter) { writer.value(cbor) }
+}
+
 /// The value an accessor found, or `CTAP2_ERR_CBOR_UNEXPECTED_TYPE` when the item has another type.
 @inline(__always)
 func expectType<T>(_ typed: T?) throws(CTAPStatus) -> T {
@@ -16,17 +22,20 @@ func expectType<T>(_ typed: T?) throws(CTAPStatus) -> T {
 extension Bool: CBORRepresentable {
     public init(cbor: CBORValue) throws(CTAPStatus) { self = try expectType(cbor.boolValue) }
     public var cbor: CBORValue { .boolean(self) }
+    public func encode(into writer: inout CBORWriter) { writer.boolean(self) }
 }
 
 extension String: CBORRepresentable {
     public init(cbor: CBORValue) throws(CTAPStatus) { self = try expectType(cbor.textValue) }
     public var cbor: CBORValue { .textString(self) }
+    public func encode(into writer: inout CBORWriter) { writer.textString(self) }
 }
 
 /// A signed integer of either major type that fits.
 extension Int: CBORRepresentable {
     public init(cbor: CBORValue) throws(CTAPStatus) { self = try expectType(cbor.intValue) }
     public var cbor: CBORValue { CBORValue(self) }
+    public func encode(into writer: inout CBORWriter) { writer.integer(self) }
 }
 
 /// Major type 0 only.
@@ -47,6 +56,7 @@ extension UInt8: CBORRepresentable {
 extension Array: CBORRepresentable where Element == UInt8 {
     public init(cbor: CBORValue) throws(CTAPStatus) { self = try expectType(cbor.bytesValue) }
     public var cbor: CBORValue { .byteString(self) }
+    public func encode(into writer: inout CBORWriter) { writer.byteString(self) }
 }
 
 /// Any value, kept whole until its reader looks (an extension's input, an attestation statement).

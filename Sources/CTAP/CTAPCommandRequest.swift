@@ -45,8 +45,6 @@ extension CTAPCommandResponse where Self: CBORRepresentable {
         guard let body else { throw .missingParameter }
         try self.init(cbor: body)
     }
-
-    public func encode(into writer: inout CBORWriter) { writer.value(cbor) }
 }
 
 /// A response map some subcommands leave out (clientPIN setPIN, credentialManagement deleteCredential, …).

@@ -3,11 +3,11 @@ import Testing
 
 @testable import CTAP
 
-/// The structures on the assertion and registration paths are coded by hand instead of through `Codable`
-/// over `CBORValue` (speed). The `Codable` conformance is still there, so each hand-written
-/// reader and writer is held to it: the same value or the same CTAP 2.1 §8 status for every
-/// input, the same map for every value.
-@Suite struct HandWrittenCodingTests {
+/// The structures on the assertion and registration paths are coded by `@CTAPMap` instead of
+/// through `Codable` over `CBORValue` (speed). The `Codable` conformance is still there, so each
+/// generated reader and writer is held to it: the same value or the same CTAP 2.1 §8 status for
+/// every input, the same map for every value, and `encode(into:)` the same bytes as the map.
+@Suite struct CTAPMapCodingTests {
     static let hash = [UInt8](repeating: 0xAB, count: 32)
 
     /// What the generic path answers: `CTAPStructure`'s reading, then `validate()`.
@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    static func byHand<T: CTAPStructure>(_: T.Type, _ value: CBORValue) -> Result<T, CTAPStatus> {
+    static func byMacro<T: CTAPStructure>(_: T.Type, _ value: CBORValue) -> Result<T, CTAPStatus> {
         do throws(CTAPStatus) { return .success(try T(cbor: value)) } catch { return .failure(error) }
     }
 
@@ -78,7 +78,7 @@ import Testing
     ) {
         for input in variants(of: base, keys: keys) {
             let expected = viaCodable(T.self, input)
-            let actual = byHand(T.self, input)
+            let actual = byMacro(T.self, input)
             #expect(expected == actual, "\(T.self) from \(input)")
         }
     }
@@ -128,7 +128,7 @@ import Testing
             RequestOptions.self, base: ["rk": false, "up": true, "uv": false], keys: ["rk", "up", "uv"])
     }
 
-    @Test func handWrittenMapsAreTheCodableOnes() throws {
+    @Test func generatedMapsAreTheCodableOnes() throws {
         let requests = [
             GetAssertionRequest(rpID: "example.com", clientDataHash: Self.hash),
             GetAssertionRequest(
@@ -169,6 +169,31 @@ import Testing
         ] {
             #expect(try parameters.cbor == Self.encodedViaCodable(parameters))
         }
+        for value in requests as [any CBORRepresentable] + registrations + [user] + responses {
+            Self.expectWriterMatchesMap(value)
+        }
+    }
+
+    /// `encode(into:)` writes what `cbor.encoded` holds: canonical key order, absent members left out.
+    static func expectWriterMatchesMap(_ value: some CBORRepresentable) {
+        var writer = CBORWriter()
+        value.encode(into: &writer)
+        #expect(writer.bytes == value.cbor.encoded, "\(value)")
+    }
+
+    @Test func everyGeneratedWriterWritesItsMap() {
+        let long = String(repeating: "x", count: 30)
+        let values: [any CBORRepresentable] = [
+            RequestOptions(), RequestOptions(uv: true), RequestOptions(rk: false, up: true, uv: false),
+            PublicKeyCredentialRpEntity(id: "a"), PublicKeyCredentialRpEntity(id: long, name: ""),
+            PublicKeyCredentialParameters(alg: -7), PublicKeyCredentialParameters(alg: Int.max, type: long),
+            PublicKeyCredentialDescriptor(id: [], type: "", transports: ["usb", long]),
+            PublicKeyCredentialUserEntity(id: [1], name: long),
+            GetAssertionRequest(
+                rpID: long, clientDataHash: Self.hash, allowList: [.init(id: [1])], options: .init(up: false),
+                pinUvAuthProtocol: 2)
+        ]
+        for value in values { Self.expectWriterMatchesMap(value) }
     }
 
     /// `MakeCredentialResponse` has no `Codable` twin (it was always coded by hand): its map reads back as the value it was.
