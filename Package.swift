@@ -103,7 +103,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio")
             ]),
         // WebAuthn L3 data types and their JSON forms, shared by the client and the relying party.
-        .target(name: "WebAuthn", dependencies: ["CTAP", crypto[0]]),
+        .target(name: "WebAuthn", dependencies: ["CTAP", "PasskeydMacros", crypto[0]]),
         // What a relying party's server does: challenges and verification.
         .target(name: "RelyingParty", dependencies: ["WebAuthn", "CTAP", "CBOR", "Secp256k1", "MLDSA"] + crypto),
         .executableTarget(

@@ -1,10 +1,12 @@
 import CBOR
+import PasskeydMacros
 
 /// An ARKG-P256 public seed as a COSE_Key (draft-bradleylundberg-cfrg-arkg-10 §5.1): kty ARKG-pub
 /// (placeholder -65537), alg ARKG-P256 (placeholder -65700), the key-blinding public key `pkbl`
 /// (-1) and the key-encapsulation public key `pkkem` (-2) as P-256 COSE keys, and `dkalg` (-3),
 /// the algorithm of the keys derived from it. The inner keys carry alg ES256 and
 /// ECDH-ES+HKDF-256, which is how python-fido2 2.2.1 reads them (it picks a key's class by alg).
+@MemberwiseInit
 public struct ARKGPublicSeed: Sendable, Hashable {
     /// kty ARKG-pub, a placeholder until IANA assigns one (§8.1).
     public static let keyType = -65537
@@ -15,12 +17,6 @@ public struct ARKGPublicSeed: Sendable, Hashable {
     public var encapsulationKey: [UInt8]
     /// The alg of derived keys; absent when the seed does not restrict it.
     public var derivedKeyAlgorithm: COSEAlgorithm?
-
-    public init(blindingKey: [UInt8], encapsulationKey: [UInt8], derivedKeyAlgorithm: COSEAlgorithm?) {
-        self.blindingKey = blindingKey
-        self.encapsulationKey = encapsulationKey
-        self.derivedKeyAlgorithm = derivedKeyAlgorithm
-    }
 
     /// Reads the members after `COSEKey` has seen kty ARKG-pub: an alg other than ARKG-P256, an
     /// inner key that is not a P-256 point, or an unknown dkalg is `CTAP2_ERR_UNSUPPORTED_ALGORITHM`.

@@ -1,4 +1,5 @@
 import CBOR
+import PasskeydMacros
 
 /// An attestation statement with its format (WebAuthn L3 §8).
 public enum AttestationStatement: Sendable, Hashable {
@@ -52,14 +53,10 @@ public enum AttestationStatement: Sendable, Hashable {
 }
 
 /// The WebAuthn attestation object (WebAuthn L3 §6.5.4): `fmt`, `authData`, `attStmt`.
+@MemberwiseInit
 public struct AttestationObject: Sendable, Hashable {
     public var authenticatorData: [UInt8]
     public var statement: AttestationStatement
-
-    public init(authenticatorData: [UInt8], statement: AttestationStatement) {
-        self.authenticatorData = authenticatorData
-        self.statement = statement
-    }
 
     /// The object's keys (WebAuthn L3 §6.5.4), the only place they are written.
     enum Key: String, CodingKey {

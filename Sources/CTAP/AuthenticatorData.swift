@@ -1,4 +1,5 @@
 import CBOR
+import PasskeydMacros
 
 /// Authenticator data (WebAuthn L3 §6.1): what every signature covers.
 public struct AuthenticatorData: Sendable, Hashable {
@@ -78,16 +79,11 @@ public struct AuthenticatorData: Sendable, Hashable {
 }
 
 /// Attested credential data (WebAuthn L3 §6.5.2): AAGUID, credential ID, public key.
+@MemberwiseInit
 public struct AttestedCredentialData: Sendable, Hashable {
     public var aaguid: [UInt8]
     public var credentialID: [UInt8]
     public var publicKey: COSEKey
-
-    public init(aaguid: [UInt8], credentialID: [UInt8], publicKey: COSEKey) {
-        self.aaguid = aaguid
-        self.credentialID = credentialID
-        self.publicKey = publicKey
-    }
 
     public var bytes: [UInt8] {
         var out = aaguid

@@ -1,16 +1,14 @@
+import PasskeydMacros
+
 /// Who sends a CTAP message: one CTAPHID channel of one connection, or one in-process
 /// client. State that spans commands (getNextAssertion, credential management
 /// enumerations) belongs to the caller that started it (CTAP 2.1 §6.3, §6.8).
+@MemberwiseInit
 public struct CTAPCaller: Hashable, Sendable, CustomStringConvertible {
     /// The connection (an open handle on the device) the message came through.
     public let connection: UInt64
     /// The CTAPHID channel on that connection (CTAP 2.1 §11.2.3); 0 where there are none.
     public let channel: UInt32
-
-    public init(connection: UInt64, channel: UInt32) {
-        self.connection = connection
-        self.channel = channel
-    }
 
     /// A caller no other connection shares, for transports without channels. Daemon
     /// connections count up from 1, so the top bit keeps the two apart.

@@ -1,6 +1,8 @@
 import CBOR
+import PasskeydMacros
 
 /// authenticatorGetInfo response (CTAP 2.1 §6.4): what the authenticator is and can do.
+@MemberwiseInit
 public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case versions = 0x01
@@ -64,46 +66,4 @@ public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
     public var encCredStoreState: [UInt8]?
     /// CTAP 2.2 §6.4: the authenticatorConfig subcommands offered.
     public var authenticatorConfigCommands: [Int]?
-
-    public init(
-        versions: [String], extensions: [String] = [], aaguid: [UInt8], options: [String: Bool] = [:],
-        maxMsgSize: Int? = nil, pinUvAuthProtocols: [Int] = [], maxCredentialCountInList: Int? = nil,
-        maxCredentialIdLength: Int? = nil, transports: [String] = [], algorithms: [PublicKeyCredentialParameters] = [],
-        maxSerializedLargeBlobArray: Int? = nil, forcePINChange: Bool? = nil, minPINLength: Int? = nil,
-        firmwareVersion: Int? = nil,
-        maxCredBlobLength: Int? = nil, maxRPIDsForSetMinPINLength: Int? = nil,
-        preferredPlatformUvAttempts: Int? = nil, uvModality: Int? = nil, remainingDiscoverableCredentials: Int? = nil,
-        encIdentifier: [UInt8]? = nil, attestationFormats: [String]? = nil, uvCountSinceLastPinEntry: Int? = nil,
-        longTouchForReset: Bool? = nil, transportsForReset: [String]? = nil, pinComplexityPolicy: Bool? = nil,
-        maxPINLength: Int? = nil, encCredStoreState: [UInt8]? = nil, authenticatorConfigCommands: [Int]? = nil
-    ) {
-        self.encCredStoreState = encCredStoreState
-        self.encIdentifier = encIdentifier
-        self.attestationFormats = attestationFormats
-        self.uvCountSinceLastPinEntry = uvCountSinceLastPinEntry
-        self.longTouchForReset = longTouchForReset
-        self.transportsForReset = transportsForReset
-        self.pinComplexityPolicy = pinComplexityPolicy
-        self.maxPINLength = maxPINLength
-        self.authenticatorConfigCommands = authenticatorConfigCommands
-        self.versions = versions
-        self.extensions = extensions
-        self.aaguid = aaguid
-        self.options = options
-        self.maxMsgSize = maxMsgSize
-        self.pinUvAuthProtocols = pinUvAuthProtocols
-        self.maxCredentialCountInList = maxCredentialCountInList
-        self.maxCredentialIdLength = maxCredentialIdLength
-        self.transports = transports
-        self.algorithms = algorithms
-        self.maxSerializedLargeBlobArray = maxSerializedLargeBlobArray
-        self.forcePINChange = forcePINChange
-        self.minPINLength = minPINLength
-        self.firmwareVersion = firmwareVersion
-        self.maxCredBlobLength = maxCredBlobLength
-        self.maxRPIDsForSetMinPINLength = maxRPIDsForSetMinPINLength
-        self.preferredPlatformUvAttempts = preferredPlatformUvAttempts
-        self.uvModality = uvModality
-        self.remainingDiscoverableCredentials = remainingDiscoverableCredentials
-    }
 }

@@ -1,6 +1,8 @@
 import CBOR
+import PasskeydMacros
 
 /// authenticatorMakeCredential response (CTAP 2.1 §6.1.2, "authenticatorMakeCredential response structure").
+@MemberwiseInit
 public struct MakeCredentialResponse: Sendable, Hashable {
     /// The response map's keys (§6.1.2), the only place they are written.
     enum Key: Int, CodingKey {
@@ -14,17 +16,7 @@ public struct MakeCredentialResponse: Sendable, Hashable {
     /// The credential's largeBlobKey, when the largeBlobKey extension asked for one (CTAP 2.1 §12.3).
     public var largeBlobKey: [UInt8]?
     /// Extension outputs outside authData (CTAP 2.2 §6.1.2 `unsignedExtensionOutputs`), by identifier.
-    public var unsignedExtensionOutputs: ExtensionMap
-
-    public init(
-        attestation: AttestationObject, enterpriseAttestation: Bool? = nil, largeBlobKey: [UInt8]? = nil,
-        unsignedExtensionOutputs: ExtensionMap = ExtensionMap()
-    ) {
-        self.attestation = attestation
-        self.enterpriseAttestation = enterpriseAttestation
-        self.largeBlobKey = largeBlobKey
-        self.unsignedExtensionOutputs = unsignedExtensionOutputs
-    }
+    public var unsignedExtensionOutputs: ExtensionMap = ExtensionMap()
 
     public var cbor: CBORValue {
         .keyed(

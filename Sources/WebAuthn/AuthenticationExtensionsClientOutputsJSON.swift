@@ -1,26 +1,17 @@
+import PasskeydMacros
+
 /// AuthenticationExtensionsClientOutputsJSON (WebAuthn L3 §5.1, §9): the client extension
 /// outputs passkeyd produces or reads; outputs of other extensions are ignored on decoding.
+@MemberwiseInit
 public struct AuthenticationExtensionsClientOutputsJSON: Sendable, Hashable, Codable {
     /// CredentialPropertiesOutput (WebAuthn L3 §10.1.3).
+    @MemberwiseInit
     public struct CredentialProperties: Sendable, Hashable, Codable {
         /// Resident key credential property: whether the credential is client-side discoverable.
         public var rk: Bool?
-
-        public init(rk: Bool? = nil) {
-            self.rk = rk
-        }
     }
 
     public var credProps: CredentialProperties?
     public var prf: AuthenticationExtensionsPRFOutputsJSON?
     public var largeBlob: AuthenticationExtensionsLargeBlobOutputsJSON?
-
-    public init(
-        credProps: CredentialProperties? = nil, prf: AuthenticationExtensionsPRFOutputsJSON? = nil,
-        largeBlob: AuthenticationExtensionsLargeBlobOutputsJSON? = nil
-    ) {
-        self.credProps = credProps
-        self.prf = prf
-        self.largeBlob = largeBlob
-    }
 }

@@ -1,3 +1,5 @@
+import PasskeydMacros
+
 /// AuthenticationResponseJSON (WebAuthn L3 §5.1): a `PublicKeyCredential` from `get()`, as
 /// `toJSON()` renders it.
 public typealias AuthenticationResponseJSON = PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>
@@ -21,17 +23,11 @@ extension PublicKeyCredentialJSON where Response == AuthenticatorAssertionRespon
 }
 
 /// AuthenticatorAssertionResponseJSON (WebAuthn L3 §5.1).
+@MemberwiseInit
 public struct AuthenticatorAssertionResponseJSON: AuthenticatorResponseJSON {
     @Base64URLEncoded public var clientDataJSON: [UInt8]
     @Base64URLEncoded public var authenticatorData: [UInt8]
     @Base64URLEncoded public var signature: [UInt8]
     /// The user handle, present when the authenticator returned one (always for discoverable credentials).
     @Base64URLEncoded public var userHandle: [UInt8]?
-
-    public init(clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8], userHandle: [UInt8]?) {
-        self.clientDataJSON = clientDataJSON
-        self.authenticatorData = authenticatorData
-        self.signature = signature
-        self.userHandle = userHandle
-    }
 }

@@ -1,7 +1,9 @@
 import Foundation
+import PasskeydMacros
 
 /// CollectedClientData (WebAuthn L3 §5.8.1): the client's view of a ceremony, which the
 /// authenticator signs through its hash.
+@MemberwiseInit
 public struct CollectedClientData: Sendable, Hashable {
     /// The ceremony the client data was collected for.
     public enum CeremonyType: String, Sendable, Hashable, CaseIterable {
@@ -23,19 +25,9 @@ public struct CollectedClientData: Sendable, Hashable {
     public var challenge: [UInt8]
     /// The caller's origin, serialized (for example `https://example.com`).
     public var origin: String
-    public var crossOrigin: Bool
+    public var crossOrigin = false
     /// The top-level origin, present only for a cross-origin call from an iframe.
     public var topOrigin: String?
-
-    public init(
-        type: CeremonyType, challenge: [UInt8], origin: String, crossOrigin: Bool = false, topOrigin: String? = nil
-    ) {
-        self.type = type
-        self.challenge = challenge
-        self.origin = origin
-        self.crossOrigin = crossOrigin
-        self.topOrigin = topOrigin
-    }
 
     /// The JSON-compatible serialization (WebAuthn L3 §5.8.1.1): `type`, `challenge`, `origin`,
     /// `crossOrigin` in that order, then `topOrigin` when present, so that the limited

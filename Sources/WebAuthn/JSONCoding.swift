@@ -1,3 +1,5 @@
+import PasskeydMacros
+
 // Codable helpers for the WebAuthn L3 §5.1 JSON forms: binary fields travel as
 // base64url strings, and enumerations are DOMStrings whose unknown values are
 // ignored rather than rejected (WebAuthn L3 §2.1.1).
@@ -38,12 +40,9 @@ extension Optional: Base64URLValue where Wrapped == [UInt8] {
 /// A member that is base64url on the wire and bytes in Swift, so that its type keeps
 /// synthesized `Codable`: `@Base64URLEncoded public var rawId: [UInt8]`.
 @propertyWrapper
+@MemberwiseInit
 public struct Base64URLEncoded<Value: Base64URLValue>: Sendable, Hashable, Codable {
     public var wrappedValue: Value
-
-    public init(wrappedValue: Value) {
-        self.wrappedValue = wrappedValue
-    }
 
     public init(from decoder: any Decoder) throws {
         wrappedValue = try Value(decodingBase64URLFrom: decoder.singleValueContainer())

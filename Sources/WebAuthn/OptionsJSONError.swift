@@ -1,7 +1,9 @@
 import Foundation
+import PasskeydMacros
 
 /// Why a WebAuthn JSON document (WebAuthn L3 §5.1.10, §5.1.11) could not be read, in the
 /// document's own words: which member, what it must be. Never a Swift debug description.
+@MemberwiseInit
 public struct OptionsJSONError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The dictionary that was being read, e.g. `PublicKeyCredentialCreationOptionsJSON`.
     public let dictionary: String
@@ -24,12 +26,6 @@ public struct OptionsJSONError: Error, Sendable, Equatable, CustomStringConverti
         } catch {
             throw OptionsJSONError(dictionary: name, member: "", problem: "could not be read")
         }
-    }
-
-    public init(dictionary: String, member: String, problem: String) {
-        self.dictionary = dictionary
-        self.member = member
-        self.problem = problem
     }
 
     init(dictionary: String, _ error: DecodingError) {

@@ -1,5 +1,8 @@
+import PasskeydMacros
+
 /// PublicKeyCredentialCreationOptionsJSON (WebAuthn L3 §5.1.8): what a relying party sends
 /// for `navigator.credentials.create()`, in the form `parseCreationOptionsFromJSON` takes.
+@MemberwiseInit
 public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codable {
     public var rp: PublicKeyCredentialRpEntityJSON
     public var user: PublicKeyCredentialUserEntityJSON
@@ -7,40 +10,14 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
     public var pubKeyCredParams: [PublicKeyCredentialParametersJSON]
     /// Milliseconds; a hint.
     public var timeout: UInt32?
-    public var excludeCredentials: [PublicKeyCredentialDescriptorJSON]
+    public var excludeCredentials: [PublicKeyCredentialDescriptorJSON] = []
     public var authenticatorSelection: AuthenticatorSelectionCriteria?
     /// Unknown hints are dropped on decoding.
-    public var hints: [PublicKeyCredentialHint]
+    public var hints: [PublicKeyCredentialHint] = []
     /// An unknown value decodes as the default, `none`.
-    public var attestation: AttestationConveyancePreference
-    public var attestationFormats: [String]
+    public var attestation: AttestationConveyancePreference = .none
+    public var attestationFormats: [String] = []
     public var extensions: AuthenticationExtensionsClientInputsJSON?
-
-    public init(
-        rp: PublicKeyCredentialRpEntityJSON,
-        user: PublicKeyCredentialUserEntityJSON,
-        challenge: [UInt8],
-        pubKeyCredParams: [PublicKeyCredentialParametersJSON],
-        timeout: UInt32? = nil,
-        excludeCredentials: [PublicKeyCredentialDescriptorJSON] = [],
-        authenticatorSelection: AuthenticatorSelectionCriteria? = nil,
-        hints: [PublicKeyCredentialHint] = [],
-        attestation: AttestationConveyancePreference = .none,
-        attestationFormats: [String] = [],
-        extensions: AuthenticationExtensionsClientInputsJSON? = nil
-    ) {
-        self.rp = rp
-        self.user = user
-        self.challenge = challenge
-        self.pubKeyCredParams = pubKeyCredParams
-        self.timeout = timeout
-        self.excludeCredentials = excludeCredentials
-        self.authenticatorSelection = authenticatorSelection
-        self.hints = hints
-        self.attestation = attestation
-        self.attestationFormats = attestationFormats
-        self.extensions = extensions
-    }
 
     enum CodingKeys: String, CodingKey {
         case rp, user, challenge, pubKeyCredParams, timeout, excludeCredentials, authenticatorSelection

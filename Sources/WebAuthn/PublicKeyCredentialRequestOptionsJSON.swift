@@ -1,34 +1,19 @@
+import PasskeydMacros
+
 /// PublicKeyCredentialRequestOptionsJSON (WebAuthn L3 §5.1.9): what a relying party sends
 /// for `navigator.credentials.get()`, in the form `parseRequestOptionsFromJSON` takes.
+@MemberwiseInit
 public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable {
     public var challenge: [UInt8]
     /// Milliseconds; a hint.
     public var timeout: UInt32?
     public var rpId: String?
     /// Empty asks for a discoverable credential.
-    public var allowCredentials: [PublicKeyCredentialDescriptorJSON]
+    public var allowCredentials: [PublicKeyCredentialDescriptorJSON] = []
     /// An unknown value decodes as the default, `preferred`.
-    public var userVerification: UserVerificationRequirement
-    public var hints: [PublicKeyCredentialHint]
+    public var userVerification: UserVerificationRequirement = .preferred
+    public var hints: [PublicKeyCredentialHint] = []
     public var extensions: AuthenticationExtensionsClientInputsJSON?
-
-    public init(
-        challenge: [UInt8],
-        timeout: UInt32? = nil,
-        rpId: String? = nil,
-        allowCredentials: [PublicKeyCredentialDescriptorJSON] = [],
-        userVerification: UserVerificationRequirement = .preferred,
-        hints: [PublicKeyCredentialHint] = [],
-        extensions: AuthenticationExtensionsClientInputsJSON? = nil
-    ) {
-        self.challenge = challenge
-        self.timeout = timeout
-        self.rpId = rpId
-        self.allowCredentials = allowCredentials
-        self.userVerification = userVerification
-        self.hints = hints
-        self.extensions = extensions
-    }
 
     enum CodingKeys: String, CodingKey {
         case challenge, timeout, rpId, allowCredentials, userVerification, hints, extensions

@@ -1,4 +1,5 @@
 import CTAP
+import PasskeydMacros
 
 /// RegistrationResponseJSON (WebAuthn L3 §5.1): a `PublicKeyCredential` from `create()`, as
 /// `toJSON()` renders it.
@@ -31,6 +32,7 @@ extension PublicKeyCredentialJSON where Response == AuthenticatorAttestationResp
 
 /// AuthenticatorAttestationResponseJSON (WebAuthn L3 §5.1); `transports`, `publicKeyAlgorithm`
 /// and the attestation object are required, `publicKey` may be absent.
+@MemberwiseInit
 public struct AuthenticatorAttestationResponseJSON: AuthenticatorResponseJSON {
     @Base64URLEncoded public var clientDataJSON: [UInt8]
     @Base64URLEncoded public var authenticatorData: [UInt8]
@@ -42,16 +44,4 @@ public struct AuthenticatorAttestationResponseJSON: AuthenticatorResponseJSON {
     public var publicKeyAlgorithm: Int
     /// The CBOR attestation object (WebAuthn L3 §6.5.4).
     @Base64URLEncoded public var attestationObject: [UInt8]
-
-    public init(
-        clientDataJSON: [UInt8], authenticatorData: [UInt8], transports: [String],
-        publicKey: [UInt8]?, publicKeyAlgorithm: Int, attestationObject: [UInt8]
-    ) {
-        self.clientDataJSON = clientDataJSON
-        self.authenticatorData = authenticatorData
-        self.transports = transports
-        self.publicKey = publicKey
-        self.publicKeyAlgorithm = publicKeyAlgorithm
-        self.attestationObject = attestationObject
-    }
 }

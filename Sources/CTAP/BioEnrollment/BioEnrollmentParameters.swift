@@ -1,6 +1,8 @@
 import CBOR
+import PasskeydMacros
 
 /// The `subCommandParams` map of authenticatorBioEnrollment (CTAP 2.1 §6.7).
+@MemberwiseInit
 public struct BioEnrollmentParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case templateId = 0x01
@@ -13,10 +15,4 @@ public struct BioEnrollmentParameters: CTAPStructure, Sendable, Hashable {
     public var templateFriendlyName: String?
     /// How long a capture waits for a finger; absent, the sensor's own timeout.
     @Unsigned public var timeoutMilliseconds: Int?
-
-    public init(templateId: [UInt8]? = nil, templateFriendlyName: String? = nil, timeoutMilliseconds: Int? = nil) {
-        self.templateId = templateId
-        self.templateFriendlyName = templateFriendlyName
-        self.timeoutMilliseconds = timeoutMilliseconds
-    }
 }

@@ -1,17 +1,19 @@
 import CBOR
+import PasskeydMacros
 
 /// The authenticatorBioEnrollment (0x09) request parameters (CTAP 2.1 §6.7): either getModality,
 /// or a subcommand for a modality.
 ///
 /// pinUvAuthParam authenticates modality ‖ subCommand ‖ subCommandParams as the platform encoded
 /// them, so a request parsed from the wire keeps those bytes.
+@MemberwiseInit
 public struct BioEnrollmentRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case modality = 0x01
         case subCommand, subCommandParams, pinUvAuthProtocol, pinUvAuthParam, getModality
     }
 
-    public var modality: BioModality?
+    public var modality: BioModality? = .fingerprint
     public var subCommand: BioEnrollmentSubcommand?
     public var subCommandParams: BioEnrollmentParameters?
     @Unsigned public var pinUvAuthProtocol: Int?
@@ -20,19 +22,6 @@ public struct BioEnrollmentRequest: CTAPStructure, Sendable, Hashable {
     public var getModality: Bool?
     /// The `subCommandParams` bytes as received.
     private var receivedParams = ReceivedEncoding()
-
-    public init(
-        modality: BioModality? = .fingerprint, subCommand: BioEnrollmentSubcommand? = nil,
-        subCommandParams: BioEnrollmentParameters? = nil, pinUvAuthProtocol: Int? = nil,
-        pinUvAuthParam: [UInt8]? = nil, getModality: Bool? = nil
-    ) {
-        self.modality = modality
-        self.subCommand = subCommand
-        self.subCommandParams = subCommandParams
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-        self.pinUvAuthParam = pinUvAuthParam
-        self.getModality = getModality
-    }
 
     /// What the platform asks for, once the shape is known to be one of the two (§6.7.1): a
     /// request with neither getModality nor a subcommand is `CTAP2_ERR_MISSING_PARAMETER`, and so

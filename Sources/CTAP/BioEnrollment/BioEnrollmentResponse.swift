@@ -1,7 +1,9 @@
 import CBOR
+import PasskeydMacros
 
 /// The authenticatorBioEnrollment response (CTAP 2.1 §6.7). Which members are present depends on
 /// the request; cancelCurrentEnrollment, setFriendlyName and removeEnrollment answer with no map.
+@MemberwiseInit
 public struct BioEnrollmentResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case modality = 0x01
@@ -21,20 +23,4 @@ public struct BioEnrollmentResponse: CTAPStructure, Sendable, Hashable {
     public var templateInfos: [TemplateInfo]?
     /// The longest friendly name kept, in bytes of UTF-8.
     @Unsigned public var maxTemplateFriendlyName: Int?
-
-    public init(
-        modality: BioModality? = nil, fingerprintKind: FingerprintKind? = nil,
-        maxCaptureSamplesRequiredForEnroll: Int? = nil,
-        templateId: [UInt8]? = nil, lastEnrollSampleStatus: LastEnrollSampleStatus? = nil, remainingSamples: Int? = nil,
-        templateInfos: [TemplateInfo]? = nil, maxTemplateFriendlyName: Int? = nil
-    ) {
-        self.modality = modality
-        self.fingerprintKind = fingerprintKind
-        self.maxCaptureSamplesRequiredForEnroll = maxCaptureSamplesRequiredForEnroll
-        self.templateId = templateId
-        self.lastEnrollSampleStatus = lastEnrollSampleStatus
-        self.remainingSamples = remainingSamples
-        self.templateInfos = templateInfos
-        self.maxTemplateFriendlyName = maxTemplateFriendlyName
-    }
 }

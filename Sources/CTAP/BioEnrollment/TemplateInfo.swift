@@ -1,6 +1,8 @@
 import CBOR
+import PasskeydMacros
 
 /// One enrolled fingerprint as enumerateEnrollments reports it (CTAP 2.1 §6.7.6).
+@MemberwiseInit
 public struct TemplateInfo: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case templateId = 0x01
@@ -9,9 +11,4 @@ public struct TemplateInfo: CTAPStructure, Sendable, Hashable {
 
     public var templateId: [UInt8]
     public var templateFriendlyName: String?
-
-    public init(templateId: [UInt8], templateFriendlyName: String? = nil) {
-        self.templateId = templateId
-        self.templateFriendlyName = templateFriendlyName
-    }
 }

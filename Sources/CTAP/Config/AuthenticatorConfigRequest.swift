@@ -1,9 +1,11 @@
 import CBOR
+import PasskeydMacros
 
 /// The authenticatorConfig (0x0D) request parameters (CTAP 2.1 §6.11).
 ///
 /// pinUvAuthParam authenticates 32×0xff ‖ 0x0d ‖ subCommand ‖ subCommandParams as the platform
 /// encoded them, so a request parsed from the wire keeps those bytes.
+@MemberwiseInit
 public struct AuthenticatorConfigRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case subCommand = 0x01
@@ -18,16 +20,6 @@ public struct AuthenticatorConfigRequest: CTAPStructure, Sendable, Hashable {
     public var pinUvAuthParam: [UInt8]?
     /// The `subCommandParams` bytes as received.
     private var receivedParams = ReceivedEncoding()
-
-    public init(
-        subCommand: AuthenticatorConfigSubcommand, subCommandParams: SetMinPINLengthParameters? = nil,
-        pinUvAuthProtocol: Int? = nil, pinUvAuthParam: [UInt8]? = nil
-    ) {
-        self.subCommand = subCommand
-        self.subCommandParams = subCommandParams
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-        self.pinUvAuthParam = pinUvAuthParam
-    }
 
     /// The message pinUvAuthParam is computed over (§6.11.1): 32×0xff ‖ 0x0d ‖ subCommand ‖ subCommandParams.
     public var authenticatedMessage: [UInt8] {

@@ -1,6 +1,8 @@
 import CBOR
+import PasskeydMacros
 
 /// setMinPINLength's `subCommandParams` (CTAP 2.1 §6.11.4).
+@MemberwiseInit
 public struct SetMinPINLengthParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case newMinPINLength = 0x01
@@ -13,10 +15,4 @@ public struct SetMinPINLengthParameters: CTAPStructure, Sendable, Hashable {
     public var minPinLengthRPIDs: [String]?
     /// Whether the current PIN must be changed before it is used again.
     public var forceChangePin: Bool?
-
-    public init(newMinPINLength: Int? = nil, minPinLengthRPIDs: [String]? = nil, forceChangePin: Bool? = nil) {
-        self.newMinPINLength = newMinPINLength
-        self.minPinLengthRPIDs = minPinLengthRPIDs
-        self.forceChangePin = forceChangePin
-    }
 }

@@ -1,6 +1,8 @@
 import CBOR
+import PasskeydMacros
 
 /// The `subCommandParams` map of authenticatorCredentialManagement (CTAP 2.1 §6.8).
+@MemberwiseInit
 public struct CredentialManagementParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case rpIDHash = 0x01
@@ -13,13 +15,4 @@ public struct CredentialManagementParameters: CTAPStructure, Sendable, Hashable 
     public var credentialID: PublicKeyCredentialDescriptor?
     /// The replacement user entity (updateUserInformation).
     public var user: PublicKeyCredentialUserEntity?
-
-    public init(
-        rpIDHash: [UInt8]? = nil, credentialID: PublicKeyCredentialDescriptor? = nil,
-        user: PublicKeyCredentialUserEntity? = nil
-    ) {
-        self.rpIDHash = rpIDHash
-        self.credentialID = credentialID
-        self.user = user
-    }
 }

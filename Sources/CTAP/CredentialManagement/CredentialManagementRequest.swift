@@ -1,4 +1,5 @@
 import CBOR
+import PasskeydMacros
 
 /// The authenticatorCredentialManagement (0x0A, and 0x41 under CTAP 2.1-PRE) request
 /// parameters (CTAP 2.1 §6.8).
@@ -6,6 +7,7 @@ import CBOR
 /// pinUvAuthParam authenticates `subCommand || subCommandParams` as the platform
 /// encoded them, so a request parsed from the wire keeps those exact bytes in
 /// `authenticatedMessage`; a request built in code uses the canonical encoding.
+@MemberwiseInit
 public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case subCommand = 0x01
@@ -18,18 +20,6 @@ public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     public var pinUvAuthParam: [UInt8]?
     /// The `subCommandParams` bytes as received.
     private var receivedParams = ReceivedEncoding()
-
-    public init(
-        subCommand: CredentialManagementSubcommand,
-        subCommandParams: CredentialManagementParameters? = nil,
-        pinUvAuthProtocol: Int? = nil,
-        pinUvAuthParam: [UInt8]? = nil
-    ) {
-        self.subCommand = subCommand
-        self.subCommandParams = subCommandParams
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-        self.pinUvAuthParam = pinUvAuthParam
-    }
 
     /// The message pinUvAuthParam is computed over: the subcommand byte followed by the
     /// CBOR encoding of subCommandParams, when present (§6.8.1–§6.8.7).

@@ -1,4 +1,5 @@
 import CBOR
+import PasskeydMacros
 
 /// A request of one of passkeyd's vendor CTAP2 commands (CTAP 2.1 §6: 0x40–0xBF are the
 /// vendor's): parameters, and a pinUvAuthParam over `command || parameters` made with a
@@ -6,17 +7,12 @@ import CBOR
 ///
 /// Like `CredentialManagementRequest`, a request parsed from the wire keeps the parameter bytes
 /// as received, since the MAC covers those exact bytes.
+@MemberwiseInit
 public struct AuthenticatedVendorRequest<Parameters: CTAPStructure & Sendable & Hashable>: Sendable, Hashable {
     public var parameters: Parameters
     public var pinUvAuthProtocol: Int?
     public var pinUvAuthParam: [UInt8]?
     private var receivedParameterBytes: [UInt8]? = nil
-
-    public init(parameters: Parameters, pinUvAuthProtocol: Int? = nil, pinUvAuthParam: [UInt8]? = nil) {
-        self.parameters = parameters
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-        self.pinUvAuthParam = pinUvAuthParam
-    }
 
     /// What pinUvAuthParam authenticates for `command`.
     public func authenticatedMessage(_ command: CTAPCommand) -> [UInt8] {

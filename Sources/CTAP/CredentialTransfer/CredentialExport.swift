@@ -1,6 +1,8 @@
 import CBOR
+import PasskeydMacros
 
 /// passkeydExport (0xB0) parameters: one page of the discoverable credentials, optionally of one RP.
+@MemberwiseInit
 public struct ExportParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case rpID = 0x01
@@ -11,15 +13,10 @@ public struct ExportParameters: CTAPStructure, Sendable, Hashable {
     public var includePrivateKeys: Bool?
     /// How many credentials earlier pages returned.
     @Unsigned public var offset: Int?
-
-    public init(rpID: String? = nil, includePrivateKeys: Bool? = nil, offset: Int? = nil) {
-        self.rpID = rpID
-        self.includePrivateKeys = includePrivateKeys
-        self.offset = offset
-    }
 }
 
 /// passkeydExport's answer: a page of credentials (RP ID, then creation order) and how many there are.
+@MemberwiseInit
 public struct ExportResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case credentials = 0x01
@@ -28,27 +25,20 @@ public struct ExportResponse: CTAPStructure, Sendable, Hashable {
 
     @Defaulted public var credentials: [CredentialRecord]
     @Unsigned public var total: Int?
-
-    public init(credentials: [CredentialRecord], total: Int) {
-        self.credentials = credentials
-        self.total = total
-    }
 }
 
 /// passkeydImport (0xB1) parameters: one credential, stored as a discoverable credential.
+@MemberwiseInit
 public struct ImportParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case credential = 0x01
     }
 
     public var credential: CredentialRecord
-
-    public init(credential: CredentialRecord) {
-        self.credential = credential
-    }
 }
 
 /// passkeydCredentialFlags (0xB2) parameters: a stored credential's backup flags (WebAuthn L3 §6.1.3).
+@MemberwiseInit
 public struct CredentialFlagsParameters: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case credentialID = 0x01
@@ -59,10 +49,4 @@ public struct CredentialFlagsParameters: CTAPStructure, Sendable, Hashable {
     /// Absent: unchanged.
     public var backupEligible: Bool?
     public var backupState: Bool?
-
-    public init(credentialID: [UInt8], backupEligible: Bool? = nil, backupState: Bool? = nil) {
-        self.credentialID = credentialID
-        self.backupEligible = backupEligible
-        self.backupState = backupState
-    }
 }

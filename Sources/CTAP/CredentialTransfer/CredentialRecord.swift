@@ -1,8 +1,10 @@
 import CBOR
+import PasskeydMacros
 
 /// A discoverable credential as passkeyd's credential transfer commands carry it (docs/vendor-commands.md):
 /// what `passkeyctl export` writes out and `import` puts back. The private key travels only
 /// when the export asked for it.
+@MemberwiseInit
 public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case id = 0x01
@@ -31,24 +33,4 @@ public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     /// enumerateCredentials returns it (§6.8.4): the platform reads and writes the credential's
     /// large blob with it. An import may carry one (32 bytes) for the credential to keep.
     public var largeBlobKey: [UInt8]?
-
-    public init(
-        id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: Int,
-        signCount: Int? = nil, privateKey: [UInt8]? = nil, credProtect: Int? = nil,
-        backupEligible: Bool? = nil, backupState: Bool? = nil, createdAt: Int? = nil, countsSignatures: Bool? = nil,
-        largeBlobKey: [UInt8]? = nil
-    ) {
-        self.countsSignatures = countsSignatures
-        self.largeBlobKey = largeBlobKey
-        self.id = id
-        self.rp = rp
-        self.user = user
-        self.algorithm = algorithm
-        self.signCount = signCount
-        self.privateKey = privateKey
-        self.credProtect = credProtect
-        self.backupEligible = backupEligible
-        self.backupState = backupState
-        self.createdAt = createdAt
-    }
 }

@@ -1,20 +1,16 @@
 import CBOR
+import PasskeydMacros
 
 /// COSE_Sign_Args (draft-lundberg-cose-two-party-signing-algs-05 §4), the CBOR map previewSign
 /// carries as its additional arguments: the algorithm (3) the signer is asked to use, and that
 /// algorithm's parameters — for the ARKG algorithms the key handle `kh` (-1) and context `ctx`
 /// (-2) of ARKG-Derive-Private-Key (draft-bradleylundberg-cfrg-arkg-10 §5.3). Other labels are
 /// ignored; whether the members present suit the key is the signer's to judge.
+@MemberwiseInit
 public struct COSESignArgs: Sendable, Hashable {
     public var algorithm: Int?
     public var arkgKeyHandle: [UInt8]?
     public var arkgContext: [UInt8]?
-
-    public init(algorithm: Int?, arkgKeyHandle: [UInt8]?, arkgContext: [UInt8]?) {
-        self.algorithm = algorithm
-        self.arkgKeyHandle = arkgKeyHandle
-        self.arkgContext = arkgContext
-    }
 
     /// Reads the encoded map: bytes that are not one CBOR map are `CTAP2_ERR_INVALID_CBOR` or
     /// `CTAP2_ERR_CBOR_UNEXPECTED_TYPE`, a member of the wrong type the latter.

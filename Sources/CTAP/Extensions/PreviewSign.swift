@@ -1,4 +1,5 @@
 import CBOR
+import PasskeydMacros
 
 /// The previewSign extension (WebAuthn signing extension draft, version 4, as python-fido2
 /// 2.2.1 speaks it): at creation the authenticator generates a separate signing key bound to
@@ -20,6 +21,7 @@ public enum PreviewSign: CTAPExtension {
 }
 
 /// previewSign's makeCredential input: the RP's algorithms in its order (3) and the key's flags (4).
+@MemberwiseInit
 public struct PreviewSignGenerateKey: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case algorithms = 3
@@ -28,15 +30,11 @@ public struct PreviewSignGenerateKey: CTAPStructure, Sendable, Hashable {
 
     public var algorithms: [Int]
     @Unsigned public var flags: Int?
-
-    public init(algorithms: [Int], flags: Int? = nil) {
-        self.algorithms = algorithms
-        self.flags = flags
-    }
 }
 
 /// previewSign's signed makeCredential output (3: the algorithm), and in the generated key's
 /// own authData also its flags (4).
+@MemberwiseInit
 public struct PreviewSignGeneratedKey: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case algorithm = 3
@@ -45,29 +43,22 @@ public struct PreviewSignGeneratedKey: CTAPStructure, Sendable, Hashable {
 
     public var algorithm: Int
     @Unsigned public var flags: Int?
-
-    public init(algorithm: Int, flags: Int? = nil) {
-        self.algorithm = algorithm
-        self.flags = flags
-    }
 }
 
 /// previewSign's unsigned makeCredential output (the response's unsignedExtensionOutputs, CTAP
 /// 2.2 §6.1 0x06): the generated key's attestation object (7), CBOR with CTAP's integer keys.
+@MemberwiseInit
 public struct PreviewSignAttestation: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case attestationObject = 7
     }
 
     public var attestationObject: [UInt8]
-
-    public init(attestationObject: [UInt8]) {
-        self.attestationObject = attestationObject
-    }
 }
 
 /// previewSign's getAssertion input: the key handle (2), the data to sign (6), and arguments of
 /// algorithms that take them (7, CBOR bytes). Absent members are the authenticator's to refuse.
+@MemberwiseInit
 public struct PreviewSignSignRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case keyHandle = 2
@@ -78,23 +69,14 @@ public struct PreviewSignSignRequest: CTAPStructure, Sendable, Hashable {
     public var keyHandle: [UInt8]?
     public var toBeSigned: [UInt8]?
     public var additionalArguments: [UInt8]?
-
-    public init(keyHandle: [UInt8]?, toBeSigned: [UInt8]?, additionalArguments: [UInt8]? = nil) {
-        self.keyHandle = keyHandle
-        self.toBeSigned = toBeSigned
-        self.additionalArguments = additionalArguments
-    }
 }
 
 /// previewSign's getAssertion output: the signature (6).
+@MemberwiseInit
 public struct PreviewSignSignature: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case signature = 6
     }
 
     public var signature: [UInt8]
-
-    public init(signature: [UInt8]) {
-        self.signature = signature
-    }
 }

@@ -1,7 +1,9 @@
 import CBOR
+import PasskeydMacros
 
 /// The authenticatorLargeBlobs (0x0C) request parameters (CTAP 2.1 §6.10.2): a read of
 /// `get` bytes, or a fragment `set` of a new serialized large-blob array, both at `offset`.
+@MemberwiseInit
 public struct LargeBlobsRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case get = 0x01
@@ -19,18 +21,6 @@ public struct LargeBlobsRequest: CTAPStructure, Sendable, Hashable {
     @Unsigned public var length: Int?
     public var pinUvAuthParam: [UInt8]?
     @Unsigned public var pinUvAuthProtocol: Int?
-
-    public init(
-        get: Int? = nil, set: [UInt8]? = nil, offset: Int?, length: Int? = nil,
-        pinUvAuthParam: [UInt8]? = nil, pinUvAuthProtocol: Int? = nil
-    ) {
-        self.get = get
-        self.set = set
-        self.offset = offset
-        self.length = length
-        self.pinUvAuthParam = pinUvAuthParam
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-    }
 
     /// The message a write's pinUvAuthParam authenticates (§6.10.2 step 4.5.3):
     /// 32×0xff ‖ h'0c00' ‖ uint32LittleEndian(offset) ‖ SHA-256(set).

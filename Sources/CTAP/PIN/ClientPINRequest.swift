@@ -1,10 +1,12 @@
 import CBOR
+import PasskeydMacros
 
 /// The authenticatorClientPIN (0x06) request parameters (CTAP 2.1 §6.5.5).
 ///
 /// Parsing checks that each subcommand carries the fields its steps require
 /// (§6.5.5.2–§6.5.5.7): a missing one is `CTAP2_ERR_MISSING_PARAMETER`. Whether the
 /// protocol is supported and whether the values are right is the authenticator's call.
+@MemberwiseInit
 public struct ClientPINRequest: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case pinUvAuthProtocol = 0x01
@@ -24,26 +26,6 @@ public struct ClientPINRequest: CTAPStructure, Sendable, Hashable {
     public var pinHashEnc: [UInt8]?
     public var permissions: PinUvAuthTokenPermissions?
     public var rpId: String?
-
-    public init(
-        subCommand: ClientPINSubcommand,
-        pinUvAuthProtocol: Int? = nil,
-        keyAgreement: COSEKey? = nil,
-        pinUvAuthParam: [UInt8]? = nil,
-        newPinEnc: [UInt8]? = nil,
-        pinHashEnc: [UInt8]? = nil,
-        permissions: PinUvAuthTokenPermissions? = nil,
-        rpId: String? = nil
-    ) {
-        self.pinUvAuthProtocol = pinUvAuthProtocol
-        self.subCommand = subCommand
-        self.keyAgreement = keyAgreement
-        self.pinUvAuthParam = pinUvAuthParam
-        self.newPinEnc = newPinEnc
-        self.pinHashEnc = pinHashEnc
-        self.permissions = permissions
-        self.rpId = rpId
-    }
 
     /// The subcommand a request names, read alone: what a device that lacks it answers
     /// `CTAP2_ERR_INVALID_SUBCOMMAND` to before judging the rest.

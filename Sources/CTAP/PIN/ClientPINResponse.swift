@@ -1,7 +1,9 @@
 import CBOR
+import PasskeydMacros
 
 /// The authenticatorClientPIN (0x06) response (CTAP 2.1 §6.5.5). Which fields are
 /// present depends on the subcommand; setPIN and changePIN answer with no map at all.
+@MemberwiseInit
 public struct ClientPINResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case keyAgreement = 0x01
@@ -16,18 +18,4 @@ public struct ClientPINResponse: CTAPStructure, Sendable, Hashable {
     /// True when the PIN is soft-blocked until the authenticator is power cycled.
     public var powerCycleState: Bool?
     @Unsigned public var uvRetries: Int?
-
-    public init(
-        keyAgreement: COSEKey? = nil,
-        pinUvAuthToken: [UInt8]? = nil,
-        pinRetries: Int? = nil,
-        powerCycleState: Bool? = nil,
-        uvRetries: Int? = nil
-    ) {
-        self.keyAgreement = keyAgreement
-        self.pinUvAuthToken = pinUvAuthToken
-        self.pinRetries = pinRetries
-        self.powerCycleState = powerCycleState
-        self.uvRetries = uvRetries
-    }
 }

@@ -1,5 +1,8 @@
+import PasskeydMacros
+
 /// passkeydAttestationRoot (0xB3, docs/vendor-commands.md): the keystore's test attestation
 /// root certificate, which `--attestation x5c` chains to. Public: no token is needed.
+@MemberwiseInit
 public struct AttestationRootResponse: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case certificate = 0x01
@@ -7,8 +10,4 @@ public struct AttestationRootResponse: CTAPStructure, Sendable, Hashable {
 
     /// DER.
     public var certificate: [UInt8]
-
-    public init(certificate: [UInt8]) {
-        self.certificate = certificate
-    }
 }

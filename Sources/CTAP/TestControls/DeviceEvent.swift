@@ -1,8 +1,10 @@
 import CBOR
 import Foundation
+import PasskeydMacros
 
 /// Something the device did, as `passkeyctl watch` shows it (docs/testing-your-relying-party.md).
 /// Events name credentials and accounts, never a secret: no keys, PINs, tokens or blobs.
+@MemberwiseInit
 public struct DeviceEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         case credentialAdded = "credential.added"
@@ -19,7 +21,7 @@ public struct DeviceEvent: Sendable, Equatable {
 
     public var kind: Kind
     /// Milliseconds are kept; the wire carries Unix time in milliseconds.
-    public var time: Date
+    public var time: Date = Date()
     public var rpID: String?
     public var credentialID: [UInt8]?
     public var userName: String?
@@ -28,19 +30,6 @@ public struct DeviceEvent: Sendable, Equatable {
     public var detail: String?
     /// Events this watcher missed just before this one because it read too slowly.
     public var dropped: Int = 0
-
-    public init(
-        kind: Kind, time: Date = Date(), rpID: String? = nil, credentialID: [UInt8]? = nil,
-        userName: String? = nil, signCount: UInt32? = nil, detail: String? = nil
-    ) {
-        self.kind = kind
-        self.time = time
-        self.rpID = rpID
-        self.credentialID = credentialID
-        self.userName = userName
-        self.signCount = signCount
-        self.detail = detail
-    }
 
     /// The event map's keys (docs/vendor-commands.md), the only place they are written.
     enum Key: String, CodingKey {

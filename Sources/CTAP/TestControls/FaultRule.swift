@@ -1,19 +1,15 @@
 import CBOR
+import PasskeydMacros
 
 /// An armed fault: what, for how many more matching transactions, and for which relying party.
 /// A matching transaction is a makeCredential, getAssertion or getNextAssertion (for `--rp`, one
 /// for that RP ID); each fires every armed rule that matches it.
+@MemberwiseInit
 public struct FaultRule: Sendable, Hashable {
     public var fault: Fault
     /// Transactions left; nil while armed until cleared (`--always`).
-    public var remaining: Int?
+    public var remaining: Int? = 1
     public var rpID: String?
-
-    public init(fault: Fault, remaining: Int? = 1, rpID: String? = nil) {
-        self.fault = fault
-        self.remaining = remaining
-        self.rpID = rpID
-    }
 
     /// One line for `fault list` and the log.
     public var summary: String {

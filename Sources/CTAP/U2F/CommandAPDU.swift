@@ -1,27 +1,19 @@
+import PasskeydMacros
+
 /// A command APDU (ISO 7816-4 §5.1), short or extended length, as CTAPHID_MSG carries it
 /// (CTAP 2.1 §11.2.9.1.1; FIDO U2F Raw Message Formats §3.1). Parsed at the edge: the
 /// authenticator never sees the raw bytes.
+@MemberwiseInit
 public struct CommandAPDU: Sendable, Equatable {
-    public var cla: UInt8
+    public var cla: UInt8 = 0
     public var ins: UInt8
-    public var p1: UInt8
-    public var p2: UInt8
+    public var p1: UInt8 = 0
+    public var p2: UInt8 = 0
     /// The command data (Nc bytes; empty when Lc is absent).
-    public var data: [UInt8]
+    public var data: [UInt8] = []
     /// Ne, the most response bytes the host takes; nil when Le is absent. Le 0 means the
     /// largest count (256 short, 65536 extended).
     public var maxResponseLength: Int?
-
-    public init(
-        cla: UInt8 = 0, ins: UInt8, p1: UInt8 = 0, p2: UInt8 = 0, data: [UInt8] = [], maxResponseLength: Int? = nil
-    ) {
-        self.cla = cla
-        self.ins = ins
-        self.p1 = p1
-        self.p2 = p2
-        self.data = data
-        self.maxResponseLength = maxResponseLength
-    }
 
     /// Reads the four cases of ISO 7816-4 §5.1 in both encodings. A body whose lengths do
     /// not account for its bytes exactly is `SW_WRONG_LENGTH`.

@@ -1,4 +1,7 @@
+import PasskeydMacros
+
 /// U2F_AUTHENTICATE's request (FIDO U2F Raw Message Formats §5.1).
+@MemberwiseInit
 public struct U2FAuthenticateRequest: Sendable, Equatable {
     /// The control byte (P1, §5.1).
     public enum Control: UInt8, Sendable {
@@ -15,13 +18,6 @@ public struct U2FAuthenticateRequest: Sendable, Equatable {
     public var application: [UInt8]
     /// At most 255 bytes: its length travels in one byte.
     public var keyHandle: [UInt8]
-
-    public init(control: Control, challenge: [UInt8], application: [UInt8], keyHandle: [UInt8]) {
-        self.control = control
-        self.challenge = challenge
-        self.application = application
-        self.keyHandle = keyHandle
-    }
 
     /// challenge (32) ‖ application (32) ‖ L (1) ‖ key handle (L): lengths that disagree
     /// are `SW_WRONG_LENGTH`; an unknown control byte is `SW_WRONG_DATA`.
