@@ -75,86 +75,6 @@ extension ParameterlessRequest {
     public var commandParameters: CBORValue? { nil }
 }
 
-/// authenticatorGetInfo (CTAP 2.1 §6.4).
-public struct GetInfoRequest: ParameterlessRequest, Hashable {
-    public typealias Response = GetInfoResponse
-    public static let command = CTAPCommand.getInfo
-    public init() {}
-}
-
-/// authenticatorGetNextAssertion (CTAP 2.1 §6.3): the caller's next account of its last getAssertion.
-public struct GetNextAssertionRequest: ParameterlessRequest, Hashable {
-    public typealias Response = GetAssertionResponse
-    public static let command = CTAPCommand.getNextAssertion
-    public init() {}
-}
-
-/// authenticatorReset (CTAP 2.1 §6.6).
-public struct ResetRequest: ParameterlessRequest, Hashable {
-    public typealias Response = StatusOnly
-    public static let command = CTAPCommand.reset
-    public init() {}
-}
-
-/// authenticatorSelection (CTAP 2.1 §6.9).
-public struct SelectionRequest: ParameterlessRequest, Hashable {
-    public typealias Response = StatusOnly
-    public static let command = CTAPCommand.selection
-    public init() {}
-}
-
-/// passkeydAttestationRoot (docs/vendor-commands.md): the test attestation root, no token needed.
-public struct AttestationRootRequest: ParameterlessRequest, Hashable {
-    public typealias Response = AttestationRootResponse
-    public static let command = CTAPCommand.passkeydAttestationRoot
-    public init() {}
-}
-
-extension MakeCredentialRequest: CTAPCommandRequest {
-    public typealias Response = MakeCredentialResponse
-    public static let command = CTAPCommand.makeCredential
-}
-
-extension GetAssertionRequest: CTAPCommandRequest {
-    public typealias Response = GetAssertionResponse
-    public static let command = CTAPCommand.getAssertion
-}
-
-extension ClientPINRequest: CTAPCommandRequest {
-    public typealias Response = ClientPINResponse?
-    public static let command = CTAPCommand.clientPIN
-}
-
-extension CredentialManagementRequest: CTAPCommandRequest {
-    public typealias Response = CredentialManagementResponse?
-    public static let command = CTAPCommand.credentialManagement
-}
-
-extension LargeBlobsRequest: CTAPCommandRequest {
-    public typealias Response = LargeBlobsResponse?
-    public static let command = CTAPCommand.largeBlobs
-}
-
-extension BioEnrollmentRequest: CTAPCommandRequest {
-    public typealias Response = BioEnrollmentResponse?
-    public static let command = CTAPCommand.bioEnrollment
-}
-
-extension AuthenticatorConfigRequest: CTAPCommandRequest {
-    public typealias Response = StatusOnly
-    public static let command = CTAPCommand.config
-}
-
-extension GetInfoResponse: CTAPCommandResponse {}
-extension MakeCredentialResponse: CBORRepresentable, CTAPCommandResponse {}
-extension GetAssertionResponse: CTAPCommandResponse {}
-extension ClientPINResponse: CTAPCommandResponse {}
-extension CredentialManagementResponse: CTAPCommandResponse {}
-extension LargeBlobsResponse: CTAPCommandResponse {}
-extension BioEnrollmentResponse: CTAPCommandResponse {}
-extension AttestationRootResponse: CTAPCommandResponse {}
-extension ExportResponse: CTAPCommandResponse {}
-
 /// The parameters of one of passkeyd's authenticated vendor commands, naming its code and answer.
 public protocol VendorCommandParameters: CTAPStructure, Sendable, Hashable {
     associatedtype Response: CTAPCommandResponse
@@ -165,19 +85,4 @@ extension AuthenticatedVendorRequest: CTAPCommandRequest where Parameters: Vendo
     public typealias Response = Parameters.Response
     public static var command: CTAPCommand { Parameters.command }
     public var commandParameters: CBORValue? { cbor }
-}
-
-extension ExportParameters: VendorCommandParameters {
-    public typealias Response = ExportResponse
-    public static let command = CTAPCommand.passkeydExport
-}
-
-extension ImportParameters: VendorCommandParameters {
-    public typealias Response = StatusOnly
-    public static let command = CTAPCommand.passkeydImport
-}
-
-extension CredentialFlagsParameters: VendorCommandParameters {
-    public typealias Response = StatusOnly
-    public static let command = CTAPCommand.passkeydCredentialFlags
 }

@@ -24,3 +24,9 @@ public struct GetAssertionRequest: CTAPStructure, Sendable, Hashable {
 
     public func validate() throws(CTAPStatus) { try ClientDataHash.validate(clientDataHash) }
 }
+
+/// The command this request is sent under, and its answer (CTAP 2.1 §6).
+extension GetAssertionRequest: CTAPCommandRequest {
+    public typealias Response = GetAssertionResponse
+    public static let command = CTAPCommand.getAssertion
+}

@@ -5,7 +5,7 @@ import PasskeydMacros
 /// Coded by `@CTAPMap`, as `GetAssertionRequest` is: every sign-in's answer is one of these,
 /// written by `encode(into:)` without building a `CBORValue` tree.
 @CTAPMap @MemberwiseInit
-public struct GetAssertionResponse: CTAPStructure, Sendable, Hashable {
+public struct GetAssertionResponse: CTAPStructure, CTAPCommandResponse, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case credential = 0x01
         case authenticatorData, signature, user, numberOfCredentials, userSelected, largeBlobKey

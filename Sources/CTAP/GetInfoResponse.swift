@@ -3,7 +3,7 @@ import PasskeydMacros
 
 /// authenticatorGetInfo response (CTAP 2.1 §6.4): what the authenticator is and can do.
 @MemberwiseInit
-public struct GetInfoResponse: CTAPStructure, Sendable, Hashable {
+public struct GetInfoResponse: CTAPStructure, CTAPCommandResponse, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case versions = 0x01
         case extensions, aaguid, options, maxMsgSize, pinUvAuthProtocols

@@ -37,3 +37,9 @@ public struct MakeCredentialRequest: CTAPStructure, Sendable, Hashable {
         return entities.allSatisfy { entity in entity["icon"].map { $0.textValue != nil } ?? true }
     }
 }
+
+/// The command this request is sent under, and its answer (CTAP 2.1 §6).
+extension MakeCredentialRequest: CTAPCommandRequest {
+    public typealias Response = MakeCredentialResponse
+    public static let command = CTAPCommand.makeCredential
+}

@@ -3,7 +3,7 @@ import PasskeydMacros
 
 /// authenticatorMakeCredential response (CTAP 2.1 §6.1.2, "authenticatorMakeCredential response structure").
 @MemberwiseInit
-public struct MakeCredentialResponse: Sendable, Hashable {
+public struct MakeCredentialResponse: CBORRepresentable, CTAPCommandResponse, Sendable, Hashable {
     /// The response map's keys (§6.1.2), the only place they are written.
     enum Key: Int, CodingKey {
         case format = 0x01

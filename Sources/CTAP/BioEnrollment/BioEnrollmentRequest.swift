@@ -52,3 +52,9 @@ public struct BioEnrollmentRequest: CTAPStructure, Sendable, Hashable {
         receivedParams = params
     }
 }
+
+/// The command this request is sent under, and its answer (CTAP 2.1 §6).
+extension BioEnrollmentRequest: CTAPCommandRequest {
+    public typealias Response = BioEnrollmentResponse?
+    public static let command = CTAPCommand.bioEnrollment
+}

@@ -4,7 +4,7 @@ import PasskeydMacros
 /// The authenticatorBioEnrollment response (CTAP 2.1 §6.7). Which members are present depends on
 /// the request; cancelCurrentEnrollment, setFriendlyName and removeEnrollment answer with no map.
 @MemberwiseInit
-public struct BioEnrollmentResponse: CTAPStructure, Sendable, Hashable {
+public struct BioEnrollmentResponse: CTAPStructure, CTAPCommandResponse, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case modality = 0x01
         case fingerprintKind, maxCaptureSamplesRequiredForEnroll, templateId

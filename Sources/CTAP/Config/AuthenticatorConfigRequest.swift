@@ -35,3 +35,9 @@ public struct AuthenticatorConfigRequest: CTAPStructure, Sendable, Hashable {
         receivedParams = params
     }
 }
+
+/// The command this request is sent under, and its answer (CTAP 2.1 §6).
+extension AuthenticatorConfigRequest: CTAPCommandRequest {
+    public typealias Response = StatusOnly
+    public static let command = CTAPCommand.config
+}

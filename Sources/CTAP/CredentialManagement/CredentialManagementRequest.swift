@@ -43,3 +43,9 @@ public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
         receivedParams = params
     }
 }
+
+/// The command this request is sent under, and its answer (CTAP 2.1 §6).
+extension CredentialManagementRequest: CTAPCommandRequest {
+    public typealias Response = CredentialManagementResponse?
+    public static let command = CTAPCommand.credentialManagement
+}

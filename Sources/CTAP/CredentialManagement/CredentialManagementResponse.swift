@@ -5,7 +5,7 @@ import PasskeydMacros
 /// present depends on the subcommand; deleteCredential and updateUserInformation
 /// answer with no map at all.
 @MemberwiseInit
-public struct CredentialManagementResponse: CTAPStructure, Sendable, Hashable {
+public struct CredentialManagementResponse: CTAPStructure, CTAPCommandResponse, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case existingResidentCredentialsCount = 0x01
         case maxPossibleRemainingResidentCredentialsCount, rp, rpIDHash

@@ -1,12 +1,9 @@
 /// authenticatorCredentialManagement subcommands (CTAP 2.1 §6.8).
 public enum CredentialManagementSubcommand: UInt8, CTAPSubcommand, Sendable, Hashable, CaseIterable {
+    // 0x01 to 0x07, in the table's order.
     case getCredsMetadata = 0x01
-    case enumerateRPsBegin = 0x02
-    case enumerateRPsGetNextRP = 0x03
-    case enumerateCredentialsBegin = 0x04
-    case enumerateCredentialsGetNextCredential = 0x05
-    case deleteCredential = 0x06
-    case updateUserInformation = 0x07
+    case enumerateRPsBegin, enumerateRPsGetNextRP
+    case enumerateCredentialsBegin, enumerateCredentialsGetNextCredential, deleteCredential, updateUserInformation
 
     /// Whether the subcommand carries a pinUvAuthParam: the GetNext subcommands continue
     /// an enumeration that was authenticated when it began (§6.8.3, §6.8.5).

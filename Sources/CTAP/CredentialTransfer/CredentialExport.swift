@@ -17,7 +17,7 @@ public struct ExportParameters: CTAPStructure, Sendable, Hashable {
 
 /// passkeydExport's answer: a page of credentials (RP ID, then creation order) and how many there are.
 @MemberwiseInit
-public struct ExportResponse: CTAPStructure, Sendable, Hashable {
+public struct ExportResponse: CTAPStructure, CTAPCommandResponse, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case credentials = 0x01
         case total
@@ -49,4 +49,19 @@ public struct CredentialFlagsParameters: CTAPStructure, Sendable, Hashable {
     /// Absent: unchanged.
     public var backupEligible: Bool?
     public var backupState: Bool?
+}
+
+extension ExportParameters: VendorCommandParameters {
+    public typealias Response = ExportResponse
+    public static let command = CTAPCommand.passkeydExport
+}
+
+extension ImportParameters: VendorCommandParameters {
+    public typealias Response = StatusOnly
+    public static let command = CTAPCommand.passkeydImport
+}
+
+extension CredentialFlagsParameters: VendorCommandParameters {
+    public typealias Response = StatusOnly
+    public static let command = CTAPCommand.passkeydCredentialFlags
 }

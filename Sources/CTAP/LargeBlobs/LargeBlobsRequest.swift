@@ -29,3 +29,9 @@ public struct LargeBlobsRequest: CTAPStructure, Sendable, Hashable {
         return [UInt8](repeating: 0xFF, count: 32) + [0x0C, 0x00] + offsetBytes + fragmentHash
     }
 }
+
+/// The command this request is sent under, and its answer (CTAP 2.1 §6).
+extension LargeBlobsRequest: CTAPCommandRequest {
+    public typealias Response = LargeBlobsResponse?
+    public static let command = CTAPCommand.largeBlobs
+}

@@ -63,3 +63,9 @@ public struct ClientPINRequest: CTAPStructure, Sendable, Hashable {
         guard !present.contains(false) else { throw .missingParameter }
     }
 }
+
+/// The command this request is sent under, and its answer (CTAP 2.1 §6).
+extension ClientPINRequest: CTAPCommandRequest {
+    public typealias Response = ClientPINResponse?
+    public static let command = CTAPCommand.clientPIN
+}

@@ -4,7 +4,7 @@ import PasskeydMacros
 /// The authenticatorClientPIN (0x06) response (CTAP 2.1 §6.5.5). Which fields are
 /// present depends on the subcommand; setPIN and changePIN answer with no map at all.
 @MemberwiseInit
-public struct ClientPINResponse: CTAPStructure, Sendable, Hashable {
+public struct ClientPINResponse: CTAPStructure, CTAPCommandResponse, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case keyAgreement = 0x01
         case pinUvAuthToken, pinRetries, powerCycleState, uvRetries
