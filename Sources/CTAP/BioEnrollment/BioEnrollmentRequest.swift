@@ -20,8 +20,8 @@ public struct BioEnrollmentRequest: CTAPStructure, Sendable, Hashable {
     public var pinUvAuthParam: [UInt8]?
     /// True asks only which modality the device has (§6.7.2).
     public var getModality: Bool?
-    /// The `subCommandParams` bytes as received.
-    private var receivedParams = ReceivedEncoding()
+    /// The `subCommandParams` bytes as received (`SubcommandRequest`).
+    public var receivedParams: ReceivedEncoding = ReceivedEncoding()
 
     /// What the platform asks for, once the shape is known to be one of the two (§6.7.1): a
     /// request with neither getModality nor a subcommand is `CTAP2_ERR_MISSING_PARAMETER`, and so
@@ -37,24 +37,13 @@ public struct BioEnrollmentRequest: CTAPStructure, Sendable, Hashable {
         return .subcommand(modality, subCommand)
     }
 
-    /// The message pinUvAuthParam is computed over (§6.7.4–§6.7.8):
-    /// modality ‖ subCommand ‖ subCommandParams.
-    public var authenticatedMessage: [UInt8] {
-        [modality?.rawValue ?? 0, subCommand?.rawValue ?? 0]
-            + (receivedParams.bytes ?? subCommandParams?.cbor.encoded ?? [])
-    }
-
-    /// Parses the command's parameter bytes, keeping the raw `subCommandParams` item for
-    /// `authenticatedMessage` (a re-encoding could differ from what the platform MACed).
-    public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
-        let (value, params) = try ReceivedEncoding.decode(bytes, keeping: CodingKeys.subCommandParams.rawValue)
-        try self.init(cbor: value)
-        receivedParams = params
-    }
+    /// The message's prefix (§6.7.4–§6.7.8): modality ‖ subCommand, then subCommandParams.
+    public var authenticatedPrefix: [UInt8] { [modality?.rawValue ?? 0, subCommand?.rawValue ?? 0] }
 }
 
 /// The command this request is sent under, and its answer (CTAP 2.1 §6).
-extension BioEnrollmentRequest: CTAPCommandRequest {
+extension BioEnrollmentRequest: SubcommandRequest {
+    public static var parametersKey: Int { CodingKeys.subCommandParams.rawValue }
     public typealias Response = BioEnrollmentResponse?
     public static let command = CTAPCommand.bioEnrollment
 }

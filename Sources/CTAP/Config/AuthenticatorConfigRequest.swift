@@ -18,26 +18,18 @@ public struct AuthenticatorConfigRequest: CTAPStructure, Sendable, Hashable {
     public var subCommandParams: SetMinPINLengthParameters?
     @Unsigned public var pinUvAuthProtocol: Int?
     public var pinUvAuthParam: [UInt8]?
-    /// The `subCommandParams` bytes as received.
-    private var receivedParams = ReceivedEncoding()
+    /// The `subCommandParams` bytes as received (`SubcommandRequest`).
+    public var receivedParams: ReceivedEncoding = ReceivedEncoding()
 
-    /// The message pinUvAuthParam is computed over (§6.11.1): 32×0xff ‖ 0x0d ‖ subCommand ‖ subCommandParams.
-    public var authenticatedMessage: [UInt8] {
+    /// The message's prefix (§6.11.1): 32×0xff ‖ 0x0d ‖ subCommand, then subCommandParams.
+    public var authenticatedPrefix: [UInt8] {
         [UInt8](repeating: 0xFF, count: 32) + [CTAPCommand.config.rawValue, subCommand.rawValue]
-            + (receivedParams.bytes ?? subCommandParams?.cbor.encoded ?? [])
-    }
-
-    /// Parses the command's parameter bytes, keeping the raw `subCommandParams` item for
-    /// `authenticatedMessage` (a re-encoding could differ from what the platform MACed).
-    public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
-        let (value, params) = try ReceivedEncoding.decode(bytes, keeping: CodingKeys.subCommandParams.rawValue)
-        try self.init(cbor: value)
-        receivedParams = params
     }
 }
 
 /// The command this request is sent under, and its answer (CTAP 2.1 §6).
-extension AuthenticatorConfigRequest: CTAPCommandRequest {
+extension AuthenticatorConfigRequest: SubcommandRequest {
+    public static var parametersKey: Int { CodingKeys.subCommandParams.rawValue }
     public typealias Response = StatusOnly
     public static let command = CTAPCommand.config
 }

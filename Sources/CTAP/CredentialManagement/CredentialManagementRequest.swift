@@ -18,14 +18,11 @@ public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     public var subCommandParams: CredentialManagementParameters?
     @Unsigned public var pinUvAuthProtocol: Int?
     public var pinUvAuthParam: [UInt8]?
-    /// The `subCommandParams` bytes as received.
-    private var receivedParams = ReceivedEncoding()
+    /// The `subCommandParams` bytes as received (`SubcommandRequest`).
+    public var receivedParams: ReceivedEncoding = ReceivedEncoding()
 
-    /// The message pinUvAuthParam is computed over: the subcommand byte followed by the
-    /// CBOR encoding of subCommandParams, when present (§6.8.1–§6.8.7).
-    public var authenticatedMessage: [UInt8] {
-        [subCommand.rawValue] + (receivedParams.bytes ?? subCommandParams?.cbor.encoded ?? [])
-    }
+    /// The message's prefix (§6.8.1–§6.8.7): the subcommand byte, then subCommandParams when present.
+    public var authenticatedPrefix: [UInt8] { [subCommand.rawValue] }
 
     /// The same message for a subcommand and its parameters, as a platform computes it.
     public static func authenticatedMessage(
@@ -33,19 +30,11 @@ public struct CredentialManagementRequest: CTAPStructure, Sendable, Hashable {
     ) -> [UInt8] {
         CredentialManagementRequest(subCommand: subCommand, subCommandParams: params).authenticatedMessage
     }
-
-    /// Parses the command's parameter bytes, keeping the raw `subCommandParams` item for
-    /// `authenticatedMessage`: the decoder accepts non-shortest encodings, so re-encoding
-    /// could differ from what the platform MACed.
-    public init(parameters bytes: [UInt8]) throws(CTAPStatus) {
-        let (value, params) = try ReceivedEncoding.decode(bytes, keeping: CodingKeys.subCommandParams.rawValue)
-        try self.init(cbor: value)
-        receivedParams = params
-    }
 }
 
 /// The command this request is sent under, and its answer (CTAP 2.1 §6).
-extension CredentialManagementRequest: CTAPCommandRequest {
+extension CredentialManagementRequest: SubcommandRequest {
+    public static var parametersKey: Int { CodingKeys.subCommandParams.rawValue }
     public typealias Response = CredentialManagementResponse?
     public static let command = CTAPCommand.credentialManagement
 }
