@@ -205,6 +205,7 @@ struct PasskeyBench: AsyncParsableCommand {
         let daemon = try await BenchDaemon.start(
             executable: daemonExecutable, dataDirectory: work + "/socket-keystore", workDirectory: work, name: "socket")
         defer { daemon.stop() }
+        results.socketReady = daemon.readyAfter
         let transports = (0..<max(clients, 1)).map { _ in UnixSocketTransport(path: daemon.socket) }
         let benchClients = transports.map(BenchClient.init(transport:))
         // Several clients are hosts of their own, as separate processes would be (`ClientThread`);
@@ -242,7 +243,7 @@ struct PasskeyBench: AsyncParsableCommand {
             let plainClients = transports.map(BenchClient.init(transport:))
             let (one, _) = try await measurePair(clients: plainClients, count: 1, users: users)
             let (many, _) = try await measurePair(clients: plainClients, count: clients, users: users, threads: threads)
-            results.speedOff.append(.init(mechanism: mechanism, one: one, many: many))
+            results.speedOff.append(.init(mechanism: mechanism, one: one, many: many, ready: plain.readyAfter))
             for transport in transports { await transport.close() }
         }
 
