@@ -39,6 +39,7 @@ public actor Keystore: CredentialStore {
     private let sealer: RecordSealer
     /// The database file opened: a write first checks that `path` still names it.
     private let file: FileIdentity
+    // What follows is internal, not private, where `Speed/`'s extensions of this actor use it.
     /// What `durable()` flushes: the WAL, and the record log.
     let wal: DurableFile
     nonisolated let logFile: DurableFile

@@ -71,17 +71,15 @@ struct PasskeyBench: AsyncParsableCommand {
 
     var limits: RunLimits { RunLimits(operations: operations, duration: .milliseconds(Int(duration * 1000))) }
 
-    var daemonExecutable: String {
-        if let passkeyd { return passkeyd }
-        let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        return own.deletingLastPathComponent().appendingPathComponent("passkeyd").path
-    }
+    var daemonExecutable: String { passkeyd ?? Self.besideThisProgram("passkeyd") }
 
     /// passkeyctl, whose `browser host` the extension figures go through.
-    var passkeyctlExecutable: String {
-        if let passkeyctl { return passkeyctl }
+    var passkeyctlExecutable: String { passkeyctl ?? Self.besideThisProgram("passkeyctl") }
+
+    /// The executable `name` in passkeybench's own folder, where `swift build` puts them all.
+    private static func besideThisProgram(_ name: String) -> String {
         let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        return own.deletingLastPathComponent().appendingPathComponent("passkeyctl").path
+        return own.deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     func run() async throws {
