@@ -14,6 +14,11 @@ import Synchronization
 /// back. A `save` returns once written to the record log and given to SQLite's open
 /// transaction, where every later call sees it; it is durable once a later `durable()`
 /// returns, which lets registrations from several connections share one flush (`GroupCommit`).
+///
+/// This file is the plain path: SQLite's WAL. The speed mechanisms on top of it live in
+/// `Speed/` (docs/architecture.md, "Speed mechanisms"), each entered from here at one call and
+/// each with its switch (`SpeedMechanisms`): the record log (`register`, from `save`), group
+/// commit (`durable()`) and the log's writes submitted with Linux AIO (`submitLogWrite`).
 public actor Keystore: CredentialStore {
     public static let databaseFileName = "keystore.sqlite"
     public static let keyFileName = "keystore.key"
@@ -28,24 +33,25 @@ public actor Keystore: CredentialStore {
     /// so the lookups can run outside this actor (`readNow`). Internal for the tests, which
     /// make SQLite refuse a statement through it.
     nonisolated let queue: DatabaseQueue
-    private let isClosed = Atomic<Bool>(false)
+    let isClosed = Atomic<Bool>(false)
     /// Held from before the directory is inspected until `close()`.
     private var lock: KeystoreLock?
     private let sealer: RecordSealer
     /// The database file opened: a write first checks that `path` still names it.
     private let file: FileIdentity
+    // What follows is internal, not private, where `Speed/`'s extensions of this actor use it.
     /// What `durable()` flushes: the WAL, and the record log.
-    private let wal: DurableFile
-    private nonisolated let logFile: DurableFile
+    let wal: DurableFile
+    nonisolated let logFile: DurableFile
     /// Registrations go here first (`RecordLog`); SQLite takes them in batches.
-    private var log: RecordLog
+    var log: RecordLog
     /// Rows logged since the last commit into SQLite, which its open transaction holds: put
     /// back if a failed commit rolls that transaction back.
-    private var uncommitted: [CredentialRow] = []
+    var uncommitted: [CredentialRow] = []
     /// The log's blocks submitted when logged (`submitLogWrite`), until a flush's leader takes
     /// them to wait for.
-    private var logWrite: SubmittedWrite?
-    private var groupCommit = GroupCommit() {
+    var logWrite: SubmittedWrite?
+    var groupCommit = GroupCommit() {
         didSet { everythingDurable.store(groupCommit.isDurable, ordering: .releasing) }
     }
     /// `groupCommit.isDurable`, published for `durable()`, which every answer of the daemon
@@ -55,7 +61,7 @@ public actor Keystore: CredentialStore {
     /// it copies, and for a commit inside GRDB's serialised connection: a caller whose commit,
     /// or whose lookup of another's rows, came before it asks sees false, or a later true that
     /// a flush covering that commit set.
-    private let everythingDurable = Atomic<Bool>(true)
+    let everythingDurable = Atomic<Bool>(true)
     /// Space given up when the disk fills, for every write but a registration's.
     private var reserve: DiskReserve
     /// The speed mechanisms this store runs without (`SpeedMechanisms`): a bench switch.
@@ -281,115 +287,7 @@ public actor Keystore: CredentialStore {
 
     public nonisolated var isDurable: Bool { everythingDurable.load(ordering: .acquiring) }
 
-    /// Returns once every transaction committed before the call is on disk; several
-    /// callers share one flush (`GroupCommit`). `@concurrent`: the flush this caller may
-    /// lead runs off the actor, on the caller's own thread (its task executor's, in the daemon
-    /// the connection's event loop or, when others share that loop, the pool), while others
-    /// commit and read.
-    @concurrent public nonisolated func durable() async throws(CredentialStoreError) {
-        if everythingDurable.load(ordering: .acquiring) { return }
-        let outcome: Result<Void, KeystoreError>
-        if off.contains(.groupCommit) {
-            outcome = await flushHoldingTheStore()
-        } else {
-            switch await flushTurn() {
-            case .finished(let result): outcome = result
-            case .lead(let files, let writes, let submitted):
-                outcome = flush(files, writing: writes, after: submitted)
-                await flushEnded(outcome, wrote: writes, submitted: submitted)
-            }
-        }
-        if case .failure(let failure) = outcome { throw .failed(failure) }
-    }
-
-    /// The plain path with group commit off (`SpeedMechanisms.groupCommit`): the caller flushes
-    /// everything committed so far on the actor, so no other call runs until the flush ends, and
-    /// no flush is shared with a caller that comes later. No flush runs beside it: each is made
-    /// here, whole, without a suspension.
-    private func flushHoldingTheStore() -> Result<Void, KeystoreError> {
-        guard let turn = groupCommit.turn() else { preconditionFailure("a flush runs beside one that holds the store") }
-        switch leading(turn) {
-        case .finished(let result): return result
-        case .lead(let files, let writes, let submitted):
-            let outcome = flush(files, writing: writes, after: submitted)
-            flushEnded(outcome, wrote: writes, submitted: submitted)
-            return outcome
-        }
-    }
-
-    /// What a caller of `durable()` does next: as `GroupCommit.Turn`, and a leader also waits
-    /// for the record log's submitted write and writes its entries not yet taken before it flushes.
-    private enum FlushTurn {
-        case finished(Result<Void, KeystoreError>)
-        case lead(
-            GroupCommit.Files, writes: [RecordLog.BlockWrite],
-            submitted: SubmittedWrite?)
-    }
-
-    private func flushTurn() async -> FlushTurn {
-        let turn =
-            if let turn = groupCommit.turn() { turn } else {
-                await withCheckedContinuation { continuation in groupCommit.wait(continuation) }
-            }
-        return leading(turn)
-    }
-
-    /// `turn` as `FlushTurn`: a leader takes the log's entries and its submitted write.
-    private func leading(_ turn: GroupCommit.Turn) -> FlushTurn {
-        switch turn {
-        case .finished(let result): return .finished(result)
-        // Taken once the turn is this caller's: every entry of the commits it covers is logged by now.
-        case .lead(let files):
-            defer { logWrite = nil }
-            return .lead(files, writes: files.contains(.log) ? log.takeWrites() : [], submitted: logWrite)
-        }
-    }
-
-    /// Submits the log's blocks as the entry is logged, when no other write to the log is under
-    /// way (no flush runs, no write was submitted): the device writes them while the registration
-    /// is signed and answered, and the flush covering it waits for the write instead of making
-    /// it (one client: ~25 µs less per registration, docs/benchmarks.md). One write to the log
-    /// at a time: two in flight could land in either order, and a run's part-filled block is in both.
-    private func submitLogWrite() {
-        guard groupCommit.flushing == nil, logWrite == nil, !off.contains(.linuxAIO) else { return }
-        let writes = log.takeWrites()
-        guard !writes.isEmpty else { return }
-        // Runs in both halves (after a fold) are left to the flush.
-        guard writes.count == 1, let submitted = logFile.submitBlocks(writes[0].bytes, at: writes[0].offset) else {
-            return log.untake()
-        }
-        logWrite = submitted
-    }
-
-    /// Whether a write of the record log was submitted and not yet taken by a flush (tests).
-    var logWriteInFlight: Bool { logWrite != nil }
-    /// Whether the record log's file takes submitted writes at all (tests: `O_DIRECT` and AIO).
-    nonisolated var logFileTakesSubmissions: Bool { logFile.takesSubmissions }
-
-    /// The record log's write submitted earlier completed and its blocks not yet taken
-    /// written, then one `fdatasync` of each file.
-    private nonisolated func flush(
-        _ files: GroupCommit.Files, writing writes: [RecordLog.BlockWrite],
-        after submitted: SubmittedWrite?
-    ) -> Result<Void, KeystoreError> {
-        if files.contains(.log) || submitted != nil {
-            do {
-                if let submitted { try logFile.complete(submitted) }
-                for write in writes { try logFile.writeBlocks(write.bytes, at: write.offset) }
-            } catch { return .failure(error) }
-            if case .failure(let failure) = logFile.flush() { return .failure(failure) }
-        }
-        return files.contains(.wal) ? wal.flush() : .success(())
-    }
-
-    /// `writes` and the `submitted` one were written when the flush succeeded.
-    private func flushEnded(
-        _ outcome: Result<Void, KeystoreError>, wrote writes: [RecordLog.BlockWrite], submitted: SubmittedWrite?
-    ) {
-        let writes = writes + (submitted.map { [RecordLog.BlockWrite(offset: $0.offset, bytes: $0.bytes)] } ?? [])
-        if case .success = outcome { log.wrote(writes) } else { log.untake() }
-        groupCommit.flushEnded(outcome)
-    }
+    // `durable()`, the flush several callers share: Speed/Keystore+GroupCommit.swift.
 
     // MARK: Internals
 
@@ -544,56 +442,10 @@ public actor Keystore: CredentialStore {
         return result
     }
 
-    /// A registration (`save`): the row is appended to the record log, whose write starts at
-    /// once (`submitLogWrite`), and goes into SQLite's open transaction, committed in the next
-    /// fold or write; every later call sees it.
-    ///
-    /// When no flush runs, the row's statements (~25 µs) go to GRDB's queue, which runs them on
-    /// its own thread, while this one signs the registration and answers: with one client the
-    /// other core is free (~6 % more registrations, docs/benchmarks.md). GRDB's queue runs them
-    /// before any later use of the connection, so every later call still sees the row. They
-    /// cannot be refused: the store holds fewer than `capacity`, and the replaced rows are
-    /// deleted first. While a flush runs, other registrations keep both cores busy and the
-    /// hand-off costs more than it frees: the statements run here.
-    private func register(_ row: CredentialRow) throws {
-        let capacity = capacity
-        try changing(diskFullIsStoreFull: true) { db in
-            if !log.hasRoom(for: row) { try fold(db) }
-            if !db.isInsideTransaction { try db.beginTransaction() }
-            if groupCommit.flushing == nil, try Self.storedCount(db) < capacity {
-                queue.asyncWriteWithoutTransaction { [self] db in storeLogged(row, db) }
-            } else {
-                try undoingOnFailure(db) { try Self.store(row, db, capacity: capacity) }
-            }
-            log.append(row)
-            uncommitted.append(row)
-            // Counted before the connection is let go: a lookup, which runs outside this
-            // actor, that finds this row then finds it not yet durable too, so its answer
-            // waits for the flush (a sign-in never shows a credential a crash could
-            // still take back).
-            groupCommit.recordCommit(to: .log)
-            submitLogWrite()
-        }
-    }
-
-    /// A registration's statements handed to GRDB's queue (`register`). Should they fail (an
-    /// I/O error, no memory) the open transaction is lost and with it rows already acknowledged
-    /// or about to be: the store stops, and its next open replays them from the record log.
-    private nonisolated func storeLogged(_ row: CredentialRow, _ db: Database) {
-        guard !isClosed.load(ordering: .relaxed) else { return }
-        do { try Self.store(row, db, capacity: nil) } catch {
-            try? db.rollback()
-            isClosed.store(true, ordering: .relaxed)
-            Self.logger.error(
-                "\(Self.keystoreError(error, path: path)); the keystore stops, and its next open replays the record log"
-            )
-        }
-    }
-
     /// Runs `change` on GRDB's connection, on this thread. Nothing is written once the file was
     /// deleted or replaced: it would be acknowledged and then lost with the file. Errors as
     /// `write` says.
-    private func changing<T>(diskFullIsStoreFull: Bool, _ change: (Database) throws -> T) throws -> T {
+    func changing<T>(diskFullIsStoreFull: Bool, _ change: (Database) throws -> T) throws -> T {
         guard !isClosed.load(ordering: .relaxed) else { throw KeystoreError.closed }
         guard FileIdentity(path) == file else { throw KeystoreError.deleted(path: path) }
         do {
@@ -622,7 +474,7 @@ public actor Keystore: CredentialStore {
 
     /// No savepoint around each change (two statements more per registration): a failed one
     /// rolls the transaction back, and the logged rows it held are put back.
-    private func undoingOnFailure<T>(_ db: Database, _ change: () throws -> T) throws -> T {
+    func undoingOnFailure<T>(_ db: Database, _ change: () throws -> T) throws -> T {
         do { return try change() } catch {
             try? db.rollback()
             restoreUncommitted(db)
@@ -633,7 +485,7 @@ public actor Keystore: CredentialStore {
     /// Commits the open transaction, numbered in the log's sequence (`RecordLogEntry.previous`):
     /// replay after a crash applies a later entry only if this commit survived. A failed commit
     /// is undone whole, and the logged rows it held are put back in a new transaction.
-    private func commit(_ db: Database) throws {
+    func commit(_ db: Database) throws {
         let sequence = log.nextSequence
         do {
             try Self.recordApplied(sequence, db)
@@ -663,27 +515,6 @@ public actor Keystore: CredentialStore {
             )
         }
     }
-
-    /// The half of the log being written is full: what it holds is committed into SQLite, the
-    /// other half takes the next entries, and the WAL is flushed in the background, off every
-    /// registration's way (the commit holds only logged registrations, whose answers wait for
-    /// the log's flush, not the WAL's). Should the other half still wait for the last fold's
-    /// flush, that flush is made here.
-    private func fold(_ db: Database) throws {
-        if !log.otherHalfFree {
-            try wal.flush().get()
-            log.flushed(fold: log.folds)
-        }
-        if db.isInsideTransaction { try commit(db) }
-        let fold = log.fold()
-        let wal = wal
-        Task.detached { [weak self] in
-            guard case .success = wal.flush() else { return }
-            await self?.foldFlushed(fold)
-        }
-    }
-
-    private func foldFlushed(_ fold: UInt64) { log.flushed(fold: fold) }
 
     /// Runs one `CredentialStore` operation: a full store (or, for a save, a full disk) is
     /// `.full`, a device-state change's own refusal is `.refused`, anything else `.failed`.

@@ -32,8 +32,8 @@ actor CTAPHIDConnection {
     private let timing: CTAPHIDServer.Timing
     /// The connection's event loop, where quick transactions run.
     private let executor: EventLoopTaskExecutor
-    /// False: every transaction runs on the pool (`CTAPHIDServer.Configuration.quickTransactionsOnLoop`).
-    private let quickTransactionsOnLoop: Bool
+    /// Which transactions run on that loop, and where they wait for the flush.
+    private let quickTransactions: QuickTransactions
     /// The same loop, as this actor's executor.
     private nonisolated let loop: any SerialExecutor
     private let pauseReading: PauseReading
@@ -45,8 +45,6 @@ actor CTAPHIDConnection {
     private var watching: Task<Void, Never>?
     /// Closes this connection, saying why: for a peer past the limits.
     private let drop: @Sendable (String) -> Void
-    /// Whether others share this connection's loop: where a quick transaction waits for the flush.
-    private let occupancy: LoopOccupancy?
     /// Who connected (SO_PEERCRED), for the log of prompt answers.
     private let requester: PeerCredentials?
     private let logger: Logger
@@ -76,13 +74,12 @@ actor CTAPHIDConnection {
     init(
         id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: CTAPHIDServer.Timing,
         executor: EventLoopTaskExecutor,
-        quickTransactionsOnLoop: Bool = true, occupancy: LoopOccupancy? = nil, requester: PeerCredentials? = nil,
+        quickTransactions: QuickTransactions = QuickTransactions(), requester: PeerCredentials? = nil,
         logger: Logger, drop: @escaping @Sendable (String) -> Void, stream: @escaping Stream,
         pauseReading: @escaping PauseReading, send: @escaping Send
     ) {
         self.executor = executor
-        self.quickTransactionsOnLoop = quickTransactionsOnLoop
-        self.occupancy = occupancy
+        self.quickTransactions = quickTransactions
         self.requester = requester
         loop = executor.eventLoop.executor
         self.pauseReading = pauseReading
@@ -437,14 +434,10 @@ actor CTAPHIDConnection {
             self?.report(status, transaction: transactionID)
             device.channels.setAwaitingUser(status == .userPresenceNeeded, by: caller)
         }
-        // Sign-ins, registrations and getInfo run on the connection's event loop; anything else
-        // (which may compute for long: a reset, a bio enrollment) on the pool, so the loop keeps
-        // sending keepalives.
-        let quick =
-            quickTransactionsOnLoop && command == .cbor
-            && payload.first.flatMap(CTAPCommand.init(rawValue:)).map(Self.quickCommands.contains) == true
+        // Sign-ins, registrations and getInfo run on the connection's event loop (`QuickTransactions`).
+        let quick = quickTransactions.runOnLoop(command, payload: payload)
         let executor = executor
-        let occupancy = occupancy
+        let quickTransactions = quickTransactions
         let preference: (any TaskExecutor)? = quick ? executor : nil
         let task = Task(executorPreference: preference) { [weak self] in
             let answer =
@@ -457,7 +450,7 @@ actor CTAPHIDConnection {
             device.channels.endTransaction(caller)
             // The flush runs on the waiting task's thread: this loop's, unless others share it (`LoopOccupancy`).
             let durable =
-                quick && occupancy?.isShared == true && !handler.isDurable
+                quick && quickTransactions.waitForFlushOffLoop(handler)
                 ? await withTaskExecutorPreference(globalConcurrentExecutor) { await handler.durable() }
                 : await handler.durable()
             // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
@@ -480,13 +473,6 @@ actor CTAPHIDConnection {
         running = (channel, transactionID, task, executor.eventLoop.now)
         if keepaliveTicker == nil { startKeepalives() }
     }
-
-    /// authenticatorGetAssertion, authenticatorGetInfo, authenticatorGetNextAssertion: one
-    /// signature at most; authenticatorMakeCredential: a key and a signature, its one slow
-    /// step (RSA key generation) leaving the loop by itself (`CredentialKey.generating`). So
-    /// at most a few milliseconds on the event loop, and a registration is read, made and
-    /// answered on one thread (2–3 context switches each against 14 on the pool, docs/benchmarks.md).
-    private static let quickCommands: Set<CTAPCommand> = [.getAssertion, .getInfo, .getNextAssertion, .makeCredential]
 
     /// §11.2.9.2.1: a KEEPALIVE at least every 100 ms while a command runs. The ticker wakes
     /// every half interval; a transaction's first keepalive comes once it has run half an

@@ -3,6 +3,7 @@ import CBOR
 import CTAP
 import CTAPHID
 import Foundation
+import Synchronization
 
 /// The one virtual HID device every connection shares: its channels and the device-wide
 /// rule that a single CTAP transaction runs at a time (`ChannelTable`; CTAP 2.1 §11.2.9:
@@ -19,7 +20,9 @@ actor CTAPHIDDevice {
 
     /// Channels and the one transaction: locked, not this actor's state (`ChannelTable` says why).
     nonisolated let channels = ChannelTable(channelsPerConnection: CTAPHIDServer.Limits.channelsPerConnection)
-    private var nextConnection: ConnectionID = 0
+    /// The last connection number given out: counted, not this actor's state, so a connection
+    /// is numbered while its channel is set up on its event loop (`ConnectionSetUp`).
+    private nonisolated let lastConnection = Atomic<ConnectionID>(0)
 
     init(handler: any CTAP2MessageHandler, broker: PromptBroker, controls: TestControls, info: DaemonInfo) {
         self.handler = handler
@@ -28,9 +31,8 @@ actor CTAPHIDDevice {
         self.info = info
     }
 
-    func register() -> ConnectionID {
-        nextConnection += 1
-        return nextConnection
+    nonisolated func register() -> ConnectionID {
+        lastConnection.add(1, ordering: .relaxed).newValue
     }
 
     /// Frees every channel of a closed connection, and ends what each had begun.

@@ -54,11 +54,15 @@ public final class CTAPHIDServer: Sendable {
         /// false sends every transaction to the pool, the plain path: a bench and diagnosis
         /// switch (`PASSKEYD_SPEED_OFF=executor`).
         public var quickTransactionsOnLoop: Bool
+        /// Whether connections are accepted on passkeyd's own thread (`Acceptor`), or through
+        /// NIO's server channel, the plain path (`ServerChannelAcceptor`), which never busy-polls:
+        /// a bench and diagnosis switch (`PASSKEYD_SPEED_OFF=acceptthread`).
+        public var acceptThread: Bool
 
         public init(
             socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid(),
             listener: ListeningSocket = .bind,
-            busyPoll: Duration = defaultBusyPoll, quickTransactionsOnLoop: Bool = true
+            busyPoll: Duration = defaultBusyPoll, quickTransactionsOnLoop: Bool = true, acceptThread: Bool = true
         ) {
             self.socketPath = socketPath
             self.timing = timing
@@ -66,6 +70,7 @@ public final class CTAPHIDServer: Sendable {
             self.listener = listener
             self.busyPoll = busyPoll
             self.quickTransactionsOnLoop = quickTransactionsOnLoop
+            self.acceptThread = acceptThread
         }
     }
 
@@ -89,7 +94,7 @@ public final class CTAPHIDServer: Sendable {
     }
 
     public let socketPath: String
-    private let acceptor: Acceptor
+    private let acceptor: any ConnectionAcceptor
     private let lockDescriptor: Int32
     private let listener: ListeningSocket
     private let acceptTask: Task<Void, Never>
@@ -98,15 +103,15 @@ public final class CTAPHIDServer: Sendable {
     let device: CTAPHIDDevice
 
     private init(
-        socketPath: String, device: CTAPHIDDevice, acceptor: Acceptor, lockDescriptor: Int32,
-        listener: ListeningSocket, acceptTask: Task<Void, Never>, logger: Logger
+        socketPath: String, device: CTAPHIDDevice, acceptor: any ConnectionAcceptor, lockDescriptor: Int32,
+        listener: ListeningSocket, logger: Logger
     ) {
         self.socketPath = socketPath
         self.device = device
         self.acceptor = acceptor
         self.lockDescriptor = lockDescriptor
         self.listener = listener
-        self.acceptTask = acceptTask
+        acceptTask = Task { await acceptor.serveConnections() }
         self.logger = logger
     }
 
@@ -121,129 +126,49 @@ public final class CTAPHIDServer: Sendable {
         let file = SocketFile(path: path)
         try file.prepareDirectory()
         let lock = try file.lock()
-        let acceptor: Acceptor
+        let device = CTAPHIDDevice(
+            handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
+        // Busy polling watches descriptors, which only the accept thread holds.
+        if !configuration.acceptThread, configuration.busyPoll > .zero {
+            logger.notice("busy polling is off: it needs the accept thread, which PASSKEYD_SPEED_OFF turned off")
+        }
+        let setUp = ConnectionSetUp(
+            device: device, timing: configuration.timing,
+            loops: PerLoop.forEachLoop(
+                of: MultiThreadedEventLoopGroup.singleton,
+                busyPoll: configuration.acceptThread ? configuration.busyPoll : .zero,
+                quickTransactions: configuration.quickTransactionsOnLoop),
+            allowedUID: configuration.allowedPeerUID, logger: logger)
+        let acceptor: any ConnectionAcceptor
         do {
             if configuration.listener == .bind { try file.clearStale() }
-            acceptor = try Acceptor.start(
-                configuration.listener, path: path, allowedUID: configuration.allowedPeerUID, logger: logger)
+            // The acceptor owns the listening socket from here, also when it fails to start.
+            let listening = try configuration.listener.open(path: path)
+            if configuration.acceptThread {
+                acceptor = try Acceptor.start(listener: listening, path: path, setUp: setUp)
+            } else {
+                acceptor = try await ServerChannelAcceptor.start(listener: listening, path: path, setUp: setUp)
+            }
         } catch {
             close(lock)
             throw error
         }
         chmod(path, 0o600)
-
-        let device = CTAPHIDDevice(
-            handler: handler, broker: broker, controls: controls, info: DaemonInfo(socketPath: path))
-        let timing = configuration.timing
-        let loops = PerLoop.forEachLoop(
-            of: MultiThreadedEventLoopGroup.singleton, busyPoll: configuration.busyPoll,
-            quickTransactions: configuration.quickTransactionsOnLoop)
-        let acceptTask = Task {
-            await withDiscardingTaskGroup { group in
-                for await descriptor in acceptor.connections {
-                    group.addTask {
-                        await serve(descriptor, device: device, timing: timing, loops: loops, logger: logger)
-                    }
-                }
-                group.cancelAll()
-            }
-        }
         logger.info("listening", metadata: ["socket": "\(path)"])
         return CTAPHIDServer(
             socketPath: path, device: device, acceptor: acceptor, lockDescriptor: lock,
-            listener: configuration.listener,
-            acceptTask: acceptTask, logger: logger)
+            listener: configuration.listener, logger: logger)
     }
 
     /// Stops accepting, closes every connection (cancelling its transaction),
     /// removes the socket file (unless it was inherited) and releases the lock.
     public func stop() async {
-        // The accept loop ends once the listener is closed; its connections are then cancelled.
+        // Accepting ends once the listener is closed; the connections are then cancelled.
         acceptor.stop()
         await acceptTask.value
         if listener == .bind { unlink(socketPath) }
         close(lockDescriptor)
         logger.info("stopped", metadata: ["socket": "\(socketPath)"])
-    }
-
-    /// Wraps an accepted connection in a NIO channel on one of the group's loops, and serves it
-    /// until the peer goes away (or the server stops: the task's cancellation closes it).
-    private static func serve(
-        _ descriptor: Int32, device: CTAPHIDDevice, timing: Timing,
-        loops: [ObjectIdentifier: PerLoop], logger: Logger
-    ) async {
-        let id = await device.register()
-        var logger = logger
-        logger[metadataKey: "connection"] = "\(id)"
-        let served: (channel: any Channel, connection: CTAPHIDConnection)
-        do {
-            served = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelOption(
-                    .writeBufferWaterMark, value: .init(low: Limits.unreadReplyBytes / 2, high: Limits.unreadReplyBytes)
-                )
-                .withConnectedSocket(descriptor) { [logger] channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try serve(
-                            channel, id: id, device: device, timing: timing, loops: loops, descriptor: descriptor,
-                            logger: logger)
-                    }
-                }
-        } catch {
-            // NIO owns the descriptor once it made a channel of it, and closed it with the channel.
-            logger.warning("cannot serve a connection", metadata: ["error": "\(error)"])
-            return
-        }
-        logger.debug("connected")
-        await withTaskCancellationHandler {
-            try? await served.channel.closeFuture.get()
-        } onCancel: {
-            served.channel.close(promise: nil)
-        }
-        await served.connection.close()
-        logger.debug("disconnected")
-    }
-
-    /// The connection of a new channel, on its event loop, before the channel reads anything.
-    private static func serve(
-        _ channel: any Channel, id: CTAPHIDDevice.ConnectionID, device: CTAPHIDDevice, timing: Timing,
-        loops: [ObjectIdentifier: PerLoop], descriptor: Int32, logger: Logger
-    ) throws -> (channel: any Channel, connection: CTAPHIDConnection) {
-        // Quick transactions run on the connection's event loop (`EventLoopTaskExecutor` says why).
-        let executor = EventLoopTaskExecutor(channel.eventLoop)
-        let loop = loops[ObjectIdentifier(channel.eventLoop)]
-        let (busyPoll, occupancy) = (loop?.busyPoll, loop?.occupancy)
-        busyPoll?.watch(descriptor)
-        occupancy?.enter()
-        let drop: @Sendable (String) -> Void = { [logger] reason in
-            logger.warning("dropping connection", metadata: ["reason": "\(reason)"])
-            channel.close(promise: nil)
-        }
-        // A watch stream writes with the socket's backpressure: its events wait in the
-        // watcher's own bounded buffer, which drops and counts (TestControls).
-        let stream: CTAPHIDConnection.Stream = { reports in
-            try? await channel.writeAndFlush(ByteBuffer(bytes: reports)).get()
-        }
-        // Replies go straight to the channel, in the order the connection sends them (no writer
-        // task to wake per reply). Bounded: a peer that writes and never reads is dropped once
-        // its unread replies pass the channel's high watermark, never anyone else's memory.
-        // Both closures are called by the connection, whose executor is the channel's loop.
-        let connection = CTAPHIDConnection(
-            id: id, device: device, timing: timing, executor: executor,
-            quickTransactionsOnLoop: loop?.runsQuickTransactions ?? true,
-            occupancy: occupancy,
-            requester: PeerCredentials(of: descriptor), logger: logger, drop: drop, stream: stream,
-            pauseReading: { paused in try? channel.syncOptions?.setOption(.autoRead, value: !paused) }
-        ) { reports, pollAfter in
-            guard channel.isWritable else { return drop("\(Limits.unreadReplyBytes) bytes of replies unread") }
-            channel.writeAndFlush(ByteBuffer(bytes: reports), promise: nil)
-            if pollAfter { busyPoll?.answered() }
-        }
-        try channel.pipeline.syncOperations.addHandler(
-            CTAPHIDChannelHandler(connection: connection, logger: logger) {
-                busyPoll?.unwatch(descriptor)
-                occupancy?.leave()
-            })
-        return (channel, connection)
     }
 }
 

@@ -2,7 +2,8 @@ import Keystore
 
 /// Every figure of one run, and the report that sets them side by side.
 struct BenchResults {
-    struct Pair {
+    /// Decodable as the libfido2 client prints it.
+    struct Pair: Decodable {
         var getAssertion: Measurement
         var makeCredential: Measurement
     }
@@ -45,9 +46,13 @@ struct BenchResults {
         var mechanism: String
         var one: Pair
         var many: Pair
+        /// From that daemon's launch on an empty store to its first getInfo answer.
+        var ready: Duration
     }
 
     var speedOff: [SpeedOff] = []
+    /// From the socket figures' daemon's launch on an empty store to its first getInfo answer.
+    var socketReady: Duration?
     /// `WebAuthnClient` create (rk) and discoverable get over the socket: options JSON in, response JSON out.
     var webAuthn: Pair?
     /// Chrome's virtual authenticator in a localhost page, driven over CDP: nil when skipped.
@@ -106,6 +111,12 @@ struct BenchResults {
         row("get via the extension, a host that answers at once, in page", 1, browserExtension?.figures?.echoGet)
         row("passkeyd create (rk) via passkeyctl browser host alone (stdio)", 1, browserExtension?.figures?.hostCreate)
         sections.append(BenchTable.render(header: header, rows: rows))
+        if let socketReady, !speedOff.isEmpty {
+            let off = speedOff.map { "\($0.mechanism) off \(BenchTable.figure($0.ready.milliseconds)) ms" }
+            sections.append(
+                "Daemon ready (launch to its first getInfo answer, empty store): every mechanism on "
+                    + "\(BenchTable.figure(socketReady.milliseconds)) ms; " + off.joined(separator: ", ") + ".")
+        }
         if let skipped = libfido2?.skipped { sections.append("libfido2: skipped (\(skipped)).") }
         if let skipped = chrome?.skipped { sections.append("Chrome's virtual authenticator: skipped (\(skipped)).") }
         if let skipped = browserExtension?.skipped {
@@ -274,6 +285,13 @@ struct BenchResults {
         add(
             "socket getAssertion/s (1 client) ÷ the same with --busy-poll 0",
             socketOne?.getAssertion.operationsPerSecond, socketWithoutBusyPoll?.operationsPerSecond)
+        // The accept thread's own share: busy polling needs it, so with it off nothing polls;
+        // against a daemon that keeps the thread but does not poll, only the accept path differs.
+        if let plain = speedOff.first(where: { $0.mechanism == "acceptthread" }) {
+            add(
+                "socket getAssertion/s (1 client), --busy-poll 0 ÷ the same with \(SpeedMechanisms.environmentVariable)=acceptthread",
+                socketWithoutBusyPoll?.operationsPerSecond, plain.one.getAssertion.operationsPerSecond)
+        }
         // A mechanism earns its place with ≥ 10 % on one of these figures (issue 34).
         for off in speedOff {
             let figures: [(String, Measurement?, Measurement)] = [

@@ -8,7 +8,8 @@ import Foundation
 enum BrowserExtension {
     static let script = "scripts/browser-extension-bench.py"
 
-    struct Figures {
+    /// As the script prints them.
+    struct Figures: Decodable {
         /// In the page, through the extension and the host.
         var create: Measurement
         var get: Measurement
@@ -22,35 +23,12 @@ enum BrowserExtension {
 
     typealias Outcome = ReportedOutcome<Figures>
 
-    private struct Output: Decodable {
-        var create: ReportedFigure
-        var get: ReportedFigure
-        var hostCreate: ReportedFigure
-        var hostGet: ReportedFigure
-        var echoGet: ReportedFigure
-        var browser: String
-    }
-
     static func measure(limits: RunLimits, passkeyd: String, passkeyctl: String, work: String) -> Outcome {
-        guard FileManager.default.fileExists(atPath: script) else {
-            return Outcome(skipped: "\(script) not found (run from the repository)")
-        }
         guard FileManager.default.isExecutableFile(atPath: passkeyctl) else {
             return Outcome(skipped: "no passkeyctl at \(passkeyctl)")
         }
-        let arguments = [
-            "python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)",
-            "--passkeyd", passkeyd, "--passkeyctl", passkeyctl
-        ]
-        switch ReportingProgram.run("/usr/bin/env", arguments, log: work + "/browser-extension.log", as: Output.self) {
-        case .failure(let skipped):
-            return Outcome(skipped: skipped.reason)
-        case .success(let decoded):
-            return Outcome(
-                figures: Figures(
-                    create: decoded.create.measurement, get: decoded.get.measurement,
-                    hostCreate: decoded.hostCreate.measurement, hostGet: decoded.hostGet.measurement,
-                    echoGet: decoded.echoGet.measurement, browser: decoded.browser))
-        }
+        return ReportingProgram.measure(
+            script: script, ["--passkeyd", passkeyd, "--passkeyctl", passkeyctl], limits: limits,
+            log: work + "/browser-extension.log")
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 enum ChromeVirtualAuthenticator {
     static let script = "scripts/chrome-virtual-authenticator.py"
 
-    struct Figures {
+    /// As the script prints them.
+    struct Figures: Decodable {
         var create: Measurement
         var get: Measurement
         var browser: String
@@ -15,26 +16,7 @@ enum ChromeVirtualAuthenticator {
 
     typealias Outcome = ReportedOutcome<Figures>
 
-    private struct Output: Decodable {
-        var create: ReportedFigure
-        var get: ReportedFigure
-        var browser: String
-    }
-
     static func measure(limits: RunLimits, work: String) -> Outcome {
-        guard FileManager.default.fileExists(atPath: script) else {
-            return Outcome(skipped: "\(script) not found (run from the repository)")
-        }
-        let arguments = [
-            "python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)"
-        ]
-        switch ReportingProgram.run("/usr/bin/env", arguments, log: work + "/chrome.log", as: Output.self) {
-        case .failure(let skipped):
-            return Outcome(skipped: skipped.reason)
-        case .success(let decoded):
-            return Outcome(
-                figures: Figures(
-                    create: decoded.create.measurement, get: decoded.get.measurement, browser: decoded.browser))
-        }
+        ReportingProgram.measure(script: script, limits: limits, log: work + "/chrome.log")
     }
 }

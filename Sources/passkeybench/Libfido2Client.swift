@@ -9,11 +9,6 @@ enum Libfido2Client {
     /// Resident registrations, then discoverable sign-ins, on one connection.
     typealias Outcome = ReportedOutcome<BenchResults.Pair>
 
-    private struct Output: Decodable {
-        var makeCredential: ReportedFigure
-        var getAssertion: ReportedFigure
-    }
-
     static func measure(program: String?, daemon: BenchDaemon, limits: RunLimits, work: String) -> Outcome {
         guard let program else {
             return Outcome(
@@ -22,16 +17,9 @@ enum Libfido2Client {
         guard FileManager.default.isExecutableFile(atPath: program) else {
             return Outcome(skipped: "\(program) is not an executable")
         }
-        switch ReportingProgram.run(
-            program, [daemon.socket, "\(limits.operations)", "\(limits.duration.seconds)"],
-            log: work + "/libfido2.log", as: Output.self)
-        {
-        case .failure(let skipped):
-            return Outcome(skipped: skipped.reason)
-        case .success(let decoded):
-            return Outcome(
-                figures: .init(
-                    getAssertion: decoded.getAssertion.measurement, makeCredential: decoded.makeCredential.measurement))
-        }
+        return Outcome(
+            ReportingProgram.run(
+                program, [daemon.socket, "\(limits.operations)", "\(limits.duration.seconds)"],
+                log: work + "/libfido2.log", as: BenchResults.Pair.self))
     }
 }

@@ -42,14 +42,18 @@ extension Duration {
 
 /// A figure another program took and printed as JSON (Chrome's script, the libfido2
 /// client): its operations, its wall time in seconds and each latency in milliseconds.
-struct ReportedFigure: Decodable {
-    var operations: Int
-    var seconds: Double
-    var latencies: [Double]
+extension Measurement: Decodable {
+    private enum CodingKeys: String, CodingKey {
+        case operations, seconds, latencies
+    }
 
-    var measurement: Measurement {
-        Measurement(
-            operations: operations, elapsed: .microseconds(Int64(seconds * 1e6)),
-            latencies: latencies.map { .nanoseconds(Int64($0 * 1e6)) }, perClient: [operations])
+    init(from decoder: any Decoder) throws {
+        let reported = try decoder.container(keyedBy: CodingKeys.self)
+        let operations = try reported.decode(Int.self, forKey: .operations)
+        self.init(
+            operations: operations,
+            elapsed: .microseconds(Int64(try reported.decode(Double.self, forKey: .seconds) * 1e6)),
+            latencies: try reported.decode([Double].self, forKey: .latencies).map { .nanoseconds(Int64($0 * 1e6)) },
+            perClient: [operations])
     }
 }

@@ -71,17 +71,15 @@ struct PasskeyBench: AsyncParsableCommand {
 
     var limits: RunLimits { RunLimits(operations: operations, duration: .milliseconds(Int(duration * 1000))) }
 
-    var daemonExecutable: String {
-        if let passkeyd { return passkeyd }
-        let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        return own.deletingLastPathComponent().appendingPathComponent("passkeyd").path
-    }
+    var daemonExecutable: String { passkeyd ?? Self.besideThisProgram("passkeyd") }
 
     /// passkeyctl, whose `browser host` the extension figures go through.
-    var passkeyctlExecutable: String {
-        if let passkeyctl { return passkeyctl }
+    var passkeyctlExecutable: String { passkeyctl ?? Self.besideThisProgram("passkeyctl") }
+
+    /// The executable `name` in passkeybench's own folder, where `swift build` puts them all.
+    private static func besideThisProgram(_ name: String) -> String {
         let own = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        return own.deletingLastPathComponent().appendingPathComponent("passkeyctl").path
+        return own.deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     func run() async throws {
@@ -205,6 +203,7 @@ struct PasskeyBench: AsyncParsableCommand {
         let daemon = try await BenchDaemon.start(
             executable: daemonExecutable, dataDirectory: work + "/socket-keystore", workDirectory: work, name: "socket")
         defer { daemon.stop() }
+        results.socketReady = daemon.readyAfter
         let transports = (0..<max(clients, 1)).map { _ in UnixSocketTransport(path: daemon.socket) }
         let benchClients = transports.map(BenchClient.init(transport:))
         // Several clients are hosts of their own, as separate processes would be (`ClientThread`);
@@ -242,7 +241,7 @@ struct PasskeyBench: AsyncParsableCommand {
             let plainClients = transports.map(BenchClient.init(transport:))
             let (one, _) = try await measurePair(clients: plainClients, count: 1, users: users)
             let (many, _) = try await measurePair(clients: plainClients, count: clients, users: users, threads: threads)
-            results.speedOff.append(.init(mechanism: mechanism, one: one, many: many))
+            results.speedOff.append(.init(mechanism: mechanism, one: one, many: many, ready: plain.readyAfter))
             for transport in transports { await transport.close() }
         }
 

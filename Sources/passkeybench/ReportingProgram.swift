@@ -4,6 +4,21 @@ import Foundation
 /// stderr (Chrome's script, the libfido2 client): its decoded output, or why there is none,
 /// in a sentence for the report.
 enum ReportingProgram {
+    /// One of `scripts/`, run by python3 with the run's limits and `arguments`; skipped when
+    /// it is absent (passkeybench runs from the repository).
+    static func measure<Figures: Decodable>(
+        script: String, _ arguments: [String] = [], limits: RunLimits, log: String
+    ) -> ReportedOutcome<Figures> {
+        guard FileManager.default.fileExists(atPath: script) else {
+            return ReportedOutcome(skipped: "\(script) not found (run from the repository)")
+        }
+        let command =
+            [
+                "python3", script, "--duration", "\(limits.duration.seconds)", "--operations", "\(limits.operations)"
+            ] + arguments
+        return ReportedOutcome(run("/usr/bin/env", command, log: log, as: Figures.self))
+    }
+
     struct Skipped: Error {
         var reason: String
     }
@@ -39,4 +54,13 @@ enum ReportingProgram {
 struct ReportedOutcome<Figures> {
     var figures: Figures?
     var skipped: String?
+}
+
+extension ReportedOutcome {
+    init(_ result: Result<Figures, ReportingProgram.Skipped>) {
+        switch result {
+        case .success(let figures): self.init(figures: figures)
+        case .failure(let skipped): self.init(skipped: skipped.reason)
+        }
+    }
 }

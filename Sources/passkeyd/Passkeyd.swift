@@ -160,7 +160,8 @@ struct Passkeyd: AsyncParsableCommand {
             server = try await CTAPHIDServer.start(
                 configuration: .init(
                     socketPath: settings.socket, listener: settings.listener, busyPoll: settings.busyPoll,
-                    quickTransactionsOnLoop: !SpeedMechanisms.turnedOffByEnvironment.contains(.taskExecutor)),
+                    quickTransactionsOnLoop: !SpeedMechanisms.turnedOffByEnvironment.contains(.taskExecutor),
+                    acceptThread: !SpeedMechanisms.turnedOffByEnvironment.contains(.acceptThread)),
                 handler: device.handler, broker: broker,
                 controls: controls, logger: Logger(label: "passkeyd.server"))
         } catch {

@@ -335,7 +335,7 @@ final class EmbeddedHost: HIDHost {
     private var pending: [UInt8] = []
 
     init(device: CTAPHIDDevice, loop: NIOAsyncTestingEventLoop, timing: CTAPHIDServer.Timing) async throws {
-        let id = await device.register()
+        let id = device.register()
         let channel = NIOAsyncTestingChannel(loop: loop)
         let logger = Logger(label: "passkeyd.embedded")
         let connection = CTAPHIDConnection(

@@ -7,9 +7,11 @@ import Testing
 @testable import PasskeyDaemon
 
 /// The socket file: permissions, peers of another uid, stale sockets, one daemon per path.
+/// `acceptThread`: the same on passkeyd's accept thread and on NIO's server channel
+/// (`PASSKEYD_SPEED_OFF=acceptthread`): turning the speed mechanism off changes no security.
 @Suite struct ServerLifecycleTests {
-    @Test func socketIs0600InA0700FolderAndIsRemovedOnStop() async throws {
-        let daemon = try await TestDaemon.start()
+    @Test(arguments: [true, false]) func socketIs0600InA0700FolderAndIsRemovedOnStop(acceptThread: Bool) async throws {
+        let daemon = try await TestDaemon.start(acceptThread: acceptThread)
         let folder = (daemon.path as NSString).deletingLastPathComponent
         let socketMode = try FileManager.default.attributesOfItem(atPath: daemon.path)[.posixPermissions] as? Int
         let folderMode = try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int
@@ -20,8 +22,8 @@ import Testing
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    @Test func aPeerOfAnotherUIDIsClosedUnanswered() async throws {
-        let daemon = try await TestDaemon.start(allowedPeerUID: getuid() &+ 1)
+    @Test(arguments: [true, false]) func aPeerOfAnotherUIDIsClosedUnanswered(acceptThread: Bool) async throws {
+        let daemon = try await TestDaemon.start(allowedPeerUID: getuid() &+ 1, acceptThread: acceptThread)
         try await HIDTestClient.with(path: daemon.path) { client in
             try? await client.send(
                 CTAPHIDMessage(
@@ -31,7 +33,7 @@ import Testing
         await daemon.stop()
     }
 
-    @Test func aStaleSocketFileIsReplaced() async throws {
+    @Test(arguments: [true, false]) func aStaleSocketFileIsReplaced(acceptThread: Bool) async throws {
         let path = TestDaemon.freshSocketPath()
         let folder = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(
@@ -39,7 +41,7 @@ import Testing
         try HandMadeSocket.stale(at: path)
         #expect(SocketFile(path: path).probe() == .stale)
 
-        let daemon = try await TestDaemon.start(path: path)
+        let daemon = try await TestDaemon.start(path: path, acceptThread: acceptThread)
         try await HIDTestClient.with(path: path) { client in
             let channel = try await client.initialize()
             #expect(CTAPHIDChannel.isAllocatable(channel))

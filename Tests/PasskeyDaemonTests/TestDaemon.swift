@@ -18,14 +18,14 @@ struct TestDaemon {
     static func start(
         path: String = freshSocketPath(), presence: PresenceMode = .prompt, allowedPeerUID: uid_t = getuid(),
         timing: CTAPHIDServer.Timing = .init(), busyPoll: Duration = CTAPHIDServer.Configuration.defaultBusyPoll,
-        quickTransactionsOnLoop: Bool = true
+        quickTransactionsOnLoop: Bool = true, acceptThread: Bool = true
     ) async throws -> TestDaemon {
         let broker = PromptBroker()
         let handler = FakeHandler(presence: DaemonUserPresence(mode: presence, broker: broker))
         let daemon = try await InProcessDaemon.start(
             handler: handler, broker: broker, socketPath: path, timing: timing, allowedPeerUID: allowedPeerUID,
             busyPoll: busyPoll,
-            quickTransactionsOnLoop: quickTransactionsOnLoop)
+            quickTransactionsOnLoop: quickTransactionsOnLoop, acceptThread: acceptThread)
         return TestDaemon(daemon: daemon, handler: handler)
     }
 

@@ -15,12 +15,13 @@ public struct InProcessDaemon: Sendable {
         handler: any CTAP2MessageHandler, broker: PromptBroker, socketPath: String = TemporaryFolder.freshSocketPath(),
         timing: CTAPHIDServer.Timing = .init(), allowedPeerUID: uid_t = getuid(),
         busyPoll: Duration = CTAPHIDServer.Configuration.defaultBusyPoll, quickTransactionsOnLoop: Bool = true,
+        acceptThread: Bool = true,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> InProcessDaemon {
         let server = try await CTAPHIDServer.start(
             configuration: .init(
                 socketPath: socketPath, timing: timing, allowedPeerUID: allowedPeerUID, busyPoll: busyPoll,
-                quickTransactionsOnLoop: quickTransactionsOnLoop),
+                quickTransactionsOnLoop: quickTransactionsOnLoop, acceptThread: acceptThread),
             handler: handler, broker: broker, logger: logger)
         return InProcessDaemon(server: server, broker: broker)
     }

@@ -14,6 +14,9 @@ import Foundation
 ///   `io_submit` when logged.
 /// - `taskExecutor`: not the keystore's; passkeyd gives it to its server
 ///   (`CTAPHIDServer.Configuration.quickTransactionsOnLoop`): every transaction runs on the pool.
+/// - `acceptThread`: not the keystore's either; passkeyd gives it to its server
+///   (`CTAPHIDServer.Configuration.acceptThread`): connections are accepted through NIO's server
+///   channel instead of passkeyd's own thread, and so are never busy-polled.
 public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -22,13 +25,15 @@ public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
     public static let groupCommit = SpeedMechanisms(rawValue: 2)
     public static let linuxAIO = SpeedMechanisms(rawValue: 4)
     public static let taskExecutor = SpeedMechanisms(rawValue: 8)
+    public static let acceptThread = SpeedMechanisms(rawValue: 16)
 
     /// The environment variable naming the mechanisms to turn off, comma-separated.
     public static let environmentVariable = "PASSKEYD_SPEED_OFF"
 
     /// Each mechanism's name in `PASSKEYD_SPEED_OFF`.
     public static let names: KeyValuePairs<String, SpeedMechanisms> = [
-        "recordlog": .recordLog, "groupcommit": .groupCommit, "aio": .linuxAIO, "executor": .taskExecutor
+        "recordlog": .recordLog, "groupcommit": .groupCommit, "aio": .linuxAIO, "executor": .taskExecutor,
+        "acceptthread": .acceptThread
     ]
 
     /// The mechanisms `PASSKEYD_SPEED_OFF` turns off, read once, at the first use. A name it
