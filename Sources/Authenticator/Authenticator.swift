@@ -63,13 +63,8 @@ public actor Authenticator: CTAP2MessageHandler {
         _ message: [UInt8], from caller: CTAPCaller,
         progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
     ) async -> [UInt8] {
-        await takeTurn()
-        defer { endTurn() }
-        let result = await Self.$progress.withValue(ProgressReport(report: progress)) {
-            () async -> Result<[UInt8], CTAPStatus> in
-            do throws(CTAPStatus) { return .success(try await dispatch(message, from: caller)) } catch {
-                return .failure(error)
-            }
+        let result = await inTurn(progress: progress) { () async throws(CTAPStatus) in
+            try await dispatch(message, from: caller)
         }
         switch result {
         case .success(let answer):
@@ -150,6 +145,20 @@ public actor Authenticator: CTAP2MessageHandler {
         conversations = conversations.filter { !$0.value.hasLapsed(at: now, configuration) }
         guard let conversation, !conversation.hasLapsed(at: now, configuration) else { return nil }
         return conversation
+    }
+
+    /// Runs `body` in the next turn, with the transport's `progress` at hand for the steps that
+    /// wait on the user; a failure comes back as a value, for the transport's answer.
+    func inTurn<Success, Failure: Error>(
+        progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void,
+        _ body: () async throws(Failure) -> Success
+    ) async -> Result<Success, Failure> {
+        await takeTurn()
+        defer { endTurn() }
+        return await Self.$progress.withValue(ProgressReport(report: progress)) {
+            () async -> Result<Success, Failure> in
+            do throws(Failure) { return .success(try await body()) } catch { return .failure(error) }
+        }
     }
 
     func takeTurn() async {

@@ -25,6 +25,11 @@ struct Connection: Sendable {
         try await run { () async throws(CTAP2Error) in try await session.getInfo() }
     }
 
+    /// The keystore's test attestation root, DER (docs/vendor-commands.md).
+    func attestationRoot() async throws(Failure) -> [UInt8] {
+        try await run { () async throws(CTAP2Error) in try await session.attestationRoot() }
+    }
+
     func clientPIN(_ info: GetInfoResponse) throws(Failure) -> ClientPINSession {
         do { return try ClientPINSession(session: session, info: info) } catch {
             throw .refused("The authenticator supports no PIN/UV auth protocol passkeyctl knows.")

@@ -32,6 +32,9 @@ import Testing
             #expect(
                 try await daemon.ctl(["bio", "rename", template, "--name", "Right thumb"], pin: Self.pin).status == 0)
             #expect(try await Self.fingerprints(daemon).first?["name"] as? String == "Right thumb")
+            let unnamed = try await daemon.ctl(["bio", "rename", "00ff", "--name", "Nobody"], pin: Self.pin)
+            #expect(unnamed.status == 5)
+            #expect(unnamed.stderr.contains("No fingerprint 00ff is enrolled; nothing was renamed."))
 
             let unknown = try await daemon.ctl(["bio", "remove", "00ff"], pin: Self.pin)
             #expect(unknown.status == 5)

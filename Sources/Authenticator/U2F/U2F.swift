@@ -8,13 +8,10 @@ extension Authenticator {
         _ apdu: [UInt8], from caller: CTAPCaller,
         progress: nonisolated(nonsending) @escaping @Sendable (KeepaliveStatus) async -> Void
     ) async -> [UInt8] {
-        await takeTurn()
-        defer { endTurn() }
-        // A U2F command is the caller's next command: a CTAP2 conversation ends with it.
-        conversations[caller] = nil
-        let result = await Self.$progress.withValue(ProgressReport(report: progress)) {
-            () async -> Result<U2FResponse, StatusWord> in
-            do throws(StatusWord) { return .success(try await u2f(apdu)) } catch { return .failure(error) }
+        let result = await inTurn(progress: progress) { () async throws(StatusWord) -> U2FResponse in
+            // A U2F command is the caller's next command: a CTAP2 conversation ends with it.
+            conversations[caller] = nil
+            return try await u2f(apdu)
         }
         switch result {
         case .success(let response):

@@ -2,13 +2,12 @@
 /// and the last one repeats. `always(.approved)` is a test authenticator that
 /// never needs a touch; `always(.denied)` one nobody touches.
 public actor ScriptedPresence: UserPresence {
-    private var script: [PresenceOutcome]
+    private var script: UserActionScript<PresenceOutcome>
     /// Every request seen, in order, so tests can tell whether presence was asked.
-    public private(set) var requests: [UserActionRequest] = []
+    public var requests: [UserActionRequest] { script.requests }
 
     public init(_ script: [PresenceOutcome]) {
-        precondition(!script.isEmpty, "a presence script needs at least one outcome")
-        self.script = script
+        self.script = UserActionScript(script, asking: "presence")
     }
 
     public static func always(_ outcome: PresenceOutcome) -> ScriptedPresence {
@@ -16,20 +15,18 @@ public actor ScriptedPresence: UserPresence {
     }
 
     public func confirmPresence(_ request: UserActionRequest) -> PresenceOutcome {
-        requests.append(request)
-        return script.count > 1 ? script.removeFirst() : script[0]
+        script.answer(request)
     }
 }
 
 /// Built-in user verification that answers from a script, like `ScriptedPresence`.
 public actor ScriptedVerifier: UserVerifier {
-    private var script: [VerificationOutcome]
-    public private(set) var requests: [UserActionRequest] = []
+    private var script: UserActionScript<VerificationOutcome>
+    public var requests: [UserActionRequest] { script.requests }
     public nonisolated let isConfigured: Bool
 
     public init(_ script: [VerificationOutcome], configured: Bool = true) {
-        precondition(!script.isEmpty, "a verification script needs at least one outcome")
-        self.script = script
+        self.script = UserActionScript(script, asking: "verification")
         self.isConfigured = configured
     }
 
@@ -38,7 +35,24 @@ public actor ScriptedVerifier: UserVerifier {
     }
 
     public func verifyUser(_ request: UserActionRequest) -> VerificationOutcome {
+        script.answer(request)
+    }
+}
+
+/// The outcomes a scripted user gives, in order with the last one repeating, and the
+/// requests that took them.
+struct UserActionScript<Outcome: Sendable>: Sendable {
+    private var outcomes: [Outcome]
+    private(set) var requests: [UserActionRequest] = []
+
+    init(_ outcomes: [Outcome], asking what: String) {
+        precondition(!outcomes.isEmpty, "a \(what) script needs at least one outcome")
+        self.outcomes = outcomes
+    }
+
+    /// The next outcome, for `request`.
+    mutating func answer(_ request: UserActionRequest) -> Outcome {
         requests.append(request)
-        return script.count > 1 ? script.removeFirst() : script[0]
+        return outcomes.count > 1 ? outcomes.removeFirst() : outcomes[0]
     }
 }

@@ -28,32 +28,30 @@ extension WebAuthnClient {
         case .credentialExcluded:
             return .invalidState(
                 "This authenticator already holds a passkey for this account on \(rpID).", cause: cause)
-        case .noCredentials:
-            return .notAllowed("Passkey not recognized: this authenticator has no passkey for \(rpID).", cause: cause)
         case .keepaliveCancel:
             return .abort("The request was cancelled. You can try again.", cause: cause)
         case .unsupportedAlgorithm:
             return .notSupported("The authenticator supports none of the site's algorithms.", cause: cause)
-        case .operationDenied:
-            return .notAllowed("The request was denied on the authenticator.", cause: cause)
-        case .userActionTimeout, .actionTimeout:
-            return .notAllowed("Nobody confirmed on the authenticator in time.", cause: cause)
-        case .keyStoreFull:
-            return .notAllowed("The authenticator has no room for another passkey.", cause: cause)
-        case .pinBlocked:
-            return .notAllowed("The PIN is blocked: the authenticator must be reset.", cause: cause)
-        case .pinAuthBlocked:
-            return .notAllowed(
-                "Too many wrong PINs in a row: the authenticator takes no more until it is unplugged and plugged in again.",
-                cause: cause)
-        case .uvBlocked:
-            return .notAllowed("User verification is blocked on this authenticator; use the PIN.", cause: cause)
-        case .uvInvalid:
-            return .notAllowed("User verification failed.", cause: cause)
-        case .puatRequired:  // CTAP 2.0's PIN_REQUIRED is the same code, 0x36
-            return .notAllowed("The authenticator requires user verification for this request.", cause: cause)
         default:
-            return .notAllowed("The authenticator refused the request.", cause: cause)
+            return .notAllowed(Self.notAllowedSentence(status, rpID: rpID), cause: cause)
+        }
+    }
+
+    /// What a NotAllowedError says about each status that ends in one.
+    private static func notAllowedSentence(_ status: CTAPStatus, rpID: String) -> String {
+        switch status {
+        case .noCredentials: "Passkey not recognized: this authenticator has no passkey for \(rpID)."
+        case .operationDenied: "The request was denied on the authenticator."
+        case .userActionTimeout, .actionTimeout: "Nobody confirmed on the authenticator in time."
+        case .keyStoreFull: "The authenticator has no room for another passkey."
+        case .pinBlocked: "The PIN is blocked: the authenticator must be reset."
+        case .pinAuthBlocked:
+            "Too many wrong PINs in a row: the authenticator takes no more until it is unplugged and plugged in again."
+        case .uvBlocked: "User verification is blocked on this authenticator; use the PIN."
+        case .uvInvalid: "User verification failed."
+        case .puatRequired:  // CTAP 2.0's PIN_REQUIRED is the same code, 0x36
+            "The authenticator requires user verification for this request."
+        default: "The authenticator refused the request."
         }
     }
 }

@@ -25,7 +25,8 @@ struct BrowserUserAgent: UserAgent {
     private func ask(_ choices: [CredentialChoice], rpID: String, conditional: Bool) async -> CredentialChoice? {
         let entries = choices.map(Self.entry)
         let index = await choosers.ask(count: entries.count) { id in
-            port.send(.choose(id: id, request: request, rpId: rpID, entries: entries, conditional: conditional))
+            port.send(
+                .question(id: id, request: request, rpId: rpID, .choose(entries: entries, conditional: conditional)))
         }
         return index.map { choices[$0] }
     }
@@ -45,7 +46,7 @@ struct BrowserUserAgent: UserAgent {
     /// after a wrong PIN. The PIN goes to the authenticator only, never to a log.
     func enterPIN(retriesLeft: Int?) async -> String? {
         await choosers.askPIN { id in
-            port.send(.pin(id: id, request: request, rpId: rpID, retriesLeft: retriesLeft))
+            port.send(.question(id: id, request: request, rpId: rpID, .pin(retriesLeft: retriesLeft)))
         }
     }
 

@@ -8,13 +8,19 @@ enum HostMessage: Sendable, Encodable {
     case result(id: String, HostResult)
     /// A request that failed (a DOMException for the page), or a message that could not be parsed (id nil).
     case error(id: String?, name: String, message: String, unavailable: Bool)
-    /// A modal account chooser (`suggest` when `conditional`): `id` is the host's, `request` the page's request.
-    case choose(id: String, request: String, rpId: String, entries: [ChooserEntry], conditional: Bool)
-    /// A PIN dialog for the request (CTAP 2.1 §6.5.5.7.2 needs the PIN from the person): `id` is the
-    /// host's, `retriesLeft` the authenticator's count (§6.5.5.2, getPINRetries), or nil when unknown.
-    case pin(id: String, request: String, rpId: String, retriesLeft: Int?)
+    /// A question to the person about the page's `request`, which the extension answers with a
+    /// `choice` naming `id` (the host's).
+    case question(id: String, request: String, rpId: String, Question)
     /// Progress of a request: the authenticator is working, or waits for a touch.
     case status(request: String, status: String)
+
+    enum Question: Sendable {
+        /// A modal account chooser (`suggest` when `conditional`).
+        case choose(entries: [ChooserEntry], conditional: Bool)
+        /// A PIN dialog (CTAP 2.1 §6.5.5.7.2 needs the PIN from the person): `retriesLeft` is the
+        /// authenticator's count (§6.5.5.2, getPINRetries), or nil when unknown.
+        case pin(retriesLeft: Int?)
+    }
 
     struct ChooserEntry: Sendable, Encodable, Equatable {
         let label: String
@@ -60,18 +66,18 @@ enum HostMessage: Sendable, Encodable {
             try c.encode(name, forKey: .name)
             try c.encode(message, forKey: .message)
             try c.encode(unavailable, forKey: .unavailable)
-        case .choose(let id, let request, let rpId, let entries, let conditional):
-            try c.encode(conditional ? "suggest" : "choose", forKey: .type)
+        case .question(let id, let request, let rpId, let question):
             try c.encode(id, forKey: .id)
             try c.encode(request, forKey: .request)
             try c.encode(rpId, forKey: .rpId)
-            try c.encode(entries, forKey: .entries)
-        case .pin(let id, let request, let rpId, let retriesLeft):
-            try c.encode("pin", forKey: .type)
-            try c.encode(id, forKey: .id)
-            try c.encode(request, forKey: .request)
-            try c.encode(rpId, forKey: .rpId)
-            try c.encode(retriesLeft, forKey: .retriesLeft)
+            switch question {
+            case .choose(let entries, let conditional):
+                try c.encode(conditional ? "suggest" : "choose", forKey: .type)
+                try c.encode(entries, forKey: .entries)
+            case .pin(let retriesLeft):
+                try c.encode("pin", forKey: .type)
+                try c.encode(retriesLeft, forKey: .retriesLeft)
+            }
         case .status(let request, let status):
             try c.encode("status", forKey: .type)
             try c.encode(request, forKey: .request)

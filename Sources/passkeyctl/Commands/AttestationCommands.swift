@@ -11,11 +11,7 @@ struct AttestationCACommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let connection = global.connect()
-        let root = try await connection.run { () async throws(CTAP2Error) in
-            try await connection.session.attestationRoot()
-        }
-        print(Self.pem(root), terminator: "")
+        print(Self.pem(try await global.connect().attestationRoot()), terminator: "")
     }
 
     static func pem(_ der: [UInt8]) -> String {
@@ -39,10 +35,7 @@ struct MetadataCommand: AsyncParsableCommand {
     func run() async throws {
         let connection = global.connect()
         let info = try await connection.info()
-        let root = try await connection.run { () async throws(CTAP2Error) in
-            try await connection.session.attestationRoot()
-        }
-        Output.json(Self.statement(info: info, root: root))
+        Output.json(Self.statement(info: info, root: try await connection.attestationRoot()))
     }
 
     /// Metadata Statement 3.0 §4: the members an RP's metadata path reads; getInfo as the device answers it.

@@ -49,6 +49,22 @@ struct BioCommands: AsyncParsableCommand {
             throw Failure(error, socket: connection.socket)
         }
     }
+
+    /// Runs `change` on the enrolled fingerprint `template` names. A template ID the reader does
+    /// not hold answers `CTAP2_ERR_INVALID_OPTION` (CTAP 2.1 §6.7.7, §6.7.8): the person is told
+    /// that nothing was `verb` (renamed, removed).
+    static func change(
+        _ template: String, _ global: GlobalOptions, nothingWas verb: String,
+        _ change: (BioEnrollmentSession, [UInt8]) async throws(CTAP2Error) -> Void
+    ) async throws {
+        let templateId = try Self.template(template)
+        let (connection, bio) = try await session(global)
+        do {
+            try await connection.run { () async throws(CTAP2Error) in try await change(bio, templateId) }
+        } catch Failure.device(.invalidOption) {
+            throw Failure.notFound("No fingerprint \(template) is enrolled; nothing was \(verb).")
+        }
+    }
 }
 
 struct BioEnrollCommand: AsyncParsableCommand {
@@ -140,14 +156,9 @@ struct BioRenameCommand: AsyncParsableCommand {
     var name: String
 
     func run() async throws {
-        let templateId = try BioCommands.template(template)
-        let (connection, bio) = try await BioCommands.session(global)
-        do {
-            try await connection.run { () async throws(CTAP2Error) in
-                try await bio.setFriendlyName(templateId: templateId, name)
-            }
-        } catch Failure.device(.invalidOption) {
-            throw Failure.notFound("No fingerprint \(template) is enrolled; nothing was renamed.")
+        try await BioCommands.change(template, global, nothingWas: "renamed") {
+            (bio, templateId) async throws(CTAP2Error) in
+            try await bio.setFriendlyName(templateId: templateId, name)
         }
         if !global.json { print("Renamed fingerprint \(template) to \(name).") }
     }
@@ -160,14 +171,9 @@ struct BioRemoveCommand: AsyncParsableCommand {
     var template: String
 
     func run() async throws {
-        let templateId = try BioCommands.template(template)
-        let (connection, bio) = try await BioCommands.session(global)
-        do {
-            try await connection.run { () async throws(CTAP2Error) in
-                try await bio.removeEnrollment(templateId: templateId)
-            }
-        } catch Failure.device(.invalidOption) {
-            throw Failure.notFound("No fingerprint \(template) is enrolled; nothing was removed.")
+        try await BioCommands.change(template, global, nothingWas: "removed") {
+            (bio, templateId) async throws(CTAP2Error) in
+            try await bio.removeEnrollment(templateId: templateId)
         }
         if !global.json { print("Removed fingerprint \(template).") }
     }

@@ -8,6 +8,18 @@ struct PINCommand: AsyncParsableCommand {
         commandName: "pin", abstract: "Set, change or inspect the authenticator's PIN.",
         subcommands: [SetPIN.self, ChangePIN.self, PINStatus.self])
 
+    /// What `set` and `change` start with: getInfo, a refusal unless a PIN is set exactly when
+    /// the subcommand needs one (setPIN wants none, CTAP 2.1 §6.5.5.5; changePIN one, §6.5.5.6),
+    /// and a clientPIN session.
+    static func begin(_ global: GlobalOptions, pinSet needed: Bool, otherwise refusal: String) async throws
+        -> (Connection, GetInfoResponse, ClientPINSession)
+    {
+        let connection = global.connect()
+        let info = try await connection.info()
+        guard (info.options["clientPin"] == true) == needed else { throw Failure.refused(refusal) }
+        return (connection, info, try connection.clientPIN(info))
+    }
+
     struct SetPIN: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set", abstract: "Set the PIN on an authenticator that has none.")
@@ -16,14 +28,9 @@ struct PINCommand: AsyncParsableCommand {
         @OptionGroup var newPIN: NewPINSource
 
         func run() async throws {
-            let connection = global.connect()
-            let info = try await connection.info()
-            guard info.options["clientPin"] != true else {
-                throw Failure.refused("A PIN is already set; change it with `passkeyctl pin change`.")
-            }
-            let clientPIN = try connection.clientPIN(info)
-            let pin = try newPIN.read()
-            try PINPolicy.check(pin, info: info)
+            let (connection, info, clientPIN) = try await PINCommand.begin(
+                global, pinSet: false, otherwise: "A PIN is already set; change it with `passkeyctl pin change`.")
+            let pin = try newPIN.read(for: info)
             try await connection.token(clientPIN) { () async throws(CTAP2Error) in try await clientPIN.setPIN(pin) }
             Report.done(json: global.json, "PIN set.")
         }
@@ -37,15 +44,10 @@ struct PINCommand: AsyncParsableCommand {
         @OptionGroup var newPIN: NewPINSource
 
         func run() async throws {
-            let connection = global.connect()
-            let info = try await connection.info()
-            guard info.options["clientPin"] == true else {
-                throw Failure.refused("No PIN is set; set one with `passkeyctl pin set`.")
-            }
-            let clientPIN = try connection.clientPIN(info)
+            let (connection, info, clientPIN) = try await PINCommand.begin(
+                global, pinSet: true, otherwise: "No PIN is set; set one with `passkeyctl pin set`.")
             let current = try PINEntry.current(file: global.pinFile)
-            let new = try newPIN.read()
-            try PINPolicy.check(new, info: info)
+            let new = try newPIN.read(for: info)
             try await connection.token(clientPIN) { () async throws(CTAP2Error) in
                 try await clientPIN.changePIN(from: current, to: new)
             }
@@ -81,7 +83,10 @@ struct NewPINSource: ParsableArguments {
         help: "Read the new PIN from this file; else $PASSKEYCTL_NEW_PIN, else a prompt (twice).")
     var file: String?
 
-    func read() throws -> String {
-        try PINEntry.new(file: file)
+    /// The new PIN, refused unless it meets the device's policy (`PINPolicy`).
+    func read(for info: GetInfoResponse) throws -> String {
+        let pin = try PINEntry.new(file: file)
+        try PINPolicy.check(pin, info: info)
+        return pin
     }
 }
