@@ -62,7 +62,7 @@ let package = Package(
         // The CTAP2 vocabulary both ends share: messages, statuses, COSE, authData, PIN/UV protocols.
         .target(name: "CTAP", dependencies: ["CBOR", "PasskeydMacros"] + crypto),
         // The transport vocabulary: CTAPHID framing, INIT, keepalive, passkeyd's vendor commands.
-        .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR"]),
+        .target(name: "CTAPHID", dependencies: ["CTAP", "CBOR", "PasskeydMacros"]),
         // What passkeyd and its clients share on this machine, not on the wire: where the socket and
         // the keystore live, whom to trust there, the socket's address and peer, secrets handed over
         // in the environment, passkeyd's one version.
@@ -77,7 +77,9 @@ let package = Package(
         // The device's behaviour, as an actor over a pluggable credential store.
         .target(
             name: "Authenticator",
-            dependencies: ["CTAP", "CBOR", "Secp256k1", "MLDSA", "PasskeydConcurrency", logging] + crypto + certificates
+            dependencies: [
+                "CTAP", "CBOR", "Secp256k1", "MLDSA", "PasskeydConcurrency", "PasskeydMacros", logging
+            ] + crypto + certificates
         ),
         // Linux's native AIO syscalls, which Glibc does not wrap: the record log's early block write.
         .systemLibrary(name: "CLinuxAIO"),
@@ -87,18 +89,22 @@ let package = Package(
         .target(
             name: "Keystore",
             dependencies: [
-                "Authenticator", "CTAP", "CBOR", logging, .product(name: "GRDB", package: "GRDB.swift"),
+                "Authenticator", "CTAP", "CBOR", "PasskeydMacros", logging,
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .target(name: "CLinuxAIO", condition: .when(platforms: [.linux]))
             ] + crypto),
         // The CTAPHID server on the Unix socket.
         .target(
             name: "PasskeyDaemon",
-            dependencies: ["Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", "CBOR", logging] + nio),
+            dependencies: ["Authenticator", "CTAP", "CTAPHID", "PasskeydLocal", "CBOR", "PasskeydMacros", logging] + nio
+        ),
         // The platform role: transports, a typed CTAP2 session, the WebAuthn client.
         .target(
             name: "PasskeyClient",
             dependencies: [
-                "WebAuthn", "CTAP", "CTAPHID", "PasskeydLocal", "PasskeydConcurrency", "CBOR", logging, crypto[0],
+                "WebAuthn", "CTAP", "CTAPHID", "PasskeydLocal", "PasskeydConcurrency", "CBOR", "PasskeydMacros",
+                logging,
+                crypto[0],
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio")
             ]),

@@ -1,10 +1,9 @@
+import PasskeydMacros
+
 /// The capability flags of the CTAPHID_INIT response (CTAP 2.1 §11.2.9.1.3).
+@MemberwiseInit
 public struct CTAPHIDCapabilities: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
-
-    public init(rawValue: UInt8) {
-        self.rawValue = rawValue
-    }
 
     /// The device implements CTAPHID_WINK.
     public static let wink = CTAPHIDCapabilities(rawValue: 0x01)

@@ -1,9 +1,11 @@
 import CBOR
 import CTAP
 import Foundation
+import PasskeydMacros
 
 /// The STATUS vendor command's reply (docs/vendor-commands.md): a CBOR map with
 /// text keys, encoded by the daemon and decoded by passkeyctl from this one type.
+@MemberwiseInit
 public struct DaemonStatus: Sendable, Equatable {
     public var version: String
     public var pid: Int
@@ -21,20 +23,6 @@ public struct DaemonStatus: Sendable, Equatable {
 
     /// The device profile (`u2f`, `fido2.0`, `fido2.1`); absent from older daemons.
     public var profile: String?
-
-    public init(
-        version: String, pid: Int, socket: String, startedAt: Date, pending: String,
-        promptID: UInt64? = nil, rpID: String? = nil, profile: String? = nil
-    ) {
-        self.profile = profile
-        self.version = version
-        self.pid = pid
-        self.socket = socket
-        self.startedAt = startedAt
-        self.pending = pending
-        self.promptID = promptID
-        self.rpID = rpID
-    }
 
     public var cbor: CBORValue {
         var map: [CBORValue: CBORValue] = [

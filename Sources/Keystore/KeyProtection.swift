@@ -1,8 +1,10 @@
 import Crypto
 import CryptoExtras
+import PasskeydMacros
 
 /// scrypt cost parameters (RFC 7914 §2). Stored in the header, so a keystore
 /// keeps the cost it was created with even if a later build changes the default.
+@MemberwiseInit
 public struct ScryptParameters: Sendable, Equatable {
     /// log2 of the CPU/memory cost N.
     public var logN: Int
@@ -21,12 +23,6 @@ public struct ScryptParameters: Sendable, Equatable {
     /// so a store made with them is re-wrapped at `other`'s cost when it opens.
     func costsLess(than other: ScryptParameters) -> Bool {
         (1 << logN) * r * p < (1 << other.logN) * other.r * other.p
-    }
-
-    public init(logN: Int, r: Int, p: Int) {
-        self.logN = logN
-        self.r = r
-        self.p = p
     }
 
     /// Bounds accepted from a header: enough to reject a doctored header that would make

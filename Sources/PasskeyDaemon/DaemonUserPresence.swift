@@ -1,14 +1,11 @@
 import Authenticator
+import PasskeydMacros
 
 /// The daemon's `UserPresence`, driven by its `--presence` mode.
+@MemberwiseInit
 public struct DaemonUserPresence: UserPresence {
     public let mode: PresenceMode
     public let broker: PromptBroker
-
-    public init(mode: PresenceMode, broker: PromptBroker) {
-        self.mode = mode
-        self.broker = broker
-    }
 
     public nonisolated(nonsending) func confirmPresence(_ request: UserActionRequest) async -> PresenceOutcome {
         if Task.isCancelled { return .cancelled }

@@ -1,14 +1,11 @@
 import Authenticator
+import PasskeydMacros
 
 /// The daemon's built-in `UserVerifier` (a simulated fingerprint), driven by `--uv`.
+@MemberwiseInit
 public struct DaemonUserVerifier: UserVerifier {
     public let mode: VerificationMode
     public let broker: PromptBroker
-
-    public init(mode: VerificationMode, broker: PromptBroker) {
-        self.mode = mode
-        self.broker = broker
-    }
 
     public var isConfigured: Bool { mode != .off }
 

@@ -1,10 +1,12 @@
 import CTAP
 import Crypto
+import PasskeydMacros
 
 /// The delegating party's side of ARKG-P256 (draft-bradleylundberg-cfrg-arkg-10 §4.1): a private
 /// seed whose public seed an RP derives P-256 public keys from, and the derivation of the private
 /// key for one of those keys from its key handle. BL is elliptic-curve addition (§3.1) and KEM
 /// is ECDH on P-256 with the HMAC integrity adapter (§3.3, §3.2), both with DST_ext 'ARKG-P256'.
+@MemberwiseInit
 struct ARKGP256PrivateSeed: Sendable {
     let blinding: P256.Signing.PrivateKey
     let encapsulation: P256.KeyAgreement.PrivateKey
@@ -23,11 +25,6 @@ struct ARKGP256PrivateSeed: Sendable {
     /// ARKG-Derive-Seed's nondeterministic variant (§2.2.1): both key pairs from fresh randomness.
     static func generate() -> ARKGP256PrivateSeed {
         ARKGP256PrivateSeed(blinding: P256.Signing.PrivateKey(), encapsulation: P256.KeyAgreement.PrivateKey())
-    }
-
-    init(blinding: P256.Signing.PrivateKey, encapsulation: P256.KeyAgreement.PrivateKey) {
-        self.blinding = blinding
-        self.encapsulation = encapsulation
     }
 
     init(rawRepresentation raw: [UInt8]) throws(CTAPStatus) {

@@ -1,9 +1,11 @@
 import CTAP
+import PasskeydMacros
 
 /// Which kind of security key the authenticator stands in for: what it advertises (protocols,
 /// getInfo versions, options and members, PIN/UV auth protocols, extensions) and which rule
 /// set its commands follow where the CTAP generations differ (docs/profiles.md). Commands consult
 /// `rules`; nothing compares a profile's name.
+@MemberwiseInit
 public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     /// How `--profile` names it.
     public let name: String
@@ -44,14 +46,6 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     public init?(named name: String) {
         guard let profile = Self.all.first(where: { $0.name == name }) else { return nil }
         self = profile
-    }
-
-    init(name: String, protocols: CTAPProtocols, versions: [String], extensions: Set<String>, rules: CTAPRules) {
-        self.name = name
-        self.protocols = protocols
-        self.versions = versions
-        self.extensions = extensions
-        self.rules = rules
     }
 
     public var description: String { name }

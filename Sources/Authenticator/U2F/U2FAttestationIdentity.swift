@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PasskeydMacros
 
 /// The `fido-u2f` attestation identity (FIDO U2F Raw Message Formats §4.3): a P-256 key and
 /// a self-signed X.509 certificate for it.
@@ -10,16 +11,12 @@ import Foundation
 /// private key is in this source, so the attestation proves nothing but the model, which is
 /// all a software authenticator can honestly attest. Older stores carry a per-installation
 /// identity in their device state (`DeviceState.u2fAttestation`); it is no longer used.
+@MemberwiseInit
 public struct U2FAttestationIdentity: Sendable, Codable, Equatable {
     /// The P-256 private scalar.
     public var privateKey: [UInt8]
     /// The certificate, DER.
     public var certificate: [UInt8]
-
-    public init(privateKey: [UInt8], certificate: [UInt8]) {
-        self.privateKey = privateKey
-        self.certificate = certificate
-    }
 
     /// The batch identity: subject = issuer = O=passkeyd, OU=Authenticator Attestation,
     /// CN=passkeyd U2F batch attestation; valid 2026-01-01 to 2046-01-01; not a CA. Made once

@@ -1,4 +1,7 @@
+import PasskeydMacros
+
 /// Why the authenticator asks the user for something, so a prompt can say so.
+@MemberwiseInit
 public struct UserActionRequest: Sendable, Hashable {
     public enum Purpose: String, Sendable {
         case makeCredential, getAssertion, credentialExcluded, reset, selection, credentialManagement
@@ -11,11 +14,6 @@ public struct UserActionRequest: Sendable, Hashable {
     public var purpose: Purpose
     /// The relying party concerned, when there is one.
     public var rpID: String?
-
-    public init(purpose: Purpose, rpID: String? = nil) {
-        self.purpose = purpose
-        self.rpID = rpID
-    }
 }
 
 /// The answer to a request for a touch (CTAP 2.1 §6: user presence).

@@ -1,9 +1,11 @@
 import CBOR
 import CTAP
+import PasskeydMacros
 
 /// passkeyd's credential transfer commands (docs/vendor-commands.md), typed: export and import
 /// of discoverable credentials and a credential's backup flags. Each request carries a
 /// pinUvAuthParam from a token with the `cm` permission, as credential management does.
+@MemberwiseInit
 public struct CredentialTransferSession: Sendable {
     /// The session the commands are sent on.
     public let session: CTAP2Session
@@ -11,10 +13,6 @@ public struct CredentialTransferSession: Sendable {
     public let token: PinUvAuthToken
 
     /// A session whose commands `token` authenticates.
-    public init(session: CTAP2Session, token: PinUvAuthToken) {
-        self.session = session
-        self.token = token
-    }
 
     /// Every discoverable credential (of `rpID`, when given), page by page; private keys only
     /// when asked for.

@@ -1,17 +1,16 @@
 import CTAP
 import CTAPHID
+import PasskeydMacros
 
 /// passkeyd's test controls, typed (docs/testing-your-relying-party.md): faults to arm, list
 /// and clear, and the stream of what the device does. Over the daemon's socket, through the
 /// FAULT and WATCH vendor commands (docs/vendor-commands.md).
+@MemberwiseInit
 public struct DeviceControls: Sendable {
     /// The daemon's socket; vendor commands exist only there.
     public let transport: UnixSocketTransport
 
     /// Controls of the daemon behind `transport`.
-    public init(transport: UnixSocketTransport) {
-        self.transport = transport
-    }
 
     /// Arms a fault; returns every armed fault, oldest first.
     @discardableResult

@@ -1,4 +1,7 @@
+import PasskeydMacros
+
 /// getCredsMetadata's answer (CTAP 2.1 §6.8.2).
+@MemberwiseInit
 public struct CredentialsMetadata: Sendable, Hashable {
     /// Discoverable credentials stored.
     public var existing: Int
@@ -6,8 +9,4 @@ public struct CredentialsMetadata: Sendable, Hashable {
     public var maxPossibleRemaining: Int
 
     /// The two counts as getCredsMetadata reports them.
-    public init(existing: Int, maxPossibleRemaining: Int) {
-        self.existing = existing
-        self.maxPossibleRemaining = maxPossibleRemaining
-    }
 }

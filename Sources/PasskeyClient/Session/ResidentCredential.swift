@@ -1,6 +1,8 @@
 import CTAP
+import PasskeydMacros
 
 /// One discoverable credential, as credential enumeration reports it (CTAP 2.1 §6.8.4).
+@MemberwiseInit
 public struct ResidentCredential: Sendable, Hashable {
     /// The account: user handle, and name and display name when the authenticator stored them.
     public var user: PublicKeyCredentialUserEntity
@@ -14,16 +16,6 @@ public struct ResidentCredential: Sendable, Hashable {
     public var largeBlobKey: [UInt8]?
 
     /// A credential as enumeration reports it; the members are as named.
-    public init(
-        user: PublicKeyCredentialUserEntity, credentialID: [UInt8], publicKey: COSEKey,
-        credProtect: CredentialProtection? = nil, largeBlobKey: [UInt8]? = nil
-    ) {
-        self.user = user
-        self.credentialID = credentialID
-        self.publicKey = publicKey
-        self.credProtect = credProtect
-        self.largeBlobKey = largeBlobKey
-    }
 
     init(_ response: CredentialManagementResponse) throws(CTAP2Error) {
         guard let user = response.user, let id = response.credentialID?.id, let key = response.publicKey else {

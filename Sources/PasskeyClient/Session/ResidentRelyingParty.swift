@@ -1,6 +1,8 @@
 import CTAP
+import PasskeydMacros
 
 /// One RP with discoverable credentials, as RP enumeration reports it (CTAP 2.1 §6.8.3).
+@MemberwiseInit
 public struct ResidentRelyingParty: Sendable, Hashable {
     /// The RP's ID, and its name when stored.
     public var rp: PublicKeyCredentialRpEntity
@@ -8,10 +10,6 @@ public struct ResidentRelyingParty: Sendable, Hashable {
     public var rpIDHash: [UInt8]
 
     /// An RP as enumeration reports it.
-    public init(rp: PublicKeyCredentialRpEntity, rpIDHash: [UInt8]) {
-        self.rp = rp
-        self.rpIDHash = rpIDHash
-    }
 
     init(_ response: CredentialManagementResponse) throws(CTAP2Error) {
         guard let rp = response.rp, let hash = response.rpIDHash else { throw .malformedResponse }

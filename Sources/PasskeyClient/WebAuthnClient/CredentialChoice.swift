@@ -1,4 +1,7 @@
+import PasskeydMacros
+
 /// A passkey the authenticator holds for an RP, as an account picker shows it.
+@MemberwiseInit
 public struct PasskeyAccount: Sendable, Hashable {
     /// The credential the account signs with.
     public let credentialID: [UInt8]
@@ -10,15 +13,10 @@ public struct PasskeyAccount: Sendable, Hashable {
     public let displayName: String?
 
     /// An account as a picker shows it.
-    public init(credentialID: [UInt8], userHandle: [UInt8]?, name: String?, displayName: String?) {
-        self.credentialID = credentialID
-        self.userHandle = userHandle
-        self.name = name
-        self.displayName = displayName
-    }
 }
 
 /// A saved password the app offers next to passkeys ("passkey or password").
+@MemberwiseInit
 public struct PasswordCredential: Sendable, Hashable {
     /// The user name the password belongs to.
     public let user: String
@@ -26,10 +24,6 @@ public struct PasswordCredential: Sendable, Hashable {
     public let password: String
 
     /// A saved password for `user`.
-    public init(user: String, password: String) {
-        self.user = user
-        self.password = password
-    }
 }
 
 /// One line of an account picker or an AutoFill suggestion bar.

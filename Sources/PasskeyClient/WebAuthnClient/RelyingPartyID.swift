@@ -1,16 +1,15 @@
 import Foundation
+import PasskeydMacros
 
 /// Checks that an RP ID may be used from an origin (WebAuthn L3 §5.1.3 step 8,
 /// §5.1.4.1 step 7): the RP ID must equal the origin's effective domain or be a
 /// registrable domain suffix of it (HTML §7.1.1.3), and never a public suffix.
+@MemberwiseInit
 public struct RelyingPartyIDPolicy: Sendable {
     /// The list that tells a registrable domain from a public suffix.
     public let publicSuffixes: PublicSuffixList
 
     /// A policy over `publicSuffixes`.
-    public init(publicSuffixes: PublicSuffixList) {
-        self.publicSuffixes = publicSuffixes
-    }
 
     /// The RP ID to use: `requested`, or the origin's effective domain when absent.
     /// Throws `.security` when the pair is not allowed.
