@@ -39,7 +39,7 @@ import Testing
         Minted(
             id: "016d46f6e5cbaab97de68e47e3e254aee035f657282915327f27109f9086e9e46eec709e5cb26521eebdd71d2b8201fc3c31"
                 + "5ab7b65ff3f82ed2e90762d10b",
-            algorithm: .es256, level: .userVerificationOptional, hmacSecret: false, thirdPartyPayment: true),
+            algorithm: .es256, level: .userVerificationOptional, hmacSecret: false, thirdPartyPayment: true)
     ]
 
     @Test(arguments: minted) func anIDMintedBeforeUnwrapsToWhatItHeld(_ minted: Minted) throws {

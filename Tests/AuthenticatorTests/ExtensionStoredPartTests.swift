@@ -84,4 +84,39 @@ import Testing
                 "credProtect": .unsigned(2), "hmacSecret": .boolean(true), "thirdPartyPayment": .boolean(true)
             ])
     }
+
+    /// The recipe's example (docs/architecture.md, "Adding an extension"): a new extension that
+    /// keeps data with the credential declares its part in its own type, and the registry's line
+    /// is all that joins it to the record and the wrapped ID.
+    @Test func aNewExtensionsPartIsItsOwnDeclaration() throws {
+        let registry = ExtensionRegistry(extensions: ExtensionRegistry.standard.extensions + [ExampleExtension()])
+        #expect(registry.storedParts.map(\.name) == CredentialExtensionState.parts.map(\.name) + ["example"])
+        #expect(registry.storedParts.last?.policyMask == 0x20)
+        var inputs = ExtensionMap()
+        inputs.set(Example.identifier, .boolean(true))
+        var state = CredentialExtensionState()
+        for prepared in try registry.makeCredential(inputs) {
+            try prepared.record(&state, CredentialCreation(userVerified: false, residentKey: true))
+        }
+        #expect(state[ExampleExtension.stored])
+        #expect(state[recorded: ExampleExtension.stored] == true)
+    }
+}
+
+/// The example extension of docs/architecture.md's recipe.
+private enum Example: CTAPExtension {
+    static let identifier = "example"
+    typealias MakeCredentialInput = Bool
+    typealias GetAssertionInput = Bool
+    typealias GetAssertionOutput = Bool
+}
+
+private struct ExampleExtension: StoresWithCredential {
+    typealias Wire = Example
+    /// `example: true` in the record, 0x20 in a wrapped ID's policy byte.
+    static let stored = ExtensionStoredPart.flag("example", policyBit: 0x20)
+
+    func getAssertionOutput(_ input: Bool, _ context: ExtensionContext) async throws(CTAPStatus) -> Bool? {
+        input ? context.credential[Self.stored] : nil
+    }
 }

@@ -88,16 +88,14 @@ extension CredentialSource: Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
+        // Each value encoded as its own type (the keystore's encoder writes `[UInt8]` as bytes);
+        // absent optionals left out, as `encodeIfPresent` leaves them.
+        let members: [(CodingKeys, (any Encodable)?)] = [
+            (.id, id), (.rp, rp), (.user, user), (.algorithm, algorithm), (.privateKey, privateKey),
+            (.signCount, signCount), (.createdAt, createdAt), (.backup, backup), (.countsSignatures, countsSignatures)
+        ]
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(rp, forKey: .rp)
-        try container.encode(user, forKey: .user)
-        try container.encode(algorithm, forKey: .algorithm)
-        try container.encode(privateKey, forKey: .privateKey)
-        try container.encode(signCount, forKey: .signCount)
-        try container.encode(createdAt, forKey: .createdAt)
+        for case (let key, let value?) in members { try container.encode(value, forKey: key) }
         try extensions.encodeRecordMembers(to: encoder)
-        try container.encodeIfPresent(backup, forKey: .backup)
-        try container.encodeIfPresent(countsSignatures, forKey: .countsSignatures)
     }
 }

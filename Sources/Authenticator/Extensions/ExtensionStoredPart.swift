@@ -131,7 +131,8 @@ extension ExtensionStoredPart: AnyExtensionStoredPart {
     func decode<Key: CodingKey>(from container: KeyedDecodingContainer<Key>, forKey key: Key) throws
         -> (any ExtensionStoredValue)?
     {
-        alwaysRecorded ? try container.decode(Stored.self, forKey: key) : try container.decodeIfPresent(Stored.self, forKey: key)
+        if alwaysRecorded { return try container.decode(Stored.self, forKey: key) }
+        return try container.decodeIfPresent(Stored.self, forKey: key)
     }
 
     func policyBits(of state: CredentialExtensionState) -> UInt8 {
