@@ -8,40 +8,27 @@ import Testing
 
 /// Records written before the extensions' stored parts were declarations of their own (when
 /// each was a field of `CredentialSource`) open unchanged and are written back byte for byte:
-/// the bytes below are what `RecordEncoder` wrote of three credentials at main d6c56ba.
+/// the bytes below (base64) are what `RecordEncoder` wrote of three credentials at main d6c56ba.
 @Suite struct ExtensionPartRecordTests {
     /// ES256, credProtect 1 and nothing else optional.
     static let minimal = bytes(
-        "a86269644401020304627270a16269646b6578616d706c652e636f6d6475736572a1626964410969616c676f726974686d266963"
-            + "72656174656441741b41c7d78400400000697369676e436f756e74056a707269766174654b657958201111111111111111111111"
-            + "1111111111111111111111111111111111111111116b6372656450726f7465637401")
+        "qGJpZEQBAgMEYnJwoWJpZGtleGFtcGxlLmNvbWR1c2VyoWJpZEEJaWFsZ29yaXRobSZpY3JlYXRlZEF0G0HH14QAQAAAaXNpZ25D"
+            + "b3VudAVqcHJpdmF0ZUtleVggERERERERERERERERERERERERERERERERERERERERERFrY3JlZFByb3RlY3QB")
     /// Every member: credProtect 3, hmacSecret true, a largeBlobKey, an empty credBlob, thirdPartyPayment false
     /// (written as false, not left out), backup flags and countsSignatures.
     static let every = bytes(
-        "ae6269644405060708627270a26269646d65766572792e6578616d706c65646e616d656545766572796475736572a36269644200"
-            + "ff646e616d6561756b646973706c61794e616d656455736572666261636b7570a2686261636b65645570f468656c696769626c65"
-            + "f56863726564426c6f624069616c676f726974686d27696372656174656441741b41c78b38c0200000697369676e436f756e741a"
-            + "000111706a686d6163536563726574f56a707269766174654b65795820a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5"
-            + "a5a5a5a5a5a5a5a5a56b6372656450726f74656374036c6c61726765426c6f624b65795820010101010101010101010101010101"
-            + "010101010101010101010101010101010170636f756e74735369676e617475726573f471746869726450617274795061796d656e"
-            + "74f4")
+        "rmJpZEQFBgcIYnJwomJpZG1ldmVyeS5leGFtcGxlZG5hbWVlRXZlcnlkdXNlcqNiaWRCAP9kbmFtZWF1a2Rpc3BsYXlOYW1lZFVz"
+            + "ZXJmYmFja3VwomhiYWNrZWRVcPRoZWxpZ2libGX1aGNyZWRCbG9iQGlhbGdvcml0aG0naWNyZWF0ZWRBdBtBx4s4wCAAAGlzaWdu"
+            + "Q291bnQaAAERcGpobWFjU2VjcmV09Wpwcml2YXRlS2V5WCClpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpWtjcmVkUHJv"
+            + "dGVjdANsbGFyZ2VCbG9iS2V5WCABAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAXBjb3VudHNTaWduYXR1cmVz9HF0aGly"
+            + "ZFBhcnR5UGF5bWVudPQ=")
     /// credProtect 2, hmacSecret false (written), a two-byte credBlob, thirdPartyPayment true.
     static let mixed = bytes(
-        "ab62696442c0de627270a16269646d6d697865642e6578616d706c656475736572a26269644103646e616d65616d686372656442"
-            + "6c6f6242b10b69616c676f726974686d26696372656174656441741b41c73eed80000000697369676e436f756e74006a686d6163"
-            + "536563726574f46a707269766174654b657958202222222222222222222222222222222222222222222222222222222222222222"
-            + "6b6372656450726f746563740271746869726450617274795061796d656e74f5")
+        "q2JpZELA3mJycKFiaWRtbWl4ZWQuZXhhbXBsZWR1c2VyomJpZEEDZG5hbWVhbWhjcmVkQmxvYkKxC2lhbGdvcml0aG0maWNyZWF0"
+            + "ZWRBdBtBxz7tgAAAAGlzaWduQ291bnQAamhtYWNTZWNyZXT0anByaXZhdGVLZXlYICIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIi"
+            + "IiIiIiIia2NyZWRQcm90ZWN0AnF0aGlyZFBhcnR5UGF5bWVudPU=")
 
-    private static func bytes(_ hex: String) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            result.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return result
-    }
+    private static func bytes(_ base64: String) -> [UInt8] { Array(Data(base64Encoded: base64)!) }
 
     /// Read both ways (`Codable` and the keystore's own reader), the same credential; written
     /// both ways, the very bytes read.
