@@ -73,33 +73,33 @@ extension StoresWithCredential where Wire.MakeCredentialInput == Value {
 /// A value a credential record holds for an extension: `Codable` for the record's coding, and
 /// the CBOR the keystore's `RecordEncoder` writes for it, for the keystore's reader that does
 /// without `Codable` (`CredentialRecordTests` hold the two to each other).
-public protocol ExtensionStoredValue: Sendable, Hashable, Codable {
+protocol ExtensionStoredValue: Sendable, Hashable, Codable {
     init?(storedCBOR: CBORValue)
     var storedCBOR: CBORValue { get }
 }
 
 extension Bool: ExtensionStoredValue {
-    public init?(storedCBOR: CBORValue) {
+    init?(storedCBOR: CBORValue) {
         guard case .boolean(let flag) = storedCBOR else { return nil }
         self = flag
     }
-    public var storedCBOR: CBORValue { .boolean(self) }
+    var storedCBOR: CBORValue { .boolean(self) }
 }
 
 extension UInt8: ExtensionStoredValue {
-    public init?(storedCBOR: CBORValue) {
+    init?(storedCBOR: CBORValue) {
         guard case .unsigned(let number) = storedCBOR, let byte = UInt8(exactly: number) else { return nil }
         self = byte
     }
-    public var storedCBOR: CBORValue { .unsigned(UInt64(self)) }
+    var storedCBOR: CBORValue { .unsigned(UInt64(self)) }
 }
 
 extension Array: ExtensionStoredValue where Element == UInt8 {
-    public init?(storedCBOR: CBORValue) {
+    init?(storedCBOR: CBORValue) {
         guard case .byteString(let bytes) = storedCBOR else { return nil }
         self = bytes
     }
-    public var storedCBOR: CBORValue { .byteString(self) }
+    var storedCBOR: CBORValue { .byteString(self) }
 }
 
 /// `ExtensionStoredPart` without its types, for what goes over every part: the record's
