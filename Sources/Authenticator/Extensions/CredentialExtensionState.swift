@@ -20,12 +20,24 @@ public struct CredentialExtensionState: Sendable, Hashable {
         }
     }
 
-    /// The parts present, in name order so that equal states have equal entries.
+    /// The parts present, one entry each, in the order they were set: a handful, so a scan
+    /// finds one faster than hashing its name would.
     private var entries: [Entry] = []
 
     /// Every part an extension declares, from the standard registry: a record keeps its parts
     /// whatever a device profile offers.
     static let parts: [any AnyExtensionStoredPart] = ExtensionRegistry.standard.storedParts
+    private static let partNames = parts.map(\.name)
+    private static let alwaysRecordedNames = parts.filter(\.alwaysRecorded).map(\.name)
+
+    /// Equal when the same parts hold equal values, in whatever order they were set.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.entries.count == rhs.entries.count && lhs.entries.allSatisfy(rhs.entries.contains)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entries.reduce(0) { $0 ^ $1.hashValue })
+    }
 
     /// A new credential's: the always-recorded parts at their defaults, nothing else.
     public init() {
@@ -50,13 +62,12 @@ public struct CredentialExtensionState: Sendable, Hashable {
     }
 
     private mutating func set(_ name: String, _ value: (any ExtensionStoredValue)?) {
-        let index = entries.firstIndex { $0.name >= name } ?? entries.endIndex
-        let present = index < entries.endIndex && entries[index].name == name
-        switch (value, present) {
-        case (let value?, true): entries[index].value = value
-        case (let value?, false): entries.insert(Entry(name: name, value: value), at: index)
-        case (nil, true): entries.remove(at: index)
-        case (nil, false): break
+        let index = entries.firstIndex { $0.name == name }
+        switch (value, index) {
+        case (let value?, let index?): entries[index].value = value
+        case (let value?, nil): entries.append(Entry(name: name, value: value))
+        case (nil, let index?): entries.remove(at: index)
+        case (nil, nil): break
         }
     }
 }
@@ -65,7 +76,7 @@ public struct CredentialExtensionState: Sendable, Hashable {
 /// (`CredentialSource`), so a record written before the parts were declarations reads the same.
 extension CredentialExtensionState {
     /// The member names the parts take.
-    public static let recordMemberNames = Set(parts.map(\.name))
+    public static let recordMemberNames = Set(partNames)
 
     /// No parts, not even the always-recorded ones: where reading a record (`readRecordMember`) starts.
     public static var empty: CredentialExtensionState { CredentialExtensionState(empty: ()) }
@@ -74,7 +85,8 @@ extension CredentialExtensionState {
     /// is not of the part's type. Null is an absent member, as `decodeIfPresent` reads it,
     /// except for an always-recorded part.
     public mutating func readRecordMember(_ name: String, _ value: CBORValue) -> Bool {
-        guard let part = Self.parts.first(where: { $0.name == name }) else { return false }
+        guard let index = Self.partNames.firstIndex(of: name) else { return false }
+        let part = Self.parts[index]
         if value == .null, !part.alwaysRecorded { return true }
         guard let stored = part.read(storedCBOR: value) else { return false }
         set(name, stored)
@@ -83,7 +95,7 @@ extension CredentialExtensionState {
 
     /// Whether every always-recorded part is present: a record without one does not open.
     public var hasEveryAlwaysRecordedPart: Bool {
-        Self.parts.allSatisfy { part in !part.alwaysRecorded || entries.contains { $0.name == part.name } }
+        Self.alwaysRecordedNames.allSatisfy { name in entries.contains { $0.name == name } }
     }
 
     /// The members the record holds: the parts present, and the always-recorded ones at their defaults.
