@@ -9,18 +9,20 @@ import Foundation
 /// written the same way (`record`), as the very map `RecordEncoder` makes of it.
 ///
 /// It reads only the shape today's `RecordEncoder` writes: every member it knows, of the
-/// type it is written as, and nothing else. Anything else (a member it does not know, which
+/// type it is written as, and nothing else; an extension's member (`CredentialExtensionState`)
+/// it reads as the extension's part declares it. Anything else (a member it does not know, which
 /// a newer build or a field added to `CredentialSource` writes; a value of another type; a
 /// backup state `BackupFlags` refuses) gives nil, and the caller decodes the record through
 /// `Codable` as before, so the two paths never disagree on a record and a new field is never
 /// dropped. `CredentialRecordTests` holds the member lists to the types' own (by reflection)
 /// and the values to `RecordDecoder`'s.
 extension CredentialSource {
-    /// The members of `CredentialSource` this reader knows, by their coding names.
-    static let recordMembers: Set<String> = [
-        "id", "rp", "user", "algorithm", "privateKey", "signCount", "createdAt", "credProtect",
-        "hmacSecret", "largeBlobKey", "credBlob", "thirdPartyPayment", "backup", "countsSignatures"
+    /// The members of `CredentialSource` this reader knows, by their coding names: its own, and
+    /// the extensions' parts'.
+    static let ownRecordMembers: Set<String> = [
+        "id", "rp", "user", "algorithm", "privateKey", "signCount", "createdAt", "backup", "countsSignatures"
     ]
+    static let recordMembers = ownRecordMembers.union(CredentialExtensionState.recordMemberNames)
     static let rpRecordMembers: Set<String> = ["id", "name"]
     static let userRecordMembers: Set<String> = ["id", "name", "displayName"]
     static let backupRecordMembers: Set<String> = ["eligible", "backedUp"]
@@ -34,11 +36,7 @@ extension CredentialSource {
         var privateKey: [UInt8]?
         var signCount: UInt32?
         var createdAt: Date?
-        var credProtect: UInt8?
-        var hmacSecret: Bool?
-        var largeBlobKey: [UInt8]?
-        var credBlob: [UInt8]?
-        var thirdPartyPayment: Bool?
+        var extensions = CredentialExtensionState.empty
         var backup: BackupFlags?
         var countsSignatures: Bool?
         // One pass over the map: no hashing of member names to look each one up.
@@ -67,22 +65,7 @@ extension CredentialSource {
             case "createdAt":
                 guard let interval = try? Double(record: value) else { return nil }
                 createdAt = Date(timeIntervalSinceReferenceDate: interval)
-            case "credProtect":
-                guard let level = try? UInt8(record: value) else { return nil }
-                credProtect = level
             // Optional members: null reads as absent, as `decodeIfPresent` has it.
-            case "hmacSecret":
-                guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }
-                hmacSecret = flag
-            case "largeBlobKey":
-                guard let bytes = value.optionalRecordBytes else { return nil }
-                largeBlobKey = bytes
-            case "credBlob":
-                guard let bytes = value.optionalRecordBytes else { return nil }
-                credBlob = bytes
-            case "thirdPartyPayment":
-                guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }
-                thirdPartyPayment = flag
             case "backup":
                 if value == .null { continue }
                 guard let flags = BackupFlags(record: value) else { return nil }
@@ -90,15 +73,17 @@ extension CredentialSource {
             case "countsSignatures":
                 guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }
                 countsSignatures = flag
-            default: return nil
+            // An extension's member, or one this reader does not know.
+            default:
+                guard extensions.readRecordMember(name, value) else { return nil }
             }
         }
-        guard let id, let rp, let user, let algorithm, let privateKey, let signCount, let createdAt, let credProtect
+        guard let id, let rp, let user, let algorithm, let privateKey, let signCount, let createdAt,
+            extensions.hasEveryAlwaysRecordedPart
         else { return nil }
         self.init(
             id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount,
-            createdAt: createdAt, credProtect: credProtect, hmacSecret: hmacSecret, largeBlobKey: largeBlobKey,
-            credBlob: credBlob, thirdPartyPayment: thirdPartyPayment)
+            createdAt: createdAt, extensions: extensions)
         self.backup = backup
         self.countsSignatures = countsSignatures
     }
@@ -113,12 +98,9 @@ extension CredentialSource {
         var members: [CBORValue: CBORValue] = [
             "id": .byteString(id), "rp": rp.record, "user": user.record, "algorithm": algorithm.rawValue.recordValue,
             "privateKey": .byteString(privateKey), "signCount": signCount.recordValue,
-            "createdAt": createdAt.timeIntervalSinceReferenceDate.recordValue, "credProtect": credProtect.recordValue
+            "createdAt": createdAt.timeIntervalSinceReferenceDate.recordValue
         ]
-        members["hmacSecret"] = hmacSecret.map(\.recordValue)
-        members["largeBlobKey"] = largeBlobKey.map(CBORValue.byteString)
-        members["credBlob"] = credBlob.map(CBORValue.byteString)
-        members["thirdPartyPayment"] = thirdPartyPayment.map(\.recordValue)
+        for (name, value) in extensions.recordMembers { members[.textString(name)] = value }
         members["backup"] = backup.map { .map(["eligible": .boolean($0.eligible), "backedUp": .boolean($0.backedUp)]) }
         members["countsSignatures"] = countsSignatures.map(\.recordValue)
         return .map(members)
@@ -203,12 +185,6 @@ extension CBORValue {
     fileprivate var recordBytes: [UInt8]? {
         if case .byteString(let bytes) = self { return bytes }
         return nil
-    }
-
-    /// `.some(nil)` for null, `.some(bytes)` for a byte string, nil for anything else.
-    fileprivate var optionalRecordBytes: [UInt8]?? {
-        if self == .null { return .some(nil) }
-        return recordBytes.map { .some($0) }
     }
 
     /// `.some(nil)` for null, `.some(value)` when `read` accepts it, nil when it does not.

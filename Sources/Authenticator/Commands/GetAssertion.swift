@@ -50,7 +50,7 @@ extension Authenticator {
         var candidates = try await locateCredentials(request, rpIDHash: rpIDHash)
         // CTAP 2.1 §12.1: credProtect hides credentials from requests without UV.
         candidates.removeAll {
-            !$0.extensions.credProtect.permits(userVerified: userVerified, discovering: discovering)
+            !$0.extensions[CredProtectExtension.stored].permits(userVerified: userVerified, discovering: discovering)
         }
         guard let first = candidates.first else { throw .noCredentials }
 
@@ -126,7 +126,7 @@ extension Authenticator {
     static func candidate(for source: CredentialSource) -> AssertionCandidate {
         AssertionCandidate(
             id: source.id, key: CredentialKey(algorithm: source.algorithm, rawRepresentation: source.privateKey),
-            resident: source, extensions: source.extensionState)
+            resident: source, extensions: source.extensions)
     }
 
     /// Advances the credential's signature counter (durable up to its lease) and signs authData ‖ clientDataHash.
@@ -165,7 +165,7 @@ extension Authenticator {
         return GetAssertionResponse(
             credential: PublicKeyCredentialDescriptor(id: candidate.id), authenticatorData: authData,
             signature: signature, user: user, numberOfCredentials: numberOfCredentials,
-            largeBlobKey: returnsLargeBlobKey ? candidate.extensions.largeBlobKey : nil)
+            largeBlobKey: returnsLargeBlobKey ? candidate.extensions[LargeBlobKeyExtension.stored] : nil)
     }
 
     /// Resident credentials count on their own; non-resident ones share the device counter

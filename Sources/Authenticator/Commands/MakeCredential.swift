@@ -114,7 +114,7 @@ extension Authenticator {
         return MakeCredentialResponse(
             attestation: AttestationObject(authenticatorData: authDataBytes, statement: statement),
             enterpriseAttestation: enterprise ? true : nil,
-            largeBlobKey: extensionState.largeBlobKey,
+            largeBlobKey: extensionState[LargeBlobKeyExtension.stored],
             unsignedExtensionOutputs: outputs.compactMap(\.unsigned).extensionMap)
     }
 
@@ -129,11 +129,11 @@ extension Authenticator {
         async throws(CTAPStatus) -> CredentialProtection?
     {
         if let unwrapped = CredentialWrapping.unwrap(credentialID, rpIDHash: rpIDHash, wrappingKey: wrappingKey) {
-            return unwrapped.extensions.credProtect
+            return unwrapped.extensions[CredProtectExtension.stored]
         }
         let resident: CredentialSource?
         do { resident = try await store.credential(id: credentialID) } catch { throw storeFailure(error) }
         guard let resident, resident.rp.id == rpID else { return nil }
-        return resident.extensionState.credProtect
+        return resident.extensions[CredProtectExtension.stored]
     }
 }

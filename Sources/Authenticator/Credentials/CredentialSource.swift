@@ -3,7 +3,7 @@ import Foundation
 
 /// A stored public key credential source (WebAuthn §4, "Public Key Credential
 /// Source"): everything needed to sign for one discoverable credential.
-public struct CredentialSource: Sendable, Hashable, Codable {
+public struct CredentialSource: Sendable, Hashable {
     /// The credential ID. Random for resident credentials.
     public var id: [UInt8]
     public var rp: PublicKeyCredentialRpEntity
@@ -14,18 +14,9 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     /// The per-credential signature counter (WebAuthn §6.1.1).
     public var signCount: UInt32
     public var createdAt: Date
-    /// The credProtect level (CTAP 2.1 §12.1): 1 userVerificationOptional, 2 …WithCredentialIDList, 3 …Required.
-    public var credProtect: UInt8
-    /// Whether the hmac-secret extension was enabled at creation (CTAP 2.1 §12.5). Optional so
-    /// records written before it existed still decode.
-    public var hmacSecret: Bool?
-    /// The largeBlobKey (CTAP 2.1 §12.3), when the credential was created with one. Optional
-    /// so records written before it existed still decode.
-    public var largeBlobKey: [UInt8]?
-    /// The credBlob (CTAP 2.1 §12.2), when one was stored at creation; optional like the above.
-    public var credBlob: [UInt8]?
-    /// Made for third-party payments (CTAP 2.2 §12.9); optional like the above.
-    public var thirdPartyPayment: Bool?
+    /// What extensions keep with the credential, each part under a record member of its own
+    /// (`ExtensionStoredPart`); a record written before a part existed reads it as absent.
+    public var extensions: CredentialExtensionState
     /// BE and BS (WebAuthn L3 §6.1.3); nil in records written before they existed, which are
     /// single-device credentials.
     public var backup: BackupFlags?
@@ -34,15 +25,9 @@ public struct CredentialSource: Sendable, Hashable, Codable {
     public var countsSignatures: Bool?
 
     public init(
-        id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,
-        algorithm: COSEAlgorithm, privateKey: [UInt8], signCount: UInt32 = 0,
-        createdAt: Date = Date(), credProtect: UInt8 = 1, hmacSecret: Bool? = nil, largeBlobKey: [UInt8]? = nil,
-        credBlob: [UInt8]? = nil, thirdPartyPayment: Bool? = nil
+        id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: COSEAlgorithm,
+        privateKey: [UInt8], signCount: UInt32 = 0, createdAt: Date = Date(), extensions: CredentialExtensionState
     ) {
-        self.thirdPartyPayment = thirdPartyPayment
-        self.credBlob = credBlob
-        self.hmacSecret = hmacSecret
-        self.largeBlobKey = largeBlobKey
         self.id = id
         self.rp = rp
         self.user = user
@@ -50,30 +35,67 @@ public struct CredentialSource: Sendable, Hashable, Codable {
         self.privateKey = privateKey
         self.signCount = signCount
         self.createdAt = createdAt
-        self.credProtect = credProtect
+        self.extensions = extensions
     }
-}
 
-extension CredentialSource {
-    /// A record whose extension fields come from `extensions`.
-    init(
-        id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: COSEAlgorithm,
-        privateKey: [UInt8], signCount: UInt32, createdAt: Date, extensions: CredentialExtensionState
+    /// The same with the record members of the extensions that existed before parts were
+    /// declarations, by name (each has its accessor in its extension's file); a newer part is
+    /// set through `extensions`.
+    public init(
+        id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity,
+        algorithm: COSEAlgorithm, privateKey: [UInt8], signCount: UInt32 = 0,
+        createdAt: Date = Date(), credProtect: UInt8 = 1, hmacSecret: Bool? = nil, largeBlobKey: [UInt8]? = nil,
+        credBlob: [UInt8]? = nil, thirdPartyPayment: Bool? = nil
     ) {
         self.init(
             id: id, rp: rp, user: user, algorithm: algorithm, privateKey: privateKey, signCount: signCount,
-            createdAt: createdAt,
-            credProtect: UInt8(extensions.credProtect.rawValue), hmacSecret: extensions.hmacSecret ? true : nil,
-            largeBlobKey: extensions.largeBlobKey, credBlob: extensions.credBlob,
-            thirdPartyPayment: extensions.thirdPartyPayment ? true : nil)
+            createdAt: createdAt, extensions: CredentialExtensionState())
+        self.credProtect = credProtect
+        self.hmacSecret = hmacSecret
+        self.largeBlobKey = largeBlobKey
+        self.credBlob = credBlob
+        self.thirdPartyPayment = thirdPartyPayment
     }
 
-    /// The extension state the record keeps; its fields stay as they were first stored, so
-    /// older keystores open unchanged.
-    var extensionState: CredentialExtensionState {
-        CredentialExtensionState(
-            credProtect: CredentialProtection(rawValue: Int(credProtect)) ?? .userVerificationOptional,
-            hmacSecret: hmacSecret == true, largeBlobKey: largeBlobKey, credBlob: credBlob,
-            thirdPartyPayment: thirdPartyPayment == true)
+    /// What the record holds for an extension's part: the accessors the extensions' files give
+    /// `CredentialSource` are this.
+    subscript<Stored, Value>(recorded part: ExtensionStoredPart<Stored, Value>) -> Stored? {
+        get { extensions[recorded: part] }
+        set { extensions[recorded: part] = newValue }
+    }
+}
+
+/// The record's members are the credential's own and, beside them, each extension part's, so
+/// a record reads as it did when the parts were members of `CredentialSource` itself.
+extension CredentialSource: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id, rp, user, algorithm, privateKey, signCount, createdAt, backup, countsSignatures
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode([UInt8].self, forKey: .id),
+            rp: try container.decode(PublicKeyCredentialRpEntity.self, forKey: .rp),
+            user: try container.decode(PublicKeyCredentialUserEntity.self, forKey: .user),
+            algorithm: try container.decode(COSEAlgorithm.self, forKey: .algorithm),
+            privateKey: try container.decode([UInt8].self, forKey: .privateKey),
+            signCount: try container.decode(UInt32.self, forKey: .signCount),
+            createdAt: try container.decode(Date.self, forKey: .createdAt),
+            extensions: try CredentialExtensionState(recordMembersFrom: decoder))
+        backup = try container.decodeIfPresent(BackupFlags.self, forKey: .backup)
+        countsSignatures = try container.decodeIfPresent(Bool.self, forKey: .countsSignatures)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        // Each value encoded as its own type (the keystore's encoder writes `[UInt8]` as bytes);
+        // absent optionals left out, as `encodeIfPresent` leaves them.
+        let members: [(CodingKeys, (any Encodable)?)] = [
+            (.id, id), (.rp, rp), (.user, user), (.algorithm, algorithm), (.privateKey, privateKey),
+            (.signCount, signCount), (.createdAt, createdAt), (.backup, backup), (.countsSignatures, countsSignatures)
+        ]
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        for case (let key, let value?) in members { try container.encode(value, forKey: key) }
+        try extensions.encodeRecordMembers(to: encoder)
     }
 }

@@ -9,8 +9,9 @@ import Crypto
 /// Layout: version (1) ‖ nonce (12) ‖ ciphertext of [alg (1) ‖ policy (1) ‖ key] ‖ tag (16),
 /// the key being 32 bytes (ES256, ESP256, ES256K, EdDSA, and the ML-DSA seeds), 48 (ES384), 66 (ES512)
 /// or 512 (RS256, PS256: modulus and private exponent);
-/// where policy is the credProtect level, with 0x80 set when hmac-secret is enabled and 0x40 when
-/// the credential is for third-party payments (CTAP 2.2 §12.9; clear in IDs made before it).
+/// where policy holds the bits the extensions' parts declare (`ExtensionStoredPart.policy`):
+/// the credProtect level in the low two bits, 0x80 for hmac-secret, 0x40 for thirdPartyPayment
+/// (clear in IDs made before it). A bit no part declares is never set: an ID with one is not ours.
 enum CredentialWrapping {
     static let version: UInt8 = 1
     /// The ID length for a 32-byte key (ES256, EdDSA).
@@ -22,14 +23,10 @@ enum CredentialWrapping {
     /// The longest ID this device mints: an RSA credential's (getInfo's maxCredentialIdLength).
     static let maxIDLength = idLength(keySize: 512)
 
-    static let hmacSecretBit: UInt8 = 0x80
-    static let thirdPartyPaymentBit: UInt8 = 0x40
-
     static func wrap(
         _ key: CredentialKey, extensions: CredentialExtensionState, rpIDHash: [UInt8], wrappingKey: [UInt8]
     ) throws(CTAPStatus) -> [UInt8] {
-        var plaintext: [UInt8] = [algorithmByte(key.algorithm), policyByte(extensions)]
-        plaintext.append(contentsOf: key.rawRepresentation)
+        let plaintext = plaintext(key, extensions: extensions)
         do {
             let box = try AES.GCM.seal(
                 plaintext, using: SymmetricKey(data: wrappingKey), authenticating: [version] + rpIDHash)
@@ -61,18 +58,26 @@ enum CredentialWrapping {
         return (CredentialKey(algorithm: algorithm, rawRepresentation: Array(plaintext.dropFirst(2))), extensions)
     }
 
-    private static func policyByte(_ state: CredentialExtensionState) -> UInt8 {
-        UInt8(state.credProtect.rawValue) | (state.hmacSecret ? hmacSecretBit : 0)
-            | (state.thirdPartyPayment ? thirdPartyPaymentBit : 0)
+    /// What the ID seals: alg ‖ policy ‖ key.
+    static func plaintext(_ key: CredentialKey, extensions: CredentialExtensionState) -> [UInt8] {
+        [algorithmByte(key.algorithm), policyByte(extensions)] + key.rawRepresentation
     }
 
+    /// The parts that travel in the ID, and every bit they use.
+    private static let policyParts = CredentialExtensionState.parts.filter { $0.policyMask != 0 }
+    private static let policyMask = policyParts.reduce(0) { $0 | $1.policyMask }
+
+    private static func policyByte(_ state: CredentialExtensionState) -> UInt8 {
+        policyParts.reduce(0) { $0 | $1.policyBits(of: state) }
+    }
+
+    /// A new credential's state with the parts the policy byte carries; nil when a bit is set
+    /// that no part declares, or a part's bits are no value of it.
     private static func extensionState(policy: UInt8) -> CredentialExtensionState? {
-        guard let level = CredentialProtection(rawValue: Int(policy & ~(hmacSecretBit | thirdPartyPaymentBit))) else {
-            return nil
-        }
-        return CredentialExtensionState(
-            credProtect: level, hmacSecret: policy & hmacSecretBit != 0,
-            thirdPartyPayment: policy & thirdPartyPaymentBit != 0)
+        guard policy & ~policyMask == 0 else { return nil }
+        var state = CredentialExtensionState()
+        for part in policyParts { guard part.apply(policy: policy, to: &state) else { return nil } }
+        return state
     }
 
     private static let algorithms: [UInt8: COSEAlgorithm] = [

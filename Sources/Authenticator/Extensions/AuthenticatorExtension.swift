@@ -46,20 +46,6 @@ extension AuthenticatorExtension {
     { nil }
 }
 
-/// What extensions record on a credential at creation and read back at each use.
-struct CredentialExtensionState: Sendable, Hashable {
-    /// CTAP 2.1 §12.1; level 1 unless the platform asked for another.
-    var credProtect: CredentialProtection = .userVerificationOptional
-    /// CTAP 2.1 §12.5: whether the credential has CredRandom values.
-    var hmacSecret = false
-    /// CTAP 2.1 §12.3: the credential's key into the large-blob array; discoverable credentials only.
-    var largeBlobKey: [UInt8]? = nil
-    /// CTAP 2.1 §12.2: the credBlob stored at creation; discoverable credentials only.
-    var credBlob: [UInt8]? = nil
-    /// CTAP 2.2 §12.9: made for third-party payments.
-    var thirdPartyPayment = false
-}
-
 /// The makeCredential request as an extension's `record` hook sees it.
 struct CredentialCreation: Sendable {
     let userVerified: Bool

@@ -2,19 +2,29 @@ import CTAP
 
 /// credProtect (CTAP 2.1 §12.1): the level the platform asks for is kept with the credential
 /// and reported back; the level then decides who may see the credential.
-struct CredProtectExtension: AuthenticatorExtension {
+struct CredProtectExtension: StoresWithCredential {
     typealias Wire = CredProtect
 
-    func record(
-        _ input: CredentialProtection, on credential: inout CredentialExtensionState, _ creation: CredentialCreation
-    ) throws(CTAPStatus) {
-        credential.credProtect = input
-    }
+    /// The level: always in the record (`credProtect`, a member from the first record on), and
+    /// the low two bits of a wrapped ID's policy byte. Level 1 unless the platform asked for another.
+    static let stored = ExtensionStoredPart<UInt8, CredentialProtection>(
+        name: "credProtect", alwaysRecorded: true,
+        value: { $0.flatMap { CredentialProtection(rawValue: Int($0)) } ?? .userVerificationOptional },
+        stored: { UInt8($0.rawValue) },
+        policy: .init(mask: 0x03, bits: { UInt8($0.rawValue) }, value: { CredentialProtection(rawValue: Int($0)) }))
 
     func makeCredentialOutput(_ input: CredentialProtection, _ context: ExtensionContext) async throws(CTAPStatus)
         -> CredentialProtection?
     {
-        context.credential.credProtect
+        context.credential[Self.stored]
+    }
+}
+
+extension CredentialSource {
+    /// The record's credProtect level: 1 userVerificationOptional, 2 …WithCredentialIDList, 3 …Required.
+    public var credProtect: UInt8 {
+        get { self[recorded: CredProtectExtension.stored] ?? 1 }
+        set { self[recorded: CredProtectExtension.stored] = newValue }
     }
 }
 

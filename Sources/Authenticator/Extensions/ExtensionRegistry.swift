@@ -19,6 +19,12 @@ public struct ExtensionRegistry: Sendable {
         ThirdPartyPaymentExtension()
     ])
 
+    /// What the extensions keep with a credential (`StoresWithCredential`), each part declared in
+    /// its extension's file.
+    var storedParts: [any AnyExtensionStoredPart] {
+        extensions.compactMap { ($0 as? any StoresWithCredential).map { type(of: $0).anyStored } }
+    }
+
     /// getInfo's `extensions` member.
     public var identifiers: [String] { extensions.map { $0.identifier } }
 

@@ -5,17 +5,15 @@ import Crypto
 /// hmac-secret (CTAP 2.1 §12.5): enabled per credential at creation; at assertion, HMACs of
 /// the platform's salts under the credential's CredRandom, exchanged encrypted under a shared
 /// secret from the PIN/UV protocol's key agreement.
-struct HMACSecretExtension: AuthenticatorExtension {
+struct HMACSecretExtension: StoresWithCredential {
     typealias Wire = HMACSecret
 
-    func record(_ input: Bool, on credential: inout CredentialExtensionState, _ creation: CredentialCreation)
-        throws(CTAPStatus)
-    {
-        credential.hmacSecret = input
-    }
+    /// Whether the credential has CredRandom values: `hmacSecret: true` in the record, 0x80 in a
+    /// wrapped ID's policy byte.
+    static let stored = ExtensionStoredPart.flag("hmacSecret", policyBit: 0x80)
 
     func makeCredentialOutput(_ input: Bool, _ context: ExtensionContext) async throws(CTAPStatus) -> Bool? {
-        context.credential.hmacSecret ? true : nil
+        context.credential[Self.stored] ? true : nil
     }
 
     /// Authenticator processing: verify saltAuth, decrypt the salts, HMAC them with the
@@ -28,7 +26,7 @@ struct HMACSecretExtension: AuthenticatorExtension {
 
     /// The evaluation itself, shared with hmac-secret-mc (CTAP 2.2 §12.7), which makes it at creation.
     static func evaluate(_ input: HMACSecretInput, _ context: ExtensionContext) throws(CTAPStatus) -> [UInt8]? {
-        guard context.credential.hmacSecret else { return nil }
+        guard context.credential[Self.stored] else { return nil }
         guard let agreement = context.keyAgreements[input.version] else { throw .invalidParameter }
         let pinProtocol = agreement.authProtocol
         let secret = try agreement.decapsulate(peerKey: input.keyAgreement)
@@ -51,5 +49,13 @@ struct HMACSecretExtension: AuthenticatorExtension {
         return HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: context.wrappingKey), salt: context.credentialID, info: info,
             outputByteCount: 32)
+    }
+}
+
+extension CredentialSource {
+    /// The record's `hmacSecret` member: true when enabled at creation, absent (nil) when not.
+    public var hmacSecret: Bool? {
+        get { self[recorded: HMACSecretExtension.stored] }
+        set { self[recorded: HMACSecretExtension.stored] = newValue }
     }
 }

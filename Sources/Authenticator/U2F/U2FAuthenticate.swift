@@ -51,7 +51,7 @@ extension Authenticator {
             }
         }
         guard let candidate, candidate.key.algorithm == .es256,
-            candidate.extensions.credProtect.permits(userVerified: false, discovering: false)
+            candidate.extensions[CredProtectExtension.stored].permits(userVerified: false, discovering: false)
         else { return nil }
         return candidate
     }
