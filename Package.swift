@@ -151,6 +151,8 @@ let package = Package(
             name: "PasskeydMacrosTests",
             dependencies: [
                 "PasskeydMacrosPlugin",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax")
             ]),
         .testTarget(name: "MLDSATests", dependencies: ["MLDSA"]),
