@@ -36,16 +36,21 @@ def test_the_tree_as_it_is_passes(tree):
 
 @pytest.mark.parametrize("file, old, new, problem", [
     # A reader that spells an integer key instead of naming it in the key table.
-    ("GetAssertionRequest.swift", "map.required(CodingKeys.rpID,", "map.required(1,", "GetAssertionRequest: key 1 is written 2 times"),
+    ("MakeCredentialResponse.swift", "map.required(Key.format,", "map.required(1,",
+     "MakeCredentialResponse: key 1 is written 2 times"),
     # A writer that does.
-    ("GetAssertionRequest.swift", "(.rpID, .textString(rpID)),", "(1, .textString(rpID)),",
-     "GetAssertionRequest: key 1 is written 2 times"),
-    # A member name spelled beside the synthesized keys.
-    ("RequestOptions.swift", "map.optional(CodingKeys.uv,", 'map.optional("uv",', 'RequestOptions: key "uv" is written 2 times'),
+    ("MakeCredentialResponse.swift", "(.format, .textString(attestation.statement.format)),",
+     "(1, .textString(attestation.statement.format)),", "MakeCredentialResponse: key 1 is written 2 times"),
+    # A member name spelled beside the synthesized keys of a `@CTAPMap` structure.
+    ("RequestOptions.swift", "public var isEmpty: Bool {",
+     'func planted(_ map: CBORMap) throws(CTAPStatus) -> Bool? { try map.optional("uv", CBORRead.bool) }\n'
+     "    public var isEmpty: Bool {", 'RequestOptions: key "uv" is written 2 times'),
     # A hand-coded map whose reader spells what its key table says.
     ("TestControls/FaultRule.swift", "map.optional(Key.rp,", 'map.optional("rp",', 'FaultRule: key "rp" is written 2 times'),
-    # A direct writer that spells a key.
-    ("GetAssertionResponse.swift", "writer.key(CodingKeys.signature)", "writer.unsigned(3)", "GetAssertionResponse: key 3 is written 2 times"),
+    # A direct writer beside the one `@CTAPMap` derives, spelling a key.
+    ("GetAssertionResponse.swift", "    public var largeBlobKey: [UInt8]?\n",
+     "    public var largeBlobKey: [UInt8]?\n    func planted(_ writer: inout CBORWriter) { writer.unsigned(3) }\n",
+     "GetAssertionResponse: key 3 is written 2 times"),
 ])
 def test_a_key_written_a_second_time_fails(tree, file, old, new, problem):
     edit(tree, file, old, new)
