@@ -81,8 +81,6 @@ let package = Package(
                 "CTAP", "CBOR", "Secp256k1", "MLDSA", "PasskeydConcurrency", "PasskeydMacros", logging
             ] + crypto + certificates
         ),
-        // Linux's native AIO syscalls, which Glibc does not wrap: the record log's early block write.
-        .systemLibrary(name: "CLinuxAIO"),
         // prctl(2) and setrlimit(2) behind one C call: passkeyd turns its core dumps off.
         .systemLibrary(name: "CLinuxProcess"),
         // The durable, encrypted CredentialStore (SQLite through GRDB).
@@ -90,8 +88,7 @@ let package = Package(
             name: "Keystore",
             dependencies: [
                 "Authenticator", "CTAP", "CBOR", "PasskeydMacros", logging,
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .target(name: "CLinuxAIO", condition: .when(platforms: [.linux]))
+                .product(name: "GRDB", package: "GRDB.swift")
             ] + crypto),
         // The CTAPHID server on the Unix socket.
         .target(

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -17,16 +16,11 @@ final class DurableFile: Sendable {
     /// goes to the device without the page cache, so the flush after it has no pages to write
     /// back, only the device's cache to flush (13–17 µs less per flush, docs/benchmarks.md).
     private let direct: Int32
-    /// Where `submitBlocks` submits (Linux AIO), or nil: the direct write then waits for its flush.
-    private let submissions: SubmissionContext?
-    /// False once a submitted write failed (`complete`): later ones are written when flushed.
-    private let submitting = Atomic<Bool>(true)
 
     private init(path: String, descriptor: Int32, direct: Int32 = -1) {
         self.path = path
         self.descriptor = descriptor
         self.direct = direct
-        submissions = direct >= 0 ? SubmissionContext.Pool.shared.take() : nil
     }
 
     deinit {
@@ -134,33 +128,6 @@ final class DurableFile: Sendable {
             guard failure == EINVAL else { throw .io(path: path, operation: .write, errno: failure) }
         }
         try write(bytes + [UInt8](repeating: 0, count: length - bytes.count), at: offset)
-    }
-
-    /// Starts `writeBlocks(bytes, at: offset)` and returns while the device writes: nil when
-    /// it cannot start so (no direct descriptor, no AIO, the kernel refused, or a submitted write
-    /// failed before), and then the caller writes the blocks itself. The write may land any time
-    /// before it is complete (`complete`), so no other write to these blocks may be in flight meanwhile.
-    func submitBlocks(_ bytes: [UInt8], at offset: Int) -> SubmittedWrite? {
-        precondition(offset % Self.blockSize == 0, "a block write starts on a block")
-        guard let submissions, submitting.load(ordering: .relaxed) else { return nil }
-        let buffer = Self.blocks(bytes)
-        guard let completion = submissions.write(buffer, to: direct, at: offset) else {
-            buffer.deallocate()
-            return nil
-        }
-        return SubmittedWrite(bytes, at: offset, path: path, buffer: buffer, completion: completion)
-    }
-
-    /// Whether `submitBlocks` can start a write: a direct descriptor and an AIO context.
-    var takesSubmissions: Bool { submissions != nil }
-
-    /// Waits for `submitted`; should it have failed (a file system that opens `O_DIRECT` but
-    /// refuses such writes, as `writeBlocks` allows for), its blocks are written now with
-    /// `writeBlocks`, whose error is the one that counts, and later writes are not submitted.
-    func complete(_ submitted: SubmittedWrite) throws(KeystoreError) {
-        guard case .failure = submitted.wait() else { return }
-        submitting.store(false, ordering: .relaxed)
-        try writeBlocks(submitted.bytes, at: submitted.offset)
     }
 
     /// Bytes rounded up to whole blocks.

@@ -17,8 +17,8 @@ import Synchronization
 ///
 /// This file is the plain path: SQLite's WAL. The speed mechanisms on top of it live in
 /// `Speed/` (docs/architecture.md, "Speed mechanisms"), each entered from here at one call and
-/// each with its switch (`SpeedMechanisms`): the record log (`register`, from `save`), group
-/// commit (`durable()`) and the log's writes submitted with Linux AIO (`submitLogWrite`).
+/// each with its switch (`SpeedMechanisms`): the record log (`register`, from `save`) and group
+/// commit (`durable()`).
 public actor Keystore: CredentialStore {
     public static let databaseFileName = "keystore.sqlite"
     public static let keyFileName = "keystore.key"
@@ -48,9 +48,6 @@ public actor Keystore: CredentialStore {
     /// Rows logged since the last commit into SQLite, which its open transaction holds: put
     /// back if a failed commit rolls that transaction back.
     var uncommitted: [CredentialRow] = []
-    /// The log's blocks submitted when logged (`submitLogWrite`), until a flush's leader takes
-    /// them to wait for.
-    var logWrite: SubmittedWrite?
     var groupCommit = GroupCommit() {
         didSet { everythingDurable.store(groupCommit.isDurable, ordering: .releasing) }
     }
@@ -119,9 +116,6 @@ public actor Keystore: CredentialStore {
         // directory: it is let go as it stands, its log keeping what SQLite lost for the next open.
         guard !alreadyClosed || lock != nil else { return }
         defer { lock = nil }
-        // Landed before the log is cleared, not after.
-        _ = logWrite?.wait()
-        logWrite = nil
         do { try queue.close() } catch { throw Self.keystoreError(error, path: path) }
         // Should the clearing fail, the next open finds the entries at or below what SQLite
         // applied, and clears them then.

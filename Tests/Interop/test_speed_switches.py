@@ -13,7 +13,7 @@ from fido2.server import Fido2Server
 from conftest import make_client
 from passkeyd_hid import Daemon, daemon_binary
 
-MECHANISMS = ["recordlog", "groupcommit", "aio", "executor", "acceptthread"]
+MECHANISMS = ["recordlog", "groupcommit", "executor", "acceptthread"]
 
 
 class SwitchedDaemon(Daemon):

@@ -50,7 +50,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["", "recordlog", "groupcommit", "aio"])
+    @Test(arguments: ["", "recordlog", "groupcommit"])
     func acknowledgedWritesSurviveSIGKILL(speedOff: String) async throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }

@@ -160,63 +160,21 @@ import Testing
         return try DurableFile.privateFile(path)
     }
 
-    /// A block write, made at once or submitted (Linux AIO, as the log's write when an entry is
-    /// logged) and waited for, puts its bytes at a block's start and zeros to the end of its last
-    /// block, and leaves the blocks around it as they were.
-    @Test(arguments: [false, true]) func aBlockWriteFillsItsLastBlockWithZerosAndLeavesTheRest(submitted: Bool) throws {
+    /// A block write puts its bytes at a block's start and zeros to the end of its last block,
+    /// and leaves the blocks around it as they were.
+    @Test func aBlockWriteFillsItsLastBlockWithZerosAndLeavesTheRest() throws {
         let temp = TemporaryDirectory()
         defer { temp.remove() }
         let block = DurableFile.blockSize
         let file = try Self.filledFile(in: temp, blocks: 4)
         let bytes = (0..<(block + 100)).map { UInt8(truncatingIfNeeded: $0 % 251 + 1) }
-        if submitted {
-            let write = try #require(file.submitBlocks(bytes, at: block), "direct writes and AIO on this file system")
-            try write.wait().get()
-            try write.wait().get()
-        } else {
-            try file.writeBlocks(bytes, at: block)
-        }
+        try file.writeBlocks(bytes, at: block)
         try file.flush().get()
         let read = try file.read(4 * block)
         #expect(read[..<block].allSatisfy { $0 == 0xEE }, "the block before")
         #expect(Array(read[block..<(2 * block + 100)]) == bytes)
         #expect(read[(2 * block + 100)..<(3 * block)].allSatisfy { $0 == 0 }, "the last block's tail")
         #expect(read[(3 * block)...].allSatisfy { $0 == 0xEE }, "the block after")
-    }
-
-    /// A submitted write that failed (as on a file system that opens `O_DIRECT` but refuses the
-    /// writes) is made again when completed, and the file submits no more: its entries still
-    /// reach the file, and later ones with the flush.
-    @Test func aFailedSubmittedWriteIsWrittenAgainAndNoneIsSubmittedAfter() throws {
-        let temp = TemporaryDirectory()
-        defer { temp.remove() }
-        let block = DurableFile.blockSize
-        let file = try Self.filledFile(in: temp, blocks: 2)
-        let bytes = (0..<100).map { UInt8($0 + 1) }
-        let refused = SubmittedWrite(
-            bytes, at: block, path: file.path,
-            buffer: .allocate(byteCount: block, alignment: block), completion: { -Int64(EINVAL) })
-        #expect(throws: KeystoreError.self) { try refused.wait().get() }
-        try file.complete(refused)
-        try file.flush().get()
-        let read = try file.read(2 * block)
-        #expect(read[..<block].allSatisfy { $0 == 0xEE }, "the block before")
-        #expect(Array(read[block..<(block + 100)]) == bytes)
-        #expect(read[(block + 100)...].allSatisfy { $0 == 0 }, "the block's tail")
-        #expect(file.submitBlocks(bytes, at: 0) == nil, "written when flushed from now on")
-    }
-
-    /// A file's AIO context goes back to its pool when the file is let go, and the next file
-    /// takes it, rather than paying `io_destroy`'s ~30 ms wait at every close.
-    @Test func aClosedFilesSubmissionContextIsKeptForTheNext() throws {
-        let pool = SubmissionContext.Pool()
-        var context = try #require(pool.take(), "Linux AIO on this machine")
-        let id = context.id
-        #expect(pool.idle == 0)
-        context = try #require(pool.take())
-        #expect(pool.idle == 1, "the first context let go is in the pool")
-        #expect(pool.take()?.id == id)
-        #expect(pool.idle == 1, "taken and let go again")
     }
 
     @Test func registrationsAcrossFoldsAreAllThereAfterACrashNewestFirst() async throws {

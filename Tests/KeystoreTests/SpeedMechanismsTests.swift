@@ -8,16 +8,16 @@ import Testing
 /// each off as well (`KeystoreCrashTests.acknowledgedWritesSurviveSIGKILL`).
 @Suite(.timeLimit(.minutes(2))) struct SpeedMechanismsTests {
     static let everyPlainPath: [SpeedMechanisms] = [
-        .recordLog, .groupCommit, .linuxAIO, [.recordLog, .groupCommit, .linuxAIO]
+        .recordLog, .groupCommit, [.recordLog, .groupCommit]
     ]
 
     @Test func theSwitchNamesEachMechanismAndReportsWordsItDoesNotKnow() {
-        let parsed = SpeedMechanisms.parse(" RecordLog, aio,,turbo ")
-        #expect(parsed.off == [.recordLog, .linuxAIO])
-        #expect(parsed.unknown == ["turbo"])
+        let parsed = SpeedMechanisms.parse(" RecordLog, groupcommit,,turbo, aio ")
+        #expect(parsed.off == [.recordLog, .groupCommit])
+        #expect(parsed.unknown == ["turbo", "aio"], "AIO was removed in session 17")
         #expect(SpeedMechanisms.parse("").off.isEmpty)
         #expect(SpeedMechanisms.parse("groupcommit") == (.groupCommit, []))
-        #expect(SpeedMechanisms([.recordLog, .groupCommit, .linuxAIO]).description == "recordlog,groupcommit,aio")
+        #expect(SpeedMechanisms([.recordLog, .groupCommit, .acceptThread]).description == "recordlog,groupcommit,acceptthread")
     }
 
     /// Concurrent saves, as from several connections: each visible to the next call at once,
@@ -79,19 +79,6 @@ import Testing
         #expect(store.isDurable == off.contains(.groupCommit))
         try await store.durable()
         #expect(store.isDurable)
-        try await store.close()
-    }
-
-    /// With AIO off the log's blocks wait for the flush instead of being submitted when logged.
-    @Test(arguments: [SpeedMechanisms(), .linuxAIO])
-    func withAIOOffNoLogWriteIsSubmitted(off: SpeedMechanisms) async throws {
-        let temp = TemporaryDirectory()
-        defer { temp.remove() }
-        let store = try openStore(temp.store, off: off)
-        try await store.save(makeCredential())
-        #expect(await store.logWriteInFlight == (store.logFileTakesSubmissions && !off.contains(.linuxAIO)))
-        try await store.durable()
-        #expect(await !store.logWriteInFlight)
         try await store.close()
     }
 }

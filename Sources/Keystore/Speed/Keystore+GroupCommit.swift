@@ -18,9 +18,9 @@ extension Keystore {
         } else {
             switch await flushTurn() {
             case .finished(let result): outcome = result
-            case .lead(let files, let writes, let submitted):
-                outcome = flush(files, writing: writes, after: submitted)
-                await flushEnded(outcome, wrote: writes, submitted: submitted)
+            case .lead(let files, let writes):
+                outcome = flush(files, writing: writes)
+                await flushEnded(outcome, wrote: writes)
             }
         }
         if case .failure(let failure) = outcome { throw .failed(failure) }
@@ -34,20 +34,18 @@ extension Keystore {
         guard let turn = groupCommit.turn() else { preconditionFailure("a flush runs beside one that holds the store") }
         switch leading(turn) {
         case .finished(let result): return result
-        case .lead(let files, let writes, let submitted):
-            let outcome = flush(files, writing: writes, after: submitted)
-            flushEnded(outcome, wrote: writes, submitted: submitted)
+        case .lead(let files, let writes):
+            let outcome = flush(files, writing: writes)
+            flushEnded(outcome, wrote: writes)
             return outcome
         }
     }
 
-    /// What a caller of `durable()` does next: as `GroupCommit.Turn`, and a leader also waits
-    /// for the record log's submitted write and writes its entries not yet taken before it flushes.
+    /// What a caller of `durable()` does next: as `GroupCommit.Turn`, and a leader also writes
+    /// the record log's entries not yet written before it flushes.
     enum FlushTurn {
         case finished(Result<Void, KeystoreError>)
-        case lead(
-            GroupCommit.Files, writes: [RecordLog.BlockWrite],
-            submitted: SubmittedWrite?)
+        case lead(GroupCommit.Files, writes: [RecordLog.BlockWrite])
     }
 
     func flushTurn() async -> FlushTurn {
@@ -58,26 +56,21 @@ extension Keystore {
         return leading(turn)
     }
 
-    /// `turn` as `FlushTurn`: a leader takes the log's entries and its submitted write.
+    /// `turn` as `FlushTurn`: a leader takes the log's entries.
     func leading(_ turn: GroupCommit.Turn) -> FlushTurn {
         switch turn {
         case .finished(let result): return .finished(result)
         // Taken once the turn is this caller's: every entry of the commits it covers is logged by now.
-        case .lead(let files):
-            defer { logWrite = nil }
-            return .lead(files, writes: files.contains(.log) ? log.takeWrites() : [], submitted: logWrite)
+        case .lead(let files): return .lead(files, writes: files.contains(.log) ? log.takeWrites() : [])
         }
     }
 
-    /// The record log's write submitted earlier completed and its blocks not yet taken
-    /// written, then one `fdatasync` of each file.
-    nonisolated func flush(
-        _ files: GroupCommit.Files, writing writes: [RecordLog.BlockWrite],
-        after submitted: SubmittedWrite?
-    ) -> Result<Void, KeystoreError> {
-        if files.contains(.log) || submitted != nil {
+    /// The record log's blocks not yet written written, then one `fdatasync` of each file.
+    nonisolated func flush(_ files: GroupCommit.Files, writing writes: [RecordLog.BlockWrite]) -> Result<
+        Void, KeystoreError
+    > {
+        if files.contains(.log) {
             do {
-                if let submitted { try logFile.complete(submitted) }
                 for write in writes { try logFile.writeBlocks(write.bytes, at: write.offset) }
             } catch { return .failure(error) }
             if case .failure(let failure) = logFile.flush() { return .failure(failure) }
@@ -85,11 +78,8 @@ extension Keystore {
         return files.contains(.wal) ? wal.flush() : .success(())
     }
 
-    /// `writes` and the `submitted` one were written when the flush succeeded.
-    func flushEnded(
-        _ outcome: Result<Void, KeystoreError>, wrote writes: [RecordLog.BlockWrite], submitted: SubmittedWrite?
-    ) {
-        let writes = writes + (submitted.map { [RecordLog.BlockWrite(offset: $0.offset, bytes: $0.bytes)] } ?? [])
+    /// `writes` were written when the flush succeeded.
+    func flushEnded(_ outcome: Result<Void, KeystoreError>, wrote writes: [RecordLog.BlockWrite]) {
         if case .success = outcome { log.wrote(writes) } else { log.untake() }
         groupCommit.flushEnded(outcome)
     }

@@ -4,12 +4,11 @@ import GRDB
 /// (`save`) is appended to `keystore.log` and flushed with it, and SQLite takes the logged rows in
 /// folds of 1 024 (docs/keystore.md, "The record log"). With `SpeedMechanisms.recordLog` off
 /// (`PASSKEYD_SPEED_OFF=recordlog`) `save` commits into SQLite's WAL like any other write, the
-/// plain path. The log's blocks are submitted with Linux AIO as they are logged
-/// (`submitLogWrite`) unless `SpeedMechanisms.linuxAIO` is off.
+/// plain path. The log's blocks are written by the flush that makes them durable.
 extension Keystore {
-    /// A registration (`save`): the row is appended to the record log, whose write starts at
-    /// once (`submitLogWrite`), and goes into SQLite's open transaction, committed in the next
-    /// fold or write; every later call sees it.
+    /// A registration (`save`): the row is appended to the record log, written by the next
+    /// flush, and goes into SQLite's open transaction, committed in the next fold or write; every
+    /// later call sees it.
     ///
     /// When no flush runs, the row's statements (~25 µs) go to GRDB's queue, which runs them on
     /// its own thread, while this one signs the registration and answers: with one client the
@@ -35,7 +34,6 @@ extension Keystore {
             // waits for the flush (a sign-in never shows a credential a crash could
             // still take back).
             groupCommit.recordCommit(to: .log)
-            submitLogWrite()
         }
     }
 
@@ -73,25 +71,4 @@ extension Keystore {
     }
 
     func foldFlushed(_ fold: UInt64) { log.flushed(fold: fold) }
-
-    /// Submits the log's blocks as the entry is logged, when no other write to the log is under
-    /// way (no flush runs, no write was submitted): the device writes them while the registration
-    /// is signed and answered, and the flush covering it waits for the write instead of making
-    /// it (one client: ~25 µs less per registration, docs/benchmarks.md). One write to the log
-    /// at a time: two in flight could land in either order, and a run's part-filled block is in both.
-    func submitLogWrite() {
-        guard groupCommit.flushing == nil, logWrite == nil, !off.contains(.linuxAIO) else { return }
-        let writes = log.takeWrites()
-        guard !writes.isEmpty else { return }
-        // Runs in both halves (after a fold) are left to the flush.
-        guard writes.count == 1, let submitted = logFile.submitBlocks(writes[0].bytes, at: writes[0].offset) else {
-            return log.untake()
-        }
-        logWrite = submitted
-    }
-
-    /// Whether a write of the record log was submitted and not yet taken by a flush (tests).
-    var logWriteInFlight: Bool { logWrite != nil }
-    /// Whether the record log's file takes submitted writes at all (tests: `O_DIRECT` and AIO).
-    nonisolated var logFileTakesSubmissions: Bool { logFile.takesSubmissions }
 }

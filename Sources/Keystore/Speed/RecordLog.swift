@@ -9,10 +9,8 @@ import Foundation
 ///
 /// The file is given its whole size when made and written in place, so a flush writes data
 /// only, never the file's size. Blocks are written whole, straight to the device where it can
-/// (`DurableFile.writeBlocks`): when an entry is logged and no write is under way, its blocks
-/// are submitted at once (`Keystore.submitLogWrite`), so the device writes them while the
-/// registration is signed and answered; otherwise the flush's leader writes what changed
-/// since the last write (`takeWrites`), then flushes.
+/// (`DurableFile.writeBlocks`): the flush's leader writes what changed since the last write
+/// (`takeWrites`), then flushes.
 ///
 /// It has two halves: at a fold the keystore commits every entry into SQLite and the other
 /// half takes the next entries, from its start, while the WAL is flushed in the background;
@@ -113,8 +111,7 @@ struct RecordLog: Sendable {
 
     /// A flush wrote `writes` and made them durable: their whole blocks need no writing again.
     /// The last block of the half being written stays pending, part-filled, so the write after
-    /// the next entry puts it back with that entry. Of two writes of one run (one submitted when
-    /// logged, one by the flush), the longer counts.
+    /// the next entry puts it back with that entry. Of two writes of one run, the longer counts.
     mutating func wrote(_ writes: [BlockWrite]) {
         for write in writes.sorted(by: { $0.bytes.count > $1.bytes.count }) {
             guard let run = pending.firstIndex(where: { $0.offset == write.offset }) else { continue }

@@ -10,8 +10,6 @@ import Foundation
 ///   of appended to `keystore.log` and committed in folds.
 /// - `groupCommit`: every write is flushed by its own caller while it holds the store, before
 ///   the call returns (a `save` too), instead of callers sharing a flush led off the store.
-/// - `linuxAIO`: the record log's blocks are written when flushed, instead of submitted with
-///   `io_submit` when logged.
 /// - `taskExecutor`: not the keystore's; passkeyd gives it to its server
 ///   (`CTAPHIDServer.Configuration.quickTransactionsOnLoop`): every transaction runs on the pool.
 /// - `acceptThread`: not the keystore's either; passkeyd gives it to its server
@@ -23,7 +21,6 @@ public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
 
     public static let recordLog = SpeedMechanisms(rawValue: 1)
     public static let groupCommit = SpeedMechanisms(rawValue: 2)
-    public static let linuxAIO = SpeedMechanisms(rawValue: 4)
     public static let taskExecutor = SpeedMechanisms(rawValue: 8)
     public static let acceptThread = SpeedMechanisms(rawValue: 16)
 
@@ -32,7 +29,7 @@ public struct SpeedMechanisms: OptionSet, Sendable, Hashable {
 
     /// Each mechanism's name in `PASSKEYD_SPEED_OFF`.
     public static let names: KeyValuePairs<String, SpeedMechanisms> = [
-        "recordlog": .recordLog, "groupcommit": .groupCommit, "aio": .linuxAIO, "executor": .taskExecutor,
+        "recordlog": .recordLog, "groupcommit": .groupCommit, "executor": .taskExecutor,
         "acceptthread": .acceptThread
     ]
 
