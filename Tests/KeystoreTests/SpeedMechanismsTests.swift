@@ -17,7 +17,9 @@ import Testing
         #expect(parsed.unknown == ["turbo", "aio"], "AIO was removed in session 17")
         #expect(SpeedMechanisms.parse("").off.isEmpty)
         #expect(SpeedMechanisms.parse("groupcommit") == (.groupCommit, []))
-        #expect(SpeedMechanisms([.recordLog, .groupCommit, .acceptThread]).description == "recordlog,groupcommit,acceptthread")
+        #expect(
+            SpeedMechanisms([.recordLog, .groupCommit, .acceptThread]).description
+                == "recordlog,groupcommit,acceptthread")
     }
 
     /// Concurrent saves, as from several connections: each visible to the next call at once,
