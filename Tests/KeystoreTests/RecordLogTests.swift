@@ -127,8 +127,8 @@ import Testing
         #expect(
             second.map(\.offset) == [0] && second.map(\.bytes.count) == [2 * entrySize],
             "the block again, with the entry before")
-        // Flushed: the submitted write and the flush's longer one of the same run.
-        log.wrote(second + first)
+        // Flushed: the run as the last write took it, with both entries.
+        log.wrote(second)
         #expect(log.takeWrites().isEmpty, "the part-filled block is on disk, and no entry followed")
         // Entries up to the next block and past it: the part-filled block again, then the next one.
         let past = DurableFile.blockSize / entrySize

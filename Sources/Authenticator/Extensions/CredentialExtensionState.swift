@@ -41,7 +41,9 @@ public struct CredentialExtensionState: Sendable, Hashable {
 
     /// A new credential's: the always-recorded parts at their defaults, nothing else.
     public init() {
-        for part in Self.parts { if let stored = part.defaultStored { set(part.name, stored) } }
+        for part in Self.parts where part.alwaysRecorded {
+            if let stored = part.defaultStored { set(part.name, stored) }
+        }
     }
 
     private init(empty: Void) {}

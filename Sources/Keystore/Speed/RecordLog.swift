@@ -111,9 +111,9 @@ struct RecordLog: Sendable {
 
     /// A flush wrote `writes` and made them durable: their whole blocks need no writing again.
     /// The last block of the half being written stays pending, part-filled, so the write after
-    /// the next entry puts it back with that entry. Of two writes of one run, the longer counts.
+    /// the next entry puts it back with that entry. `writes` are one flush's: one per run.
     mutating func wrote(_ writes: [BlockWrite]) {
-        for write in writes.sorted(by: { $0.bytes.count > $1.bytes.count }) {
+        for write in writes {
             guard let run = pending.firstIndex(where: { $0.offset == write.offset }) else { continue }
             // The whole run when it was all written and no entry can follow it (a folded half).
             let finished = write.bytes.count == pending[run].bytes.count && write.offset / Self.halfCapacity != half
