@@ -18,7 +18,9 @@ extension WebAuthnClient {
             ? [.init(alg: COSEAlgorithm.es256.rawValue), .init(alg: -257)]
             : options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.ctap)
         guard !parameters.isEmpty else { throw .notSupported("None of the requested credential types is supported.") }
-        guard await userAgent.confirm("Create a passkey for \(options.user.name) on \(rpID)?") else {
+        let consent = Consent.registration(
+            rpID: rpID, userName: options.user.name, displayName: options.user.displayName)
+        guard await userAgent.approve(consent) else {
             throw .notAllowed("Creating the passkey was declined.")
         }
         let (clientDataJSON, clientDataHash) = clientData(.create, challenge: options.challenge)

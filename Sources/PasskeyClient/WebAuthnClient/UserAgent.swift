@@ -14,8 +14,17 @@ public protocol UserAgent: Sendable {
     func chooseNewPIN(minimumLength: Int) async -> String?
     /// Asks the person to confirm an action, such as saving a new passkey; false declines it.
     func confirm(_ message: String) async -> Bool
+    /// Asks the person to approve a ceremony that will use their presence, once the account is
+    /// known; false declines it. The default asks `confirm` with the consent's question.
+    func approve(_ consent: Consent) async -> Bool
     /// Reports progress, such as "touch your authenticator".
     func show(_ status: KeepaliveStatus) async
+}
+
+extension UserAgent {
+    public func approve(_ consent: Consent) async -> Bool {
+        await confirm(consent.question)
+    }
 }
 
 /// A user agent that answers from a script and remembers what it was shown.
