@@ -44,6 +44,17 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# The browser-test frameworks the passkeyd package's fixtures drive (passkeyd.playwright,
+# passkeyd.selenium): Playwright's Python client drives Debian's chromium by executable_path
+# (its own browser download is not reachable), Selenium drives Debian's chromium-driver.
+web_stamp="$venv/.deps-web-stamp"
+web_want="playwright==1.65.2 selenium==4.51.0"
+if [ ! -f "$web_stamp" ] || [ "$(cat "$web_stamp")" != "$web_want" ]; then
+  echo "deps: installing $web_want into $venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check $web_want
+  echo "$web_want" > "$web_stamp"
+fi
+
 # A CTAP 2.1-PRE-era host in a venv of its own (test_fido2_09_host.py): python-fido2 0.9, which
 # manages credentials on a FIDO_2_1_PRE key with the prototype command 0x41 and getPinToken.
 old_venv=Tests/Interop/.venv-fido2-09
