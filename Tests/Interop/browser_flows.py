@@ -269,10 +269,16 @@ def unbase64url(text: str) -> bytes:
 
 
 class Session:
-    """A browser whose extension reaches `socket`'s passkeyd through the installed host."""
+    """A browser whose extension reaches `socket`'s passkeyd through the installed host.
 
-    def __init__(self, kind: str, socket: str):
+    `automation` (the default, as the suites run unattended) installs the host with
+    `passkeyctl browser install --automation`: no one is asked to approve a ceremony, while
+    choosers and the PIN entry still ask. Without it, the person approves each ceremony in the
+    extension's own window (`approval_window`)."""
+
+    def __init__(self, kind: str, socket: str, automation: bool = True):
         self.kind = kind
+        self.automation = automation
         self.home = tempfile.mkdtemp(prefix=f"passkeyd-{kind}-home-")
         env = {"HOME": self.home, "XDG_CONFIG_HOME": os.path.join(self.home, ".config"),
                "XDG_DATA_HOME": os.path.join(self.home, ".local", "share")}
@@ -284,6 +290,8 @@ class Session:
         else:
             self.profile = None
             args = ["browser", "install", "--firefox"]
+        if automation:
+            args.append("--automation")
         self.install = subprocess.run([passkeyctl_binary(), "--socket", socket, *args], env={**base, **env},
                                       capture_output=True, text=True, timeout=60)
         assert self.install.returncode == 0, self.install.stderr

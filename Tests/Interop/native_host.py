@@ -25,8 +25,13 @@ def frame(body: bytes) -> bytes:
 class NativeHost:
     """One port: the host process started as a browser starts it, and the messages it sent."""
 
-    def __init__(self, socket: str | None, *, command: list[str] | None = None, env: dict | None = None):
-        args = command or [PASSKEYCTL, "browser", "host", *(["--socket", socket] if socket else []), EXTENSION_ORIGIN]
+    def __init__(self, socket: str | None, *, command: list[str] | None = None, env: dict | None = None,
+                 automation: bool = True):
+        # `--automation`: no one is asked to approve a ceremony (no `confirm` question), as these
+        # tests drive the host unattended; automation=False makes the host ask, as for a person.
+        mode = ["--automation"] if automation else []
+        args = command or [PASSKEYCTL, "browser", "host", *mode, *(["--socket", socket] if socket else []),
+                           EXTENSION_ORIGIN]
         self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         env=env)
         self.messages: queue.Queue = queue.Queue()

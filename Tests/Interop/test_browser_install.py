@@ -64,6 +64,28 @@ def test_install_writes_each_browsers_manifest_and_a_host_that_reaches_the_daemo
     assert found["browser host (Firefox)"]["verdict"] == "ok"
 
 
+def test_automation_is_an_explicit_install_option_the_host_reports(daemon, tmp_path):
+    """A default install asks the person (no --automation in the script, ping says false); an
+    install with --automation starts `browser host --automation`, and says so in --json and ping."""
+    profile = tmp_path / "profile"
+    for automation in (False, True):
+        done = passkeyctl(tmp_path, "--socket", daemon.socket, "browser", "install", "--chromium", "--profile",
+                          str(profile), "--json", *(["--automation"] if automation else []))
+        assert done.returncode == 0, done.stderr.decode()
+        report = json.loads(done.stdout)
+        assert report["automation"] is automation, report
+        script = pathlib.Path(report["host"]).read_text()
+        assert ("browser host --automation" in script) is automation, script
+        host = NativeHost(None, command=[report["host"], EXTENSION_ORIGIN], env=environment(tmp_path))
+        try:
+            assert host.call("ping")["automation"] is automation
+        finally:
+            host.close()
+    plain = passkeyctl(tmp_path, "--socket", daemon.socket, "browser", "install", "--chromium", "--profile",
+                       str(profile), "--automation")
+    assert b"unattended automation" in plain.stdout, plain.stdout
+
+
 def test_uninstall_removes_the_manifests_and_then_the_host(daemon, tmp_path):
     assert passkeyctl(tmp_path, "--socket", daemon.socket, "browser", "install").returncode == 0
     wrapper = tmp_path / ".local/share/passkeyd/browser-host"

@@ -3,15 +3,17 @@ import PasskeyClient
 import WebAuthn
 
 /// The person behind the browser, asked over the native-messaging port: the account chooser
-/// (`choose`), conditional mediation's suggestions (`suggest`) and the PIN dialog (`pin`) are the
-/// extension's UI, and progress goes out as `status`. One per request, so every question names
-/// the page's request.
+/// (`choose`), conditional mediation's suggestions (`suggest`), the consent question (`confirm`)
+/// and the PIN dialog (`pin`) are the extension's UI, in a window the extension owns, and progress
+/// goes out as `status`. One per request, so every question names the page's request.
 struct BrowserUserAgent: UserAgent {
     let request: String
     /// The RP ID the request names (or its origin's domain), shown in the PIN dialog.
     let rpID: String
     let port: BrowserPort
     let choosers: Choosers
+    /// Unattended automation (`browser host --automation`): consent is given without asking.
+    var automation: Bool = HostMode.automation
 
     func chooseCredential(from choices: [CredentialChoice], rpID: String) async -> CredentialChoice? {
         await ask(choices, rpID: rpID, conditional: false)
@@ -56,8 +58,24 @@ struct BrowserUserAgent: UserAgent {
     /// NotAllowedError's constraint sentence.
     func chooseNewPIN(minimumLength: Int) async -> String? { nil }
 
-    /// The touch on the authenticator is the consent a browser asks for; there is no extra dialog.
-    func confirm(_ message: String) async -> Bool { true }
+    /// The person's consent to a ceremony, asked once the account is known (WebAuthn L3 §5.1.3
+    /// step 20, §5.1.4.1 step 18: "user consent" is the client's to obtain): the extension's
+    /// window names the site and the account, and only its Sign in / Create button approves.
+    /// Dismissed, cancelled, closed or timed out is a refusal (NotAllowedError). Under
+    /// `--automation` no one is there to ask, so consent is given at once.
+    func approve(_ consent: Consent) async -> Bool {
+        if automation { return true }
+        let index = await choosers.ask(count: 1) { id in
+            port.send(.question(id: id, request: request, rpId: consent.rpID, .confirm(consent)))
+        }
+        return index == 0
+    }
+
+    /// A bare confirmation has no site nor account to name, so it is asked as a sign-in's
+    /// consent without an account: the person still sees the site and the ceremony.
+    func confirm(_ message: String) async -> Bool {
+        await approve(.signIn(rpID: rpID, account: nil))
+    }
 
     func show(_ status: KeepaliveStatus) async {
         port.send(.status(request: request, status: status == .userPresenceNeeded ? "upNeeded" : "processing"))

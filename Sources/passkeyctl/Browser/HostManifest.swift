@@ -82,13 +82,16 @@ struct HostWrapper: Sendable {
         return HostWrapper(path: data + "/passkeyd/browser-host")
     }
 
-    static func script(passkeyctl: String, socket: String?) -> String {
+    /// `automation` (install's `--automation`) starts the host in unattended mode: no one is
+    /// asked to approve a ceremony.
+    static func script(passkeyctl: String, socket: String?, automation: Bool = false) -> String {
         let socketArgument = socket.map { " --socket " + quoted($0) } ?? ""
+        let modeArgument = automation ? " --automation" : ""
         return """
             #!/bin/sh
             # Written by `passkeyctl browser install`: browsers start this native-messaging host
             # (a host manifest cannot pass arguments). `passkeyctl browser uninstall` removes it.
-            exec \(quoted(passkeyctl)) browser host\(socketArgument) "$@"
+            exec \(quoted(passkeyctl)) browser host\(modeArgument)\(socketArgument) "$@"
 
             """
     }

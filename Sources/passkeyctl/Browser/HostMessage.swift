@@ -20,6 +20,9 @@ enum HostMessage: Sendable, Encodable {
         /// A PIN dialog (CTAP 2.1 §6.5.5.7.2 needs the PIN from the person): `retriesLeft` is the
         /// authenticator's count (§6.5.5.2, getPINRetries), or nil when unknown.
         case pin(retriesLeft: Int?)
+        /// The person's consent to the ceremony, once its account is known (`confirm`), answered
+        /// with index 0 (approved) or null (refused).
+        case confirm(Consent)
     }
 
     struct ChooserEntry: Sendable, Encodable, Equatable {
@@ -51,6 +54,7 @@ enum HostMessage: Sendable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case type, id, name, message, unavailable, request, rpId, entries, status, retriesLeft
+        case ceremony, account, displayName
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -77,6 +81,18 @@ enum HostMessage: Sendable, Encodable {
             case .pin(let retriesLeft):
                 try c.encode("pin", forKey: .type)
                 try c.encode(retriesLeft, forKey: .retriesLeft)
+            case .confirm(let consent):
+                try c.encode("confirm", forKey: .type)
+                switch consent {
+                case .registration(_, let userName, let displayName):
+                    try c.encode("create", forKey: .ceremony)
+                    try c.encode(userName, forKey: .account)
+                    try c.encode(displayName, forKey: .displayName)
+                case .signIn(_, let account):
+                    try c.encode("get", forKey: .ceremony)
+                    try c.encode(consent.accountLabel, forKey: .account)
+                    try c.encode(account?.displayName, forKey: .displayName)
+                }
             }
         case .status(let request, let status):
             try c.encode("status", forKey: .type)
@@ -107,7 +123,7 @@ enum HostResult: Sendable, Encodable {
     case empty
     case ping(version: String, daemon: Bool)
 
-    private enum CodingKeys: String, CodingKey { case credential, capabilities, version, daemon }
+    private enum CodingKeys: String, CodingKey { case credential, capabilities, version, daemon, automation }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -119,6 +135,8 @@ enum HostResult: Sendable, Encodable {
         case .ping(let version, let daemon):
             try c.encode(version, forKey: .version)
             try c.encode(daemon, forKey: .daemon)
+            // Which mode this host serves in, for the extension's options page and `doctor`.
+            try c.encode(HostMode.automation, forKey: .automation)
         }
     }
 }

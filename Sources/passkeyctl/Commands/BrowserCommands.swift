@@ -8,7 +8,7 @@ struct BrowserCommands: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "browser",
         abstract: "Serve web pages' navigator.credentials from passkeyd through the browser extension.",
-        subcommands: [Host.self, Install.self, Uninstall.self])
+        subcommands: [Host.self, Install.self, Uninstall.self, Args.self])
 
     struct Host: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -20,12 +20,19 @@ struct BrowserCommands: AsyncParsableCommand {
         /// What the browser passes: Chromium the caller's origin (chrome-extension://ID/), Firefox
         /// the manifest's path and the add-on's id. The browser has already checked them against
         /// the manifest's allowed callers, so they are only reported.
+        @Flag(
+            help:
+                "Unattended automation (tests, CI): approve each ceremony without asking; choosers and PIN entry still ask."
+        )
+        var automation = false
+
         @Argument(parsing: .allUnrecognized, help: .hidden)
         var caller: [String] = []
 
         func run() async throws {
             // A browser that closes the port while an answer is written must not kill the host mid-ceremony.
             signal(SIGPIPE, SIG_IGN)
+            HostMode.automation = automation
             let host = BrowserHost(
                 port: BrowserPort(writer: NativeMessaging.Writer(descriptor: STDOUT_FILENO)), socket: global.socketPath)
             let (frames, sink) = AsyncStream.makeStream(of: NativeMessaging.Frame.self)
@@ -84,9 +91,16 @@ struct BrowserCommands: AsyncParsableCommand {
             abstract: "Register the native-messaging host with Chromium and Firefox (or the one named).",
             discussion: """
                 Writes the host manifest where the browser looks (Chromium: ~/.config/chromium/NativeMessagingHosts, or --profile DIR/NativeMessagingHosts; Firefox: ~/.mozilla/native-messaging-hosts), naming only the passkeyd extension, and a script that starts `passkeyctl browser host`. A socket given with --socket or PASSKEYD_SOCKET is written into the script; otherwise the host finds the socket as every client does.
+
+                By default the person approves every sign-in and registration in a window of the extension's own, naming the site and the account. --automation marks this install (this profile, or the user-level host) as unattended automation for tests and CI: ceremonies are approved without asking, so any page the browser opens can use its passkeys. Never use it for the browser you browse with.
                 """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var browsers: Browsers
+        @Flag(
+            help:
+                "Unattended automation (tests, CI): the host approves each ceremony without asking anyone. Not for everyday browsing."
+        )
+        var automation = false
 
         func run() async throws {
             let manifests = try browsers.manifests()
@@ -97,7 +111,8 @@ struct BrowserCommands: AsyncParsableCommand {
                 ?? ProcessInfo.processInfo.environment["PASSKEYD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
             let wrapperFolder = try OwnFolder.prepare((wrapper.path as NSString).deletingLastPathComponent)
             try wrapperFolder.write(
-                HostWrapper.script(passkeyctl: passkeyctl, socket: socket.map(HostManifest.absolute)),
+                HostWrapper.script(
+                    passkeyctl: passkeyctl, socket: socket.map(HostManifest.absolute), automation: automation),
                 to: (wrapper.path as NSString).lastPathComponent, mode: 0o755)
             for manifest in manifests {
                 try OwnFolder.prepare(manifest.folder).write(
@@ -107,7 +122,7 @@ struct BrowserCommands: AsyncParsableCommand {
                 Output.json(
                     .object([
                         ("host", .string(wrapper.path)), ("passkeyctl", .string(passkeyctl)),
-                        ("socket", .optional(socket)),
+                        ("socket", .optional(socket)), ("automation", .bool(automation)),
                         (
                             "manifests",
                             .array(
@@ -118,7 +133,13 @@ struct BrowserCommands: AsyncParsableCommand {
                     ]))
                 return
             }
-            print("Host: \(wrapper.path) (starts \(passkeyctl) browser host\(socket.map { " on \($0)" } ?? ""))")
+            print(
+                "Host: \(wrapper.path) (starts \(passkeyctl) browser host\(automation ? " --automation" : "")\(socket.map { " on \($0)" } ?? ""))"
+            )
+            print(
+                automation
+                    ? "Mode: unattended automation: every page's ceremonies are approved without asking anyone (tests and CI only)."
+                    : "Mode: the person approves each sign-in and registration in the extension's window.")
             for manifest in manifests {
                 print("\(manifest.browser.displayName): \(manifest.path)")
             }
