@@ -142,7 +142,12 @@ io_read(void *handle, unsigned char *buf, size_t len, int ms)
 	return (int)len;
 }
 
-/* libfido2 writes a leading report ID (0) and 64 bytes; the socket carries the 64. */
+/*
+ * libfido2 writes a leading report ID (0) and 64 bytes; the socket carries the 64.
+ * send(MSG_NOSIGNAL), not write: a daemon that hung up must cost the call FIDO_ERR_TX
+ * (fido_dev_io_t's -1), not kill the program with SIGPIPE (ssh-keygen, pamtester and
+ * every program under the preload keep their own SIGPIPE disposition).
+ */
 static int
 io_write(void *handle, const unsigned char *buf, size_t len)
 {
@@ -152,7 +157,7 @@ io_write(void *handle, const unsigned char *buf, size_t len)
 	if (len != REPORT_LEN + 1 || buf[0] != 0)
 		return -1;
 	while (sent < REPORT_LEN) {
-		ssize_t n = write(h->fd, buf + 1 + sent, REPORT_LEN - sent);
+		ssize_t n = send(h->fd, buf + 1 + sent, REPORT_LEN - sent, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
