@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import threading
+import time
 from dataclasses import dataclass
 
 # Python's option names → the CDP `VirtualAuthenticatorOptions` members.
@@ -76,11 +77,15 @@ class Credential:
 
 @dataclass
 class Event:
-    """What arrived: `credential` is None for `credential_deleted`, which CDP reports by ID only."""
+    """What arrived, in passkeyd.testing.Event's members (CDP's `credentialDeleted` carries the
+    ID only, the others the whole credential)."""
 
-    name: str
+    kind: str
+    time: float
     credential_id: bytes
-    credential: Credential | None
+    rp_id: str | None = None
+    user_name: str | None = None
+    sign_count: int | None = None
 
 
 class ChromeVirtualAuthenticator:
@@ -103,10 +108,10 @@ class ChromeVirtualAuthenticator:
         if params.get("authenticatorId") != self.id:
             return
         if "credential" in params:
-            credential = Credential.from_cdp(params["credential"])
-            event = Event(name, credential.credential_id, credential)
+            c = Credential.from_cdp(params["credential"])
+            event = Event(name, time.time(), c.credential_id, c.rp_id, c.user_name, c.sign_count)
         else:
-            event = Event(name, unb64(params["credentialId"]), None)
+            event = Event(name, time.time(), unb64(params["credentialId"]))
         with self.lock:
             self.arrived.append(event)
             callbacks = list(self.callbacks[name])
@@ -162,9 +167,9 @@ class ChromeVirtualAuthenticator:
         with self.lock:
             self.callbacks[name].append(callback)
 
-    def events(self) -> list[Event]:
+    def events(self, kind: str | None = None) -> list[Event]:
         with self.lock:
-            return list(self.arrived)
+            return [event for event in self.arrived if kind is None or event.kind == kind]
 
     def close(self) -> None:
         self._send("WebAuthn.removeVirtualAuthenticator")
