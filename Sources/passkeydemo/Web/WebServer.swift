@@ -23,7 +23,10 @@ struct WebServer {
             server: CourierServer(
                 databasePath: stateDirectory + "/courier-server.json", reachable: !offline,
                 rpID: Self.courierHost, origin: origin(Self.courierHost)))
-        let responder = HostDispatch(shop: shop.router().buildResponder(), courier: courier.router().buildResponder())
+        let responder = HostDispatch(
+            shop: shop.router().buildResponder(), courier: courier.router().buildResponder(),
+            shopPolicy: SameOriginPolicy(origin: origin(Self.shopHost)),
+            courierPolicy: SameOriginPolicy(origin: origin(Self.courierHost)))
         var logger = Logger(label: "passkeydemo.web")
         logger.logLevel = .warning
         let app = Application(
@@ -45,16 +48,27 @@ struct WebServer {
     }
 }
 
-/// Sends each request to the site its Host header names; any other host (an attacker's name
-/// resolving to 127.0.0.1, DNS rebinding) gets 421 Misdirected Request (RFC 9110 §15.5.20).
+/// Sends each request to the site its Host header names, past that site's `SameOriginPolicy`;
+/// any other host (an attacker's name resolving to 127.0.0.1, DNS rebinding) gets 421
+/// Misdirected Request (RFC 9110 §15.5.20). Every answer, refusals too, refuses framing.
 struct HostDispatch: HTTPResponder {
     let shop: RouterResponder<BasicRequestContext>
     let courier: RouterResponder<BasicRequestContext>
+    let shopPolicy: SameOriginPolicy
+    let courierPolicy: SameOriginPolicy
 
     func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        SameOriginPolicy.unframeable(try await routed(request, context: context))
+    }
+
+    private func routed(_ request: Request, context: BasicRequestContext) async throws -> Response {
         switch request.hostName {
-        case WebServer.shopHost: return try await shop.respond(to: request, context: context)
-        case WebServer.courierHost: return try await courier.respond(to: request, context: context)
+        case WebServer.shopHost:
+            if let refusal = shopPolicy.refusal(of: request) { return refusal }
+            return try await shop.respond(to: request, context: context)
+        case WebServer.courierHost:
+            if let refusal = courierPolicy.refusal(of: request) { return refusal }
+            return try await courier.respond(to: request, context: context)
         default:
             return .text(
                 "This server answers only http://localhost and http://courier.localhost.", status: .misdirectedRequest)
