@@ -1,86 +1,296 @@
 // passkeyd's page-world script (content script, world MAIN, document_start, every frame).
 //
 // Replaces navigator.credentials.create/get for `publicKey` and the PublicKeyCredential
-// statics with versions that hand the ceremony to passkeyd, and makes the objects it returns
-// behave as the browser's own (WebAuthn L3 §5.1, §5.2): they are instances of the real
-// PublicKeyCredential / AuthenticatorAttestationResponse / AuthenticatorAssertionResponse,
-// whose accessors are wrapped to answer for them and forward to the native code otherwise.
+// statics with versions that hand the ceremony to passkeyd, and makes everything a page can
+// observe behave as Chromium's own WebAuthn (docs/browser-fidelity.md, checked case by case by
+// Tests/Interop/test_browser_fidelity.py): the options go through the WebIDL conversions of
+// WebAuthn L3 §5.4/§5.5 and the client extension checks of §10 before anything is sent; the
+// objects returned are instances of the real PublicKeyCredential / AuthenticatorAttestationResponse
+// / AuthenticatorAssertionResponse, whose accessors are wrapped to answer for them; and every
+// function put in the page looks like a native one (name, length, toString, not constructible,
+// a brand check on `this`).
 //
-// This script decides nothing: it converts the page's options to their JSON form (§5.1.10),
-// posts them to bridge.js (the isolated world) on this window, and turns the answer back into
-// objects or a DOMException. The origin is never sent from here: the background script takes
-// it from the browser's message sender.
+// This script decides nothing a page could not decide for itself: it converts the options to
+// their JSON form (§5.1.10), sends them to bridge.js (the isolated world) over a private
+// MessagePort, and turns the answer back into objects or an exception. The origin is never sent
+// from here: the background script takes it from the browser's message sender.
 (() => {
   "use strict";
   if (!window.isSecureContext || !navigator.credentials) return;  // WebAuthn L3 §5: secure contexts only
-  const TAG = "passkeyd";
+
+  // Everything used after document_start is captured now, before any page script can replace it.
   const { stringify, parse } = JSON;
-  const postToSelf = window.postMessage.bind(window);
+  const { apply, ownKeys, getOwnPropertyDescriptor: reflectDescriptor } = Reflect;
+  const { defineProperty, getOwnPropertyDescriptor, create: objectCreate } = Object;
+  const NativeProxy = Proxy;
   const listen = EventTarget.prototype.addEventListener;
   const unlisten = EventTarget.prototype.removeEventListener;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const stopImmediate = Event.prototype.stopImmediatePropagation;
+  const NativeMessageEvent = MessageEvent;
+  const NativeMessageChannel = MessageChannel;
+  const portPost = MessagePort.prototype.postMessage;
+  const portStart = MessagePort.prototype.start;
+  const eventData = getOwnPropertyDescriptor(MessageEvent.prototype, "data").get;
+  const signalAborted = getOwnPropertyDescriptor(AbortSignal.prototype, "aborted").get;
+  const signalReason = getOwnPropertyDescriptor(AbortSignal.prototype, "reason").get;
+  const bufferBytes = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+  const typedArrayView = (v) => [
+    apply(getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "buffer").get, v, []),
+    apply(getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "byteOffset").get, v, []),
+    apply(getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "byteLength").get, v, [])];
+  const dataView = (v) => [
+    apply(getOwnPropertyDescriptor(DataView.prototype, "buffer").get, v, []),
+    apply(getOwnPropertyDescriptor(DataView.prototype, "byteOffset").get, v, []),
+    apply(getOwnPropertyDescriptor(DataView.prototype, "byteLength").get, v, [])];
+  const isView = ArrayBuffer.isView;
+  const iterator = Symbol.iterator;
   const nativeCreate = CredentialsContainer.prototype.create;
   const nativeGet = CredentialsContainer.prototype.get;
+  const container = navigator.credentials;
+  const NativeDOMException = DOMException;
+  const NativeTypeError = TypeError;
+  const NativeURL = URL;
+  const fromCharCode = String.fromCharCode;
+  const nativeBtoa = btoa;
+  const nativeAtob = atob;
+  const arrayPush = (list, value) => { list[list.length] = value; };
+
+  const typeError = (message) => new NativeTypeError(message);
+  const domError = (name, message) => new NativeDOMException(message, name);
+
+  // -- functions that look native (WebIDL §3.7: operations and attributes are built-in functions)
+
+  // Our functions' source text as the browser prints a native function's. Function.prototype
+  // .toString is replaced by one that answers for ours and forwards everything else; it answers
+  // for itself too.
+  const disguised = new WeakMap();
+  const nativeToString = Function.prototype.toString;
+  const looksNative = (fn, name) => {
+    disguised.set(fn, `function ${name}() { [native code] }`);
+    return fn;
+  };
+  const toString = { toString() { return disguised.has(this) ? disguised.get(this) : apply(nativeToString, this, []); } }.toString;
+  defineProperty(Function.prototype, "toString", { ...getOwnPropertyDescriptor(Function.prototype, "toString"), value: looksNative(toString, "toString") });
 
   // -- base64url (RFC 4648 §5), the JSON form's encoding of every buffer -----------------
 
-  const toBase64url = (buffer) => {
-    const bytes = buffer instanceof ArrayBuffer ? new Uint8Array(buffer)
-      : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const toBase64url = (bytes) => {
     let binary = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += apply(fromCharCode, null, bytes.subarray(i, i + 0x8000));
+    return nativeBtoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
   };
+  const isBase64url = (text) => typeof text === "string" && /^[A-Za-z0-9_-]*$/.test(text) && text.length % 4 !== 1;
   const fromBase64url = (text, what) => {
-    if (typeof text !== "string" || !/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
-      throw new DOMException(`${what} is not base64url.`, "EncodingError");
-    }
-    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    if (!isBase64url(text)) throw domError("EncodingError", `${what} is not base64url.`);
+    const binary = nativeAtob(text.replace(/-/g, "+").replace(/_/g, "/"));
     const bytes = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     return bytes.buffer;
   };
-  const isBuffer = (value) => value instanceof ArrayBuffer || ArrayBuffer.isView(value)
-    || Object.prototype.toString.call(value) === "[object ArrayBuffer]";
 
-  /** The JSON form of a dictionary: every BufferSource becomes base64url (WebAuthn L3 §5.1.10). */
-  const toJSONForm = (value) => {
-    if (value === null || typeof value !== "object") return value;
-    if (isBuffer(value)) return toBase64url(value);
-    if (Array.isArray(value)) return value.map(toJSONForm);
-    const out = {};
-    for (const key of Object.keys(value)) {
-      if (value[key] !== undefined && key !== "signal") out[key] = toJSONForm(value[key]);
+  // -- WebIDL conversions (WebIDL §3.2) ---------------------------------------------------
+
+  const isObject = (v) => (typeof v === "object" && v !== null) || typeof v === "function";
+  const T = {
+    DOMString: (v) => `${v}`,  // a template literal throws TypeError for a Symbol, as ToString does
+    boolean: (v) => !!v,
+    long: (v) => (+v) | 0,      // unary + throws TypeError for a Symbol or a BigInt, as ToNumber does
+    unsignedLong: (v) => (+v) >>> 0,
+    /** A BufferSource's bytes, copied now (an ArrayBuffer, or a view on one; never shared memory). */
+    BufferSource: (v, where) => {
+      try {
+        if (isView(v)) {
+          // The view's own slots, read through the native getters (a page's own getters on
+          // the view do not count), and never a SharedArrayBuffer (its byteLength getter throws).
+          let buffer, offset, length;
+          try { [buffer, offset, length] = typedArrayView(v); } catch { [buffer, offset, length] = dataView(v); }
+          apply(bufferBytes, buffer, []);
+          return new Uint8Array(new Uint8Array(buffer, offset, length));
+        }
+        apply(bufferBytes, v, []);
+        return new Uint8Array(v.slice(0));
+      } catch {
+        throw typeError(`${where} is not an ArrayBuffer or a view on one.`);
+      }
+    },
+    AbortSignal: (v, where) => {
+      try { apply(signalAborted, v, []); } catch { throw typeError(`${where} is not an AbortSignal.`); }
+      return v;
+    },
+  };
+  const enumeration = (values, name) => (v, where) => {
+    const s = T.DOMString(v);
+    if (!values.includes(s)) throw typeError(`'${s}' (${where}) is not a valid value for enumeration ${name}.`);
+    return s;
+  };
+  const sequence = (of) => (v, where) => {
+    const method = isObject(v) ? v[iterator] : undefined;
+    if (typeof method !== "function") throw typeError(`${where} is not a sequence.`);
+    const out = [];
+    let i = 0;
+    for (const item of { [iterator]: () => apply(method, v, []) }) arrayPush(out, of(item, `${where}[${i++}]`));
+    return out;
+  };
+  const record = (of) => (v, where) => {
+    if (!isObject(v)) throw typeError(`${where} is not an object.`);
+    const out = objectCreate(null);
+    for (const key of ownKeys(v)) {
+      if (typeof key !== "string") continue;
+      const desc = reflectDescriptor(v, key);
+      if (desc && desc.enumerable) out[key] = of(v[key], `${where}['${key}']`);
     }
     return out;
   };
-
-  const required = (dictionary, members, where) => {
-    for (const member of members) {
-      if (dictionary == null || dictionary[member] === undefined) {
-        throw new TypeError(`${where} is missing its required member '${member}'.`);
+  /** A dictionary: members read in lexicographic order (WebIDL §3.2.17), required ones a TypeError
+   *  when absent, defaults filled; anything but an object, null or undefined is a TypeError. */
+  const dictionary = (name, members) => {
+    const names = Object.keys(members).sort();
+    return (v, where = name) => {
+      if (v !== undefined && v !== null && !isObject(v)) throw typeError(`${where} is not an object (${name}).`);
+      const out = {};
+      for (const member of names) {
+        const [type, option] = members[member];
+        const value = v == null ? undefined : v[member];
+        if (value !== undefined) out[member] = type(value, `${where}.${member}`);
+        else if (option === REQUIRED) throw typeError(`${where} is missing its required member '${member}' (${name}).`);
+        else if (option !== undefined) out[member] = typeof option === "function" ? option() : option;
       }
+      return out;
+    };
+  };
+  const REQUIRED = Symbol("required");
+  const empty = () => [];
+
+  const MEDIATIONS = ["silent", "optional", "conditional", "required", "immediate"];
+  const mediation = enumeration(MEDIATIONS, "CredentialMediationRequirement");
+
+  const descriptor = dictionary("PublicKeyCredentialDescriptor", {
+    type: [T.DOMString, REQUIRED], id: [T.BufferSource, REQUIRED], transports: [sequence(T.DOMString)],
+  });
+  const prfValues = dictionary("AuthenticationExtensionsPRFValues", {
+    first: [T.BufferSource, REQUIRED], second: [T.BufferSource],
+  });
+  // One AuthenticationExtensionsClientInputs for both ceremonies (its partial dictionaries:
+  // WebAuthn L3 §10.1, CTAP 2.1 §12); each ceremony's checks pick the members they know.
+  const extensionInputs = dictionary("AuthenticationExtensionsClientInputs", {
+    appid: [T.DOMString], appidExclude: [T.DOMString], credProps: [T.boolean],
+    prf: [dictionary("AuthenticationExtensionsPRFInputs", { eval: [prfValues], evalByCredential: [record(prfValues)] })],
+    largeBlob: [dictionary("AuthenticationExtensionsLargeBlobInputs", {
+      support: [T.DOMString], read: [T.boolean], write: [T.BufferSource] })],
+    credentialProtectionPolicy: [T.DOMString], enforceCredentialProtectionPolicy: [T.boolean, false],
+    credBlob: [T.BufferSource], getCredBlob: [T.boolean], minPinLength: [T.boolean], hmacCreateSecret: [T.boolean],
+  });
+  const creationOptions = dictionary("PublicKeyCredentialCreationOptions", {
+    rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED] }), REQUIRED],
+    user: [dictionary("PublicKeyCredentialUserEntity", {
+      id: [T.BufferSource, REQUIRED], name: [T.DOMString, REQUIRED], displayName: [T.DOMString, REQUIRED] }), REQUIRED],
+    challenge: [T.BufferSource, REQUIRED],
+    pubKeyCredParams: [sequence(dictionary("PublicKeyCredentialParameters", {
+      type: [T.DOMString, REQUIRED], alg: [T.long, REQUIRED] })), REQUIRED],
+    timeout: [T.unsignedLong],
+    excludeCredentials: [sequence(descriptor), empty],
+    authenticatorSelection: [dictionary("AuthenticatorSelectionCriteria", {
+      authenticatorAttachment: [T.DOMString], residentKey: [T.DOMString], requireResidentKey: [T.boolean, false],
+      userVerification: [T.DOMString, "preferred"] })],
+    hints: [sequence(T.DOMString), empty],
+    attestation: [T.DOMString, "none"],
+    attestationFormats: [sequence(T.DOMString), empty],
+    extensions: [extensionInputs],
+  });
+  const requestOptions = dictionary("PublicKeyCredentialRequestOptions", {
+    challenge: [T.BufferSource, REQUIRED], timeout: [T.unsignedLong], rpId: [T.DOMString],
+    allowCredentials: [sequence(descriptor), empty], userVerification: [T.DOMString, "preferred"],
+    hints: [sequence(T.DOMString), empty], extensions: [extensionInputs],
+  });
+  // CredentialCreationOptions / CredentialRequestOptions (Credential Management §2.3, WebAuthn
+  // L3 §5.1.3, §5.1.4); the other credential types' members stay the browser's.
+  const credentialOptions = (publicKey) => dictionary("CredentialRequestOptions", {
+    mediation: [mediation, "optional"], signal: [T.AbortSignal], publicKey: [publicKey],
+  });
+  const createArguments = credentialOptions(creationOptions);
+  const getArguments = credentialOptions(requestOptions);
+
+  // -- the client's own checks (WebAuthn L3 §5.1.3, §5.1.4, §10) --------------------------
+
+  // §5.1.3 step 11 / §5.1.4.1 step 10: a timeout is corrected into the client's range, as
+  // Chromium's (10 s to 10 min): a page's 1 ms does not fail a ceremony the person is doing.
+  const clampTimeout = (options) => {
+    if (options.timeout !== undefined) options.timeout = Math.min(Math.max(options.timeout, 10_000), 600_000);
+  };
+
+  /** The FIDO AppID (and AppID exclusion) extensions' check (WebAuthn L3 §10.1.1-§10.1.2, FIDO
+   *  AppID and Facet §3.1.2): an https URL whose host is this origin's or one it is under. */
+  const checkAppID = (appid, name) => {
+    let url;
+    try { url = new NativeURL(appid); } catch { url = null; }
+    const here = location.hostname;
+    const host = url && url.hostname;
+    if (!url || url.protocol !== "https:" || !(here === host || (host.includes(".") && here.endsWith(`.${host}`)))) {
+      throw domError("SecurityError", `The ${name} extension's AppID '${appid}' is not valid for this origin.`);
     }
   };
-  const requireBuffer = (value, where) => {
-    if (!isBuffer(value)) throw new TypeError(`${where} is not a BufferSource.`);
+
+  const PROTECTION_POLICIES = ["userVerificationOptional", "userVerificationOptionalWithCredentialIDList", "userVerificationRequired"];
+
+  const checkCreation = (options) => {
+    // §5.1.3 step 5: user.id is 1 to 64 bytes (Chromium accepts 0; the spec and passkeyd do not).
+    if (options.user.id.length < 1 || options.user.id.length > 64) {
+      throw typeError("user.id must be between 1 and 64 bytes.");
+    }
+    const ext = options.extensions || {};
+    if (ext.appidExclude !== undefined) checkAppID(ext.appidExclude, "appidExclude");
+    if (ext.credentialProtectionPolicy !== undefined && !PROTECTION_POLICIES.includes(ext.credentialProtectionPolicy)) {
+      throw domError("NotSupportedError", `'${ext.credentialProtectionPolicy}' is not a credential protection policy (CTAP 2.1 §12.1).`);
+    }
+    // §10.1.4 registration: evalByCredential belongs to authentication.
+    if (ext.prf && ext.prf.evalByCredential !== undefined) {
+      throw domError("NotSupportedError", "prf evalByCredential is only for navigator.credentials.get().");
+    }
+    // §10.1.5 registration: read and write belong to authentication.
+    if (ext.largeBlob && (ext.largeBlob.read !== undefined || ext.largeBlob.write !== undefined)) {
+      throw domError("NotSupportedError", "largeBlob read and write are only for navigator.credentials.get().");
+    }
+    clampTimeout(options);
   };
 
-  // WebIDL conversion of the options (WebAuthn L3 §5.4, §5.5): required members are a TypeError.
-  const creationOptionsJSON = (options) => {
-    required(options, ["rp", "user", "challenge", "pubKeyCredParams"], "PublicKeyCredentialCreationOptions");
-    required(options.user, ["id", "name", "displayName"], "PublicKeyCredentialUserEntity");
-    required(options.rp, ["name"], "PublicKeyCredentialRpEntity");
-    requireBuffer(options.challenge, "challenge");
-    requireBuffer(options.user.id, "user.id");
-    if (!Array.isArray(options.pubKeyCredParams)) throw new TypeError("pubKeyCredParams is not a sequence.");
-    for (const descriptor of options.excludeCredentials || []) requireBuffer(descriptor.id, "excludeCredentials[].id");
-    return toJSONForm(options);
+  const checkRequest = (options) => {
+    const ext = options.extensions || {};
+    if (ext.appid !== undefined) checkAppID(ext.appid, "appid");
+    if (ext.prf && ext.prf.evalByCredential !== undefined) {
+      // §10.1.4 authentication steps 1-2.
+      const keys = Object.keys(ext.prf.evalByCredential);
+      if (keys.length > 0 && options.allowCredentials.length === 0) {
+        throw domError("NotSupportedError", "prf evalByCredential needs allowCredentials.");
+      }
+      const allowed = options.allowCredentials.map((d) => toBase64url(d.id));
+      for (const key of keys) {
+        if (key === "" || !isBase64url(key) || !allowed.includes(toBase64url(new Uint8Array(fromBase64url(key, "key"))))) {
+          throw domError("SyntaxError", `prf evalByCredential's key '${key}' names no credential of allowCredentials.`);
+        }
+      }
+    }
+    // §10.1.5 authentication.
+    if (ext.largeBlob) {
+      if (ext.largeBlob.support !== undefined) throw domError("NotSupportedError", "largeBlob support is only for create().");
+      if (ext.largeBlob.read !== undefined && ext.largeBlob.write !== undefined) {
+        throw domError("NotSupportedError", "largeBlob read and write cannot be asked together.");
+      }
+      if (ext.largeBlob.write !== undefined && options.allowCredentials.length !== 1) {
+        throw domError("NotSupportedError", "largeBlob write needs exactly one credential in allowCredentials.");
+      }
+    }
+    clampTimeout(options);
   };
-  const requestOptionsJSON = (options) => {
-    required(options, ["challenge"], "PublicKeyCredentialRequestOptions");
-    requireBuffer(options.challenge, "challenge");
-    for (const descriptor of options.allowCredentials || []) requireBuffer(descriptor.id, "allowCredentials[].id");
-    return toJSONForm(options);
+
+  /** The JSON form of a converted dictionary: every buffer becomes base64url (§5.1.10). */
+  const toJSONForm = (value) => {
+    if (value === null || typeof value !== "object") return value;
+    if (value instanceof Uint8Array) return toBase64url(value);
+    if (Array.isArray(value)) return value.map(toJSONForm);
+    const out = {};
+    for (const key of Object.keys(value)) out[key] = toJSONForm(value[key]);
+    return out;
   };
 
   // -- the objects a page gets back --------------------------------------------------------
@@ -90,26 +300,26 @@
   /** Wraps one accessor or method of a native prototype: ours answer, natives go through. */
   const answer = (proto, name, ourValue) => {
     if (!proto) return;
-    const desc = Object.getOwnPropertyDescriptor(proto, name);
+    const desc = getOwnPropertyDescriptor(proto, name);
     if (desc && desc.get) {
       const native = desc.get;
-      const get = { get [name]() { return ours.has(this) ? ourValue(ours.get(this)) : native.call(this); } };
-      Object.defineProperty(proto, name, { ...desc, get: Object.getOwnPropertyDescriptor(get, name).get });
+      const get = getOwnPropertyDescriptor({ get [name]() { return ours.has(this) ? ourValue(ours.get(this)) : apply(native, this, []); } }, name).get;
+      defineProperty(proto, name, { ...desc, get: looksNative(get, `get ${name}`) });
     } else {
       const native = desc && desc.value;
-      const method = { [name](...args) {
-        if (ours.has(this)) return ourValue(ours.get(this), ...args);
-        if (native) return native.apply(this, args);
-        throw new TypeError("Illegal invocation");
+      const method = { [name]() {
+        if (ours.has(this)) return ourValue(ours.get(this));
+        if (native) return apply(native, this, arguments);
+        throw typeError("Illegal invocation");
       } }[name];
-      Object.defineProperty(proto, name, { value: method, writable: true, enumerable: true, configurable: true });
+      defineProperty(proto, name, { value: looksNative(method, name), writable: true, enumerable: true, configurable: true });
     }
   };
 
   /** A stand-in interface where the browser has none (WebAuthn disabled): illegal to construct. */
   const standIn = (name, parent) => {
-    const cls = { [name]: class extends (parent || Object) { constructor() { throw new TypeError("Illegal constructor"); } } }[name];
-    Object.defineProperty(window, name, { value: cls, writable: true, configurable: true, enumerable: false });
+    const cls = { [name]: class extends (parent || Object) { constructor() { throw typeError("Illegal constructor"); } } }[name];
+    defineProperty(window, name, { value: cls, writable: true, configurable: true, enumerable: false });
     return cls;
   };
   const Credential_ = window.Credential || standIn("Credential");
@@ -118,22 +328,33 @@
   const Attestation = window.AuthenticatorAttestationResponse || standIn("AuthenticatorAttestationResponse", Response_);
   const Assertion = window.AuthenticatorAssertionResponse || standIn("AuthenticatorAssertionResponse", Response_);
 
-  answer(Credential_.prototype, "id", (d) => d.json.id);
-  answer(Credential_.prototype, "type", (d) => d.json.type);
-  answer(PKC.prototype, "rawId", (d) => d.rawId);
-  answer(PKC.prototype, "response", (d) => d.response);
-  answer(PKC.prototype, "authenticatorAttachment", (d) => d.json.authenticatorAttachment ?? null);
-  answer(PKC.prototype, "getClientExtensionResults", (d) => extensionResults(d.json.clientExtensionResults || {}));
-  answer(PKC.prototype, "toJSON", (d) => parse(stringify(d.json)));
-  answer(Response_.prototype, "clientDataJSON", (d) => d.buffers.clientDataJSON);
-  answer(Attestation.prototype, "attestationObject", (d) => d.buffers.attestationObject);
-  answer(Attestation.prototype, "getTransports", (d) => [...(d.json.response.transports || [])]);
-  answer(Attestation.prototype, "getAuthenticatorData", (d) => d.buffers.authenticatorData);
-  answer(Attestation.prototype, "getPublicKey", (d) => d.buffers.publicKey ?? null);
-  answer(Attestation.prototype, "getPublicKeyAlgorithm", (d) => d.json.response.publicKeyAlgorithm);
-  answer(Assertion.prototype, "authenticatorData", (d) => d.buffers.authenticatorData);
-  answer(Assertion.prototype, "signature", (d) => d.buffers.signature);
-  answer(Assertion.prototype, "userHandle", (d) => d.buffers.userHandle ?? null);
+  // Each response getter answers only for its own interface's objects: another interface's
+  // getter called on ours is a TypeError, as the browser's brand check makes it.
+  const only = (kind, pick) => (d) => {
+    if (d.kind !== kind) throw typeError("Illegal invocation");
+    return pick(d);
+  };
+  const credentialOnly = (pick) => only("credential", pick);
+  const responseOnly = (pick) => (d) => {
+    if (d.kind === "credential") throw typeError("Illegal invocation");
+    return pick(d);
+  };
+  answer(Credential_.prototype, "id", credentialOnly((d) => d.json.id));
+  answer(Credential_.prototype, "type", credentialOnly((d) => d.json.type));
+  answer(PKC.prototype, "rawId", credentialOnly((d) => d.rawId));
+  answer(PKC.prototype, "response", credentialOnly((d) => d.response));
+  answer(PKC.prototype, "authenticatorAttachment", credentialOnly((d) => d.json.authenticatorAttachment ?? null));
+  answer(PKC.prototype, "getClientExtensionResults", credentialOnly((d) => extensionResults(d.json.clientExtensionResults || {})));
+  answer(PKC.prototype, "toJSON", credentialOnly((d) => parse(stringify(d.json))));
+  answer(Response_.prototype, "clientDataJSON", responseOnly((d) => d.buffers.clientDataJSON));
+  answer(Attestation.prototype, "attestationObject", only("attestation", (d) => d.buffers.attestationObject));
+  answer(Attestation.prototype, "getTransports", only("attestation", (d) => [...(d.json.response.transports || [])]));
+  answer(Attestation.prototype, "getAuthenticatorData", only("attestation", (d) => d.buffers.authenticatorData));
+  answer(Attestation.prototype, "getPublicKey", only("attestation", (d) => d.buffers.publicKey ?? null));
+  answer(Attestation.prototype, "getPublicKeyAlgorithm", only("attestation", (d) => d.json.response.publicKeyAlgorithm));
+  answer(Assertion.prototype, "authenticatorData", only("assertion", (d) => d.buffers.authenticatorData));
+  answer(Assertion.prototype, "signature", only("assertion", (d) => d.buffers.signature));
+  answer(Assertion.prototype, "userHandle", only("assertion", (d) => d.buffers.userHandle ?? null));
 
   /** getClientExtensionResults(): the JSON form's base64url members back to ArrayBuffers (§5.1.10). */
   const extensionResults = (json) => {
@@ -146,6 +367,7 @@
       decode(results.prf.results, "second");
     }
     if (results.largeBlob) decode(results.largeBlob, "blob");
+    decode(results, "getCredBlob");
     return results;
   };
 
@@ -155,24 +377,49 @@
     for (const [key, value] of Object.entries(json.response || {})) {
       if (typeof value === "string") buffers[key] = fromBase64url(value, `response.${key}`);
     }
-    const response = Object.create((registration ? Attestation : Assertion).prototype);
-    const credential = Object.create(PKC.prototype);
+    // Each object is a transparent Proxy of an empty one with the interface's prototype: the
+    // structured clone algorithm refuses a Proxy (DataCloneError), as it refuses the browser's
+    // PublicKeyCredential, while getters, instanceof and own keys are those of the target.
+    const response = new NativeProxy(objectCreate((registration ? Attestation : Assertion).prototype), {});
+    const credential = new NativeProxy(objectCreate(PKC.prototype), {});
     const data = { json, buffers, response, rawId: fromBase64url(json.rawId, "rawId") };
-    ours.set(response, data);
-    ours.set(credential, data);
+    ours.set(response, { ...data, kind: registration ? "attestation" : "assertion" });
+    ours.set(credential, { ...data, kind: "credential" });
     return credential;
   };
 
-  // -- the channel to bridge.js ------------------------------------------------------------
+  // -- the private channel to bridge.js (docs/browser-protocol.md, "The page's channel") --
+  //
+  // A MessagePort handed to the isolated world at document_start, before any page script runs:
+  // nothing of the extension's traffic is a `message` event on the window, where the page's own
+  // listeners would see it. bridge.js takes the first port it is offered; it may run before this
+  // script (then it hears the offer) or after (then it says "passkeyd:ready" and is offered again).
+
+  const channel = new NativeMessageChannel();
+  const port = channel.port1;
+  const offer = () => apply(dispatch, window, [new NativeMessageEvent("passkeyd:channel", { ports: [channel.port2] })]);
+  let reoffered = false;
+  const onReady = (event) => {
+    apply(stopImmediate, event, []);
+    if (reoffered) return;  // at most once: the bridge takes only its first port
+    reoffered = true;
+    offer();
+  };
+  apply(listen, window, ["passkeyd:ready", onReady, true]);
+  offer();
+
+  const send = (message) => apply(portPost, port, [message]);
 
   let nextId = 0;
-  const pending = new Map();  // local id → {resolve, reject, fallback}
+  const pending = new Map();  // local id → {resolve, reject, fallback, done, ceremony, conditional}
 
-  listen.call(window, "message", (event) => {
-    if (event.source !== window || typeof event.data !== "string") return;
-    let message;
-    try { message = parse(event.data); } catch { return; }
-    if (!message || message[TAG] !== "to-page") return;
+  apply(listen, port, ["message", (event) => {
+    const message = apply(eventData, event, []);
+    if (!message || typeof message !== "object") return;
+    if (message.type === "hello") {
+      apply(unlisten, window, ["passkeyd:ready", onReady, true]);
+      return;
+    }
     const request = pending.get(message.id);
     if (!request) return;
     pending.delete(message.id);
@@ -180,135 +427,185 @@
     if (message.type === "result") request.resolve(message);
     else if (message.type === "fallback") request.fallback();
     else request.reject(errorFrom(message));
-  });
+  }]);
+  apply(portStart, port, []);
 
   const errorFrom = (message) => {
-    if (message.name === "TypeError") return new TypeError(message.message);
-    return new DOMException(message.message || "The operation failed.", message.name || "UnknownError");
+    if (message.name === "TypeError") return typeError(message.message);
+    return domError(message.name || "UnknownError", message.message || "The operation failed.");
   };
 
   /** Sends one request; settles with the host's answer, the signal's reason, or the fallback. */
-  const call = (type, members, signal, fallback) => new Promise((resolve, reject) => {
-    if (signal && signal.aborted) { reject(signal.reason); return; }
+  const call = (type, members, signal, fallback, ceremony) => new Promise((resolve, reject) => {
     const id = ++nextId;
     const onAbort = () => {
       if (!pending.delete(id)) return;
-      postToSelf(stringify({ [TAG]: "to-bridge", type: "abort", id }), "*");
-      reject(signal.reason);
+      send({ type: "abort", id });
+      reject(apply(signalReason, signal, []));
     };
-    const done = () => { if (signal) unlisten.call(signal, "abort", onAbort); };
-    if (signal) listen.call(signal, "abort", onAbort);
+    const done = () => { if (signal) apply(unlisten, signal, ["abort", onAbort]); };
+    if (signal) apply(listen, signal, ["abort", onAbort]);
     pending.set(id, {
-      resolve, reject, done,
+      resolve, reject, done, ceremony, conditional: members.mediation === "conditional",
+      abort: () => { if (pending.delete(id)) { done(); send({ type: "abort", id }); reject(domError("AbortError", "A new request replaced this one.")); } },
       fallback: () => fallback ? fallback().then(resolve, reject)
-        : reject(new DOMException("passkeyd is not running.", "NotAllowedError")),
+        : reject(domError("NotAllowedError", "passkeyd is not running.")),
     });
-    postToSelf(stringify({ [TAG]: "to-bridge", type, id, ...members }), "*");
+    send({ type, id, ...members });
   });
+
+  /** One ceremony at a time per document, as Chromium: a second while one is pending is an
+   *  OperationError; a pending conditional request gives way to the new one. */
+  const admit = () => {
+    for (const request of pending.values()) {
+      if (!request.ceremony) continue;
+      if (request.conditional) request.abort();
+      else return domError("OperationError", "A request is already pending.");
+    }
+    return null;
+  };
 
   // -- navigator.credentials ---------------------------------------------------------------
 
-  const MEDIATIONS = ["silent", "optional", "conditional", "required", "immediate"];
-
   // WebAuthn L3 §5.1.3 step 2 / §5.1.4.1 step 2: a frame the permissions policy does not allow
   // (a cross-origin iframe without allow="publickey-credentials-…") gets NotAllowedError.
-  // Where the browser exposes no policy (Firefox), the host still sees origin ≠ top origin.
+  // The privileged side checks it too: this check only spares a round trip.
   const policy = document.featurePolicy || document.permissionsPolicy;
-  const allowedHere = (feature) => !policy || typeof policy.allowsFeature !== "function" || policy.allowsFeature(feature);
-  const refusedByPolicy = (feature) => Promise.reject(new DOMException(
-    `The '${feature}' feature is not enabled in this document (permissions policy).`, "NotAllowedError"));
+  const allowsFeature = policy && typeof policy.allowsFeature === "function" ? policy.allowsFeature.bind(policy) : null;
+  const allowedHere = (feature) => !allowsFeature || allowsFeature(feature);
+  const refusedByPolicy = (feature) => domError(
+    "NotAllowedError", `The '${feature}' feature is not enabled in this document (permissions policy).`);
 
-  const create = function create(options) {
-    if (options == null || options.publicKey === undefined) return nativeCreate.apply(this, arguments);
-    const container = this, args = arguments;
-    if (!allowedHere("publickey-credentials-create")) return refusedByPolicy("publickey-credentials-create");
-    let json;
-    try { json = creationOptionsJSON(options.publicKey); } catch (error) { return Promise.reject(error); }
-    return call("create", { options: json }, options.signal, () => nativeCreate.apply(container, args))
-      .then((reply) => reply.credential ? credentialFrom(reply.credential, true) : reply);
-  };
-
-  const get = function get(options) {
-    if (options == null || options.publicKey === undefined) return nativeGet.apply(this, arguments);
-    const container = this, args = arguments;
-    const mediation = options.mediation === undefined ? "optional" : String(options.mediation);
-    if (!MEDIATIONS.includes(mediation)) {
-      return Promise.reject(new TypeError(`'${mediation}' is not a valid CredentialMediationRequirement.`));
+  /** The steps both ceremonies share, in the browser's order: `this` (WebIDL's brand check),
+   *  the options' conversion, then the signal, the policy and the client's checks. */
+  const ceremony = (that, args, kind) => {
+    // A foreign `this` is an illegal invocation, and no ceremony runs (another realm's container
+    // is served by that realm's own copy of this script).
+    if (that !== container) return Promise.reject(typeError("Illegal invocation"));
+    const native = kind === "create" ? nativeCreate : nativeGet;
+    let options;
+    try {
+      options = (kind === "create" ? createArguments : getArguments)(args[0], "options");
+    } catch (error) {
+      return Promise.reject(error);
     }
-    if (!allowedHere("publickey-credentials-get")) return refusedByPolicy("publickey-credentials-get");
-    let json;
-    try { json = requestOptionsJSON(options.publicKey); } catch (error) { return Promise.reject(error); }
-    return call("get", { options: json, mediation }, options.signal, () => nativeGet.apply(container, args))
-      .then((reply) => reply.credential ? credentialFrom(reply.credential, false) : reply);
+    if (options.publicKey === undefined) return apply(native, that, args);
+    if (options.signal && apply(signalAborted, options.signal, [])) return Promise.reject(apply(signalReason, options.signal, []));
+    const feature = kind === "create" ? "publickey-credentials-create" : "publickey-credentials-get";
+    if (!allowedHere(feature)) return Promise.reject(refusedByPolicy(feature));
+    try {
+      (kind === "create" ? checkCreation : checkRequest)(options.publicKey);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const busy = admit();
+    if (busy) return Promise.reject(busy);
+    const members = { options: toJSONForm(options.publicKey) };
+    if (kind === "get") members.mediation = options.mediation;
+    return call(kind, members, options.signal, () => apply(native, that, args), true)
+      .then((reply) => reply.credential ? credentialFrom(reply.credential, kind === "create") : reply);
   };
 
-  const replace = (holder, name, fn) => Object.defineProperty(holder, name, {
-    value: fn, writable: true, enumerable: true, configurable: true,
+  const methods = {
+    create() { return ceremony(this, arguments, "create"); },
+    get() { return ceremony(this, arguments, "get"); },
+  };
+  const replace = (holder, name, fn) => defineProperty(holder, name, {
+    value: looksNative(fn, name), writable: true, enumerable: true, configurable: true,
   });
-  replace(CredentialsContainer.prototype, "create", create);
-  replace(CredentialsContainer.prototype, "get", get);
+  replace(CredentialsContainer.prototype, "create", methods.create);
+  replace(CredentialsContainer.prototype, "get", methods.get);
+
+  // store() (Credential Management §2.2): a PublicKeyCredential cannot be stored (WebAuthn L3
+  // §5.1.5, [[Store]] is NotSupportedError); any other credential is the browser's.
+  const nativeStore = CredentialsContainer.prototype.store;
+  if (nativeStore) {
+    replace(CredentialsContainer.prototype, "store", { store(credential) {
+      if (this === container && ours.has(credential)) {
+        return Promise.reject(domError("NotSupportedError", "A PublicKeyCredential cannot be stored."));
+      }
+      return apply(nativeStore, this, arguments);
+    } }.store);
+  }
 
   // -- PublicKeyCredential statics (WebAuthn L3 §5.1.6-§5.1.12, §5.1.9 signals) -----------
 
   // With the fallback chosen and passkeyd unavailable, the browser's own answer stands.
   const nativeCapabilities = PKC.getClientCapabilities;
-  const capabilities = () => call("capabilities", {}, null, nativeCapabilities && (() => nativeCapabilities.call(PKC)))
+  const capabilities = () => call("capabilities", {}, null, nativeCapabilities && (() => apply(nativeCapabilities, PKC, [])), false)
     .then((reply) => reply.capabilities || reply);
 
-  replace(PKC, "getClientCapabilities", function getClientCapabilities() { return capabilities(); });
-  replace(PKC, "isUserVerifyingPlatformAuthenticatorAvailable", function isUserVerifyingPlatformAuthenticatorAvailable() {
-    return capabilities().then((c) => c.userVerifyingPlatformAuthenticator === true, () => false);
-  });
-  replace(PKC, "isConditionalMediationAvailable", function isConditionalMediationAvailable() {
-    return capabilities().then((c) => c.conditionalGet === true, () => false);
-  });
-
-  const signal = (kind, name, members) => ({ [name](options) {
-    try { required(options, members, `${name}'s options`); } catch (error) { return Promise.reject(error); }
-    return call("signal", { kind, options: toJSONForm(options) }, null, null).then(() => undefined);
-  } })[name];
-  replace(PKC, "signalUnknownCredential", signal("unknownCredential", "signalUnknownCredential", ["rpId", "credentialId"]));
-  replace(PKC, "signalAllAcceptedCredentials", signal("allAcceptedCredentials", "signalAllAcceptedCredentials", ["rpId", "userId", "allAcceptedCredentialIds"]));
-  replace(PKC, "signalCurrentUserDetails", signal("currentUserDetails", "signalCurrentUserDetails", ["rpId", "userId", "name", "displayName"]));
-
-  // parse*FromJSON (§5.1.11, §5.1.12): base64url members back to ArrayBuffers; bad base64url is EncodingError.
-  const decodeDescriptors = (list, where) => (list || []).map((d, i) => ({ ...d, id: fromBase64url(d.id, `${where}[${i}].id`) }));
-  const decodePrf = (prf) => {
-    if (!prf) return prf;
-    const values = (v) => v && { first: fromBase64url(v.first, "prf first"), ...(v.second !== undefined ? { second: fromBase64url(v.second, "prf second") } : {}) };
-    const out = { ...prf };
-    if (prf.eval) out.eval = values(prf.eval);
-    if (prf.evalByCredential) {
-      out.evalByCredential = Object.fromEntries(Object.entries(prf.evalByCredential).map(([k, v]) => [k, values(v)]));
-    }
-    return out;
+  const statics = {
+    getClientCapabilities() { return capabilities(); },
+    isUserVerifyingPlatformAuthenticatorAvailable() {
+      return capabilities().then((c) => c.userVerifyingPlatformAuthenticator === true, () => false);
+    },
+    isConditionalMediationAvailable() {
+      return capabilities().then((c) => c.conditionalGet === true, () => false);
+    },
   };
-  const decodeExtensions = (extensions) => {
-    if (!extensions) return extensions;
-    const out = { ...extensions };
-    if (extensions.prf) out.prf = decodePrf(extensions.prf);
-    if (extensions.largeBlob && extensions.largeBlob.write !== undefined) {
-      out.largeBlob = { ...extensions.largeBlob, write: fromBase64url(extensions.largeBlob.write, "largeBlob.write") };
-    }
-    return out;
+  for (const name of Object.keys(statics)) replace(PKC, name, statics[name]);
+
+  // The Signal API (§5.1.9): its options dictionaries, converted, then sent as they are.
+  const signalOptions = {
+    signalUnknownCredential: ["unknownCredential", dictionary("UnknownCredentialOptions", {
+      rpId: [T.DOMString, REQUIRED], credentialId: [T.DOMString, REQUIRED] })],
+    signalAllAcceptedCredentials: ["allAcceptedCredentials", dictionary("AllAcceptedCredentialsOptions", {
+      rpId: [T.DOMString, REQUIRED], userId: [T.DOMString, REQUIRED],
+      allAcceptedCredentialIds: [sequence(T.DOMString), REQUIRED] })],
+    signalCurrentUserDetails: ["currentUserDetails", dictionary("CurrentUserDetailsOptions", {
+      rpId: [T.DOMString, REQUIRED], userId: [T.DOMString, REQUIRED], name: [T.DOMString, REQUIRED],
+      displayName: [T.DOMString, REQUIRED] })],
   };
-  replace(PKC, "parseCreationOptionsFromJSON", function parseCreationOptionsFromJSON(options) {
-    required(options, ["rp", "user", "challenge", "pubKeyCredParams"], "PublicKeyCredentialCreationOptionsJSON");
-    required(options.user, ["id", "name", "displayName"], "PublicKeyCredentialUserEntityJSON");
-    const out = {
-      ...options,
-      user: { ...options.user, id: fromBase64url(options.user.id, "user.id") },
-      challenge: fromBase64url(options.challenge, "challenge"),
-    };
-    if (options.excludeCredentials) out.excludeCredentials = decodeDescriptors(options.excludeCredentials, "excludeCredentials");
-    if (options.extensions) out.extensions = decodeExtensions(options.extensions);
-    return out;
+  for (const [name, [kind, convert]] of Object.entries(signalOptions)) {
+    const fn = { [name](options) {
+      let json;
+      try { json = convert(options, "options"); } catch (error) { return Promise.reject(error); }
+      return call("signal", { kind, options: json }, null, null, false).then(() => undefined);
+    } }[name];
+    replace(PKC, name, fn);
+  }
+
+  // parse*FromJSON (§5.1.11, §5.1.12): the JSON dictionary converted (unknown members dropped,
+  // defaults filled), its base64url members back to ArrayBuffers; bad base64url is EncodingError.
+  const B64 = (v, where) => fromBase64url(T.DOMString(v), where);
+  const descriptorJSON = dictionary("PublicKeyCredentialDescriptorJSON", {
+    id: [B64, REQUIRED], type: [T.DOMString, REQUIRED], transports: [sequence(T.DOMString)],
   });
-  replace(PKC, "parseRequestOptionsFromJSON", function parseRequestOptionsFromJSON(options) {
-    required(options, ["challenge"], "PublicKeyCredentialRequestOptionsJSON");
-    const out = { ...options, challenge: fromBase64url(options.challenge, "challenge") };
-    if (options.allowCredentials) out.allowCredentials = decodeDescriptors(options.allowCredentials, "allowCredentials");
-    if (options.extensions) out.extensions = decodeExtensions(options.extensions);
-    return out;
+  const prfValuesJSON = dictionary("AuthenticationExtensionsPRFValuesJSON", { first: [B64, REQUIRED], second: [B64] });
+  const extensionInputsJSON = dictionary("AuthenticationExtensionsClientInputsJSON", {
+    appid: [T.DOMString], appidExclude: [T.DOMString], credProps: [T.boolean],
+    prf: [dictionary("AuthenticationExtensionsPRFInputsJSON", { eval: [prfValuesJSON], evalByCredential: [record(prfValuesJSON)] })],
+    largeBlob: [dictionary("AuthenticationExtensionsLargeBlobInputsJSON", {
+      support: [T.DOMString], read: [T.boolean], write: [B64] })],
+    credentialProtectionPolicy: [T.DOMString], enforceCredentialProtectionPolicy: [T.boolean, false],
+    credBlob: [B64], getCredBlob: [T.boolean], minPinLength: [T.boolean], hmacCreateSecret: [T.boolean],
   });
+  const creationOptionsJSON = dictionary("PublicKeyCredentialCreationOptionsJSON", {
+    rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED] }), REQUIRED],
+    user: [dictionary("PublicKeyCredentialUserEntityJSON", {
+      id: [B64, REQUIRED], name: [T.DOMString, REQUIRED], displayName: [T.DOMString, REQUIRED] }), REQUIRED],
+    challenge: [B64, REQUIRED],
+    pubKeyCredParams: [sequence(dictionary("PublicKeyCredentialParameters", {
+      type: [T.DOMString, REQUIRED], alg: [T.long, REQUIRED] })), REQUIRED],
+    timeout: [T.unsignedLong],
+    excludeCredentials: [sequence(descriptorJSON), empty],
+    authenticatorSelection: [dictionary("AuthenticatorSelectionCriteria", {
+      authenticatorAttachment: [T.DOMString], residentKey: [T.DOMString], requireResidentKey: [T.boolean, false],
+      userVerification: [T.DOMString, "preferred"] })],
+    hints: [sequence(T.DOMString), empty],
+    attestation: [T.DOMString, "none"],
+    attestationFormats: [sequence(T.DOMString), empty],
+    extensions: [extensionInputsJSON],
+  });
+  const requestOptionsJSON = dictionary("PublicKeyCredentialRequestOptionsJSON", {
+    challenge: [B64, REQUIRED], timeout: [T.unsignedLong], rpId: [T.DOMString],
+    allowCredentials: [sequence(descriptorJSON), empty], userVerification: [T.DOMString, "preferred"],
+    hints: [sequence(T.DOMString), empty], extensions: [extensionInputsJSON],
+  });
+  const parsers = {
+    parseCreationOptionsFromJSON(options) { return creationOptionsJSON(options, "options"); },
+    parseRequestOptionsFromJSON(options) { return requestOptionsJSON(options, "options"); },
+  };
+  for (const name of Object.keys(parsers)) replace(PKC, name, parsers[name]);
 })();
