@@ -68,10 +68,15 @@ if [ ! -f "$old_stamp" ] || [ "$(cat "$old_stamp")" != "$old_want" ]; then
   echo "$old_want" > "$old_stamp"
 fi
 
-# The shipped python-fido2 adapter (integrations/python), editable so the interop suites
-# always use the tree's copy; its pytest plugin gives them the passkeyd_device fixture.
-# setuptools and wheel build it without fetching anything (test_integration_python.py builds the wheel).
-if ! "$venv/bin/python" -c 'import passkeyd_fido2, setuptools, wheel' 2>/dev/null; then
+# The shipped Python package `passkeyd` (integrations/python: the python-fido2 transport, its
+# alias passkeyd_fido2, passkeyd.testing), editable so the interop suites always use the tree's
+# copy; its pytest plugin gives them the passkeyd_device fixture. setuptools and wheel build it
+# without fetching anything (test_integration_python.py builds the wheel). The package's earlier
+# distribution, passkeyd-fido2, registered the same pytest plugin name: it goes first.
+if "$venv/bin/python" -m pip show -q passkeyd-fido2 >/dev/null 2>&1; then
+  "$venv/bin/python" -m pip uninstall -y -q passkeyd-fido2
+fi
+if ! "$venv/bin/python" -c 'import passkeyd.testing, passkeyd_fido2, setuptools, wheel' 2>/dev/null; then
   echo "deps: installing integrations/python into $venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check 'setuptools>=64' wheel
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation -e ./integrations/python

@@ -23,6 +23,8 @@ public enum CTAPCommand: UInt8, Sendable, CaseIterable {
     case passkeydCredentialFlags = 0xB2
     /// The test attestation root certificate (public, unauthenticated).
     case passkeydAttestationRoot = 0xB3
+    /// Removes one credential, discoverable or not (a test control like 0xB0–0xB2).
+    case passkeydDelete = 0xB4
 }
 
 extension CTAPCommand {
@@ -44,6 +46,7 @@ extension CTAPCommand {
         case .passkeydImport: AuthenticatedVendorRequest<ImportParameters>.self
         case .passkeydCredentialFlags: AuthenticatedVendorRequest<CredentialFlagsParameters>.self
         case .passkeydAttestationRoot: AttestationRootRequest.self
+        case .passkeydDelete: AuthenticatedVendorRequest<DeleteParameters>.self
         }
     }
 }

@@ -14,6 +14,10 @@ public enum VendorCommand: UInt8, Sendable, CaseIterable {
     /// Starts a stream of device events on the channel: an empty reply, then one message
     /// with this command byte per event until the connection closes.
     case watch = 0x54
+    /// Payload: a CBOR map reading or changing the run-time test controls (user verification,
+    /// automatic presence, response override bits, the next conditional answer). Reply: a
+    /// status byte, then the settings afterwards.
+    case controls = 0x55
 
     public var command: CTAPHIDCommand { CTAPHIDCommand(rawValue: rawValue) }
 

@@ -391,6 +391,28 @@ actor CTAPHIDConnection {
                 CTAPHIDMessage(
                     channel: channel, command: message.command,
                     payload: [CTAPStatus.success.rawValue] + FaultCommand.encodeReply(armed)))
+        case .controls:
+            let request: ControlsCommand
+            do { request = try ControlsCommand(bytes: message.payload) } catch {
+                return reply(CTAPHIDMessage(channel: channel, command: message.command, payload: [error.rawValue]))
+            }
+            var settings: ControlSettings
+            switch request {
+            case .get: settings = await device.controls.settings
+            case .set(let change, let clearConditional):
+                settings = await device.controls.apply(change, clearConditional: clearConditional)
+            case .reset:
+                await device.controls.resetSettings()
+                settings = await device.controls.settings
+            case .takeConditional(let rpID):
+                let taken = await device.controls.takeConditional(rpID: rpID)
+                settings = await device.controls.settings
+                settings.conditional = taken
+            }
+            reply(
+                CTAPHIDMessage(
+                    channel: channel, command: message.command,
+                    payload: [CTAPStatus.success.rawValue] + settings.cbor.encoded))
         case .watch:
             guard watching == nil else { return reply(.error(.invalidCommand, channel: channel)) }
             let events = await device.controls.watch()

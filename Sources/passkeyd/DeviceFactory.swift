@@ -19,8 +19,21 @@ enum DeviceFactory {
         configuration: Authenticator.Configuration, controls: TestControls, logger: Logger
     ) async throws(KeystoreError) -> Device {
         let store = try Keystore.open(directory: dataDirectory, passphrase: passphrase)
+        // getInfo's maxCredentialIdLength (CTAP 2.1 §6.4) covers the IDs an import may bring (up to
+        // WebAuthn's 1023 bytes), not only those passkeyd mints: a platform leaves longer IDs out
+        // of the allow lists it sends.
+        var configuration = configuration
+        configuration.maxCredentialIDLength = max(
+            configuration.maxCredentialIDLength, CredentialSource.maxImportedIDLength)
+        // The test controls meet the device here and nowhere else: the non-discoverable
+        // credentials a test imports beside the keystore, and presence and UV as a test set them
+        // (CONTROLS; docs/vendor-commands.md). With no control set, each asks the mode's own.
+        let controlledPresence = ControlledUserPresence(
+            configured: presence, waiting: DaemonUserPresence(mode: .prompt, broker: presence.broker),
+            controls: controls)
         let authenticator = Authenticator(
-            store: store, presence: presence, verifier: verifier.isConfigured ? verifier : nil,
+            store: NonDiscoverableCredentials(base: store), presence: controlledPresence,
+            verifier: verifier.isConfigured ? ControlledUserVerifier(configured: verifier, controls: controls) : nil,
             configuration: configuration,
             logger: Logger(label: "passkeyd.authenticator"), controls: controls)
         return Device(

@@ -72,6 +72,24 @@ struct Passkeyd: AsyncParsableCommand {
             "Let `passkeyctl export --include-private-keys` take private keys out (with the PIN once one is set); off by default (docs/keystore.md)."
     )
     var allowPrivateKeyExport = false
+    // Test-suite flags (docs/testing-your-relying-party.md; the Python package's VirtualAuthenticator).
+    @Option(
+        help:
+            "getInfo transports: usb (default), or internal (a platform authenticator: the browser host reports attachment platform), nfc, ble, smart-card, hybrid."
+    )
+    var transport: String?
+    @Option(
+        name: .customLong("without-extension"),
+        help:
+            "Offer the profile without this extension (repeatable): largeBlobKey, credBlob, minPinLength, hmac-secret, …"
+    )
+    var withoutExtensions: [String] = []
+    @Flag(
+        name: .customLong("open-test-controls"),
+        help:
+            "The credential test controls (import, export, credential flags and delete) need no PIN/UV token: for a throw-away daemon of a test suite (docs/vendor-commands.md)."
+    )
+    var openTestControls = false
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
@@ -141,7 +159,8 @@ struct Passkeyd: AsyncParsableCommand {
         }
 
         // Faults and watchers: never persisted, so a restart disarms every fault.
-        let controls = TestControls(logger: Logger(label: "passkeyd.controls"))
+        let controls = TestControls(
+            logger: Logger(label: "passkeyd.controls"), admitsTokenlessCredentialControls: openTestControls)
         let broker = PromptBroker(controls: controls)
         let presence = DaemonUserPresence(mode: settings.presence, broker: broker)
         let verifier = DaemonUserVerifier(mode: settings.verification, broker: broker)
@@ -272,10 +291,23 @@ struct Passkeyd: AsyncParsableCommand {
         ) {
             "--uv must be auto, prompt, deny or off, not '\($0)'"
         }
-        let deviceProfile = try choose(
+        let chosenProfile = try choose(
             profile, "PASSKEYD_PROFILE", DeviceProfile.fido21.name, DeviceProfile.init(named:)
         ) {
             "--profile must be one of \(DeviceProfile.all.map(\.name).joined(separator: ", ")), not '\($0)'"
+        }
+        let chosenTransport = try choose(
+            transport, "PASSKEYD_TRANSPORT", "usb", { DeviceProfile.knownTransports.contains($0) ? $0 : nil }
+        ) {
+            "--transport must be one of \(DeviceProfile.knownTransports.joined(separator: ", ")), not '\($0)'"
+        }
+        guard
+            let deviceProfile = chosenProfile.reached(over: chosenTransport).without(extensions: Set(withoutExtensions))
+        else {
+            throw ValidationFailure(
+                message:
+                    "--without-extension names an extension the profile does not offer (\(withoutExtensions.joined(separator: ", ")))"
+            )
         }
         guard let backup = BackupFlags(eligible: backupEligible, backedUp: backupState) else {
             throw ValidationFailure(

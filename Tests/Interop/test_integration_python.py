@@ -74,9 +74,11 @@ def test_it_builds_as_a_wheel_with_the_pytest_plugin(tmp_path):
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path),
          str(REPO / "integrations" / "python")],
         check=True, capture_output=True, timeout=120, cwd=tmp_path)
-    [wheel] = list(tmp_path.glob("passkeyd_fido2-*.whl"))
+    [wheel] = list(tmp_path.glob("passkeyd-*.whl"))
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
+        assert {"passkeyd/__init__.py", "passkeyd/testing.py", "passkeyd/pytest_plugin.py"} <= set(names)
+        # The package's earlier name stays importable.
         assert "passkeyd_fido2/__init__.py" in names and "passkeyd_fido2/pytest_plugin.py" in names
         entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    assert "[pytest11]" in entry_points and "passkeyd = passkeyd_fido2.pytest_plugin" in entry_points
+    assert "[pytest11]" in entry_points and "passkeyd = passkeyd.pytest_plugin" in entry_points

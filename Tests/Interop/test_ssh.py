@@ -207,6 +207,79 @@ def test_verify_required_with_built_in_uv_needs_no_pin(daemon_factory, workdir, 
     assert not any("PIN" in p for p in tools.take_prompts())
 
 
+def test_ssh_keygen_K_with_built_in_uv_needs_no_pin(daemon_factory, workdir, sshd):
+    """-K on a passkeyd with no PIN: credential management under a token from built-in UV
+    (getPinUvAuthTokenUsingUvWithPermissions, cm permission), no PIN asked for."""
+    folder = workdir / "K-built-in-uv"
+    folder.mkdir(mode=0o700)
+    d = daemon_factory("--presence", "auto", "--uv", "auto")
+    tools = OpenSSH(folder, d.socket)  # no PIN to type: asking would fail
+    made = {}
+    for key_type, user in (("ecdsa-sk", "erin"), ("ed25519-sk", "frank")):
+        path = folder / f"resident_{user}"
+        ok(tools.keygen(key_type, path, "resident", f"user={user}"), f"ssh-keygen -O resident ({key_type})")
+        made[user] = (key_type, path)
+    tools.take_prompts()
+    restored = folder / "restored"
+    restored.mkdir(mode=0o700)
+    # ssh-keygen -K (OpenSSH 9.2) always asks for a PIN first; the person just presses Enter.
+    tools.set_pin("")
+    done = tools.run("ssh-keygen", "-K", "-w", provider(), "-N", "", cwd=restored)
+    ok(done, "ssh-keygen -K", d.log())
+    assert "needs passkeyd's PIN" not in done.stderr.decode(errors="replace")
+    assert tools.take_prompts() == ["ask\tEnter PIN for authenticator: "]
+    for user, (key_type, path) in made.items():
+        back = restored / f"id_{key_type.replace('-', '_')}_rk_{user}"
+        assert back.exists(), f"{back.name} not written; folder has {sorted(os.listdir(restored))}"
+        assert public_key(back) == public_key(path)
+    back = restored / "id_ecdsa_sk_rk_erin"
+    sshd.authorize(public_key(back))
+    ok(login(tools, sshd, f"IdentityFile={back}", "IdentityAgent=none"), "ssh with a key from -K", sshd.log())
+
+
+def test_ssh_keygen_K_falls_back_to_the_pin_when_built_in_uv_fails(daemon_factory, workdir):
+    folder = workdir / "K-uv-denied"
+    folder.mkdir(mode=0o700)
+    d = daemon_factory("--presence", "auto", "--uv", "deny")
+    set_pin(d.socket, PIN)
+    tools = OpenSSH(folder, d.socket, PIN)
+    key = folder / "resident_gina"
+    # Enrolment: built-in UV fails, so ssh-keygen is told to ask for the PIN, and the PIN makes it.
+    ok(tools.keygen("ecdsa-sk", key, "resident", "user=gina"), "ssh-keygen -O resident")
+    assert any("Enter PIN for authenticator" in p for p in tools.take_prompts())
+    # Enter at the PIN prompt: built-in UV is tried, fails, and the sentence says what to do.
+    tools.set_pin("")
+    err = failed(tools.run("ssh-keygen", "-K", "-w", provider(), "-N", "", cwd=folder), "ssh-keygen -K, UV denied")
+    assert "passkeyd-sk: passkeyd's built-in user verification failed while listing resident keys" in err
+    assert "passkeyd-sk: passkeyd has a PIN: OpenSSH's PIN prompt takes it instead" in err
+    # The PIN typed: the keys come back.
+    tools.set_pin(PIN)
+    restored = folder / "restored"
+    restored.mkdir(mode=0o700)
+    ok(tools.run("ssh-keygen", "-K", "-w", provider(), "-N", "", cwd=restored), "ssh-keygen -K with the PIN", d.log())
+    assert public_key(restored / "id_ecdsa_sk_rk_gina") == public_key(key)
+    # A verify-required signature: built-in UV fails, ssh-keygen -Y asks for the PIN and signs.
+    verified = folder / "verify_gina"
+    ok(tools.keygen("ed25519-sk", verified, "verify-required"), "ssh-keygen -O verify-required")
+    tools.take_prompts()
+    message = folder / "message"
+    message.write_bytes(b"signed with the PIN after built-in UV failed\n")
+    ok(tools.run("ssh-keygen", "-Y", "sign", "-f", str(verified), "-n", "file", str(message),
+                 env=tools.env(SSH_SK_PROVIDER=provider())), "-Y sign", d.log())
+    assert any("Enter PIN for ED25519-SK key" in p for p in tools.take_prompts())
+
+
+def test_ssh_keygen_K_without_pin_or_uv_says_what_to_set(daemon_factory, workdir):
+    folder = workdir / "K-nothing"
+    folder.mkdir(mode=0o700)
+    d = daemon_factory("--presence", "auto", "--uv", "off")
+    tools = OpenSSH(folder, d.socket)
+    tools.set_pin("")
+    err = failed(tools.run("ssh-keygen", "-K", "-w", provider(), "-N", "", cwd=folder), "ssh-keygen -K")
+    assert ("passkeyd-sk: listing resident keys needs user verification, but passkeyd has neither a PIN nor "
+            "built-in UV: set a PIN with `passkeyctl pin set`") in err
+
+
 def test_a_wrong_pin_fails_the_login_and_ssh_says_so(openssh, sshd, workdir, pinned):
     path = workdir / "verify_wrong_pin"
     ok(openssh.keygen("ecdsa-sk", path, "verify-required"), "ssh-keygen -O verify-required")

@@ -87,7 +87,7 @@ make_credential(fido_dev_t *dev, uint32_t alg, const uint8_t *challenge, size_t 
 	    (r = fido_cred_set_prot(cred, FIDO_CRED_PROT_UV_OPTIONAL_WITH_ID)) != FIDO_OK)
 		return status_to_sk(dev, r, "preparing the key");
 	if ((r = fido_dev_make_cred(dev, cred, pin)) != FIDO_OK)
-		return status_to_sk(dev, r, "making the key");
+		return verification_result(dev, built_in, r, "making the key");
 	if ((r = attestation_holds(cred)) != FIDO_OK) {
 		say("passkeyd's attestation of the new key does not verify (%s)", fido_strerr(r));
 		return SK_ERR_GENERAL;
@@ -114,7 +114,8 @@ sk_enroll(uint32_t alg, const uint8_t *challenge, size_t challenge_len, const ch
 	if ((flags & SK_FLAG_RESIDENT) && !(flags & SK_FLAG_FORCE) &&
 	    (r = resident_exists(dev, application, &req, pin)) != FIDO_ERR_NO_CREDENTIALS) {
 		/* ssh-keygen asks whether to overwrite, then calls again with FORCE. */
-		ret = r == FIDO_OK ? SK_ERR_CREDENTIAL_EXISTS : status_to_sk(dev, r, "looking for an existing resident key");
+		ret = r == FIDO_OK ? SK_ERR_CREDENTIAL_EXISTS
+		    : verification_result(dev, pin == NULL && fido_dev_has_uv(dev), r, "looking for an existing resident key");
 		goto out;
 	}
 	if ((cred = fido_cred_new()) == NULL ||

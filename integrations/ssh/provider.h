@@ -47,6 +47,12 @@ int status_to_sk(fido_dev_t *dev, int fido_status, const char *doing);
  * asks for the PIN and calls again), or an error after a sentence.
  */
 int verification_without_pin(fido_dev_t *dev, int *built_in, const char *doing);
+/*
+ * verification.c: libfido2's status `r` of a call made with built-in UV (built_in set) or
+ * the PIN, as the sk error: status_to_sk's, except that failed built-in UV on a passkeyd
+ * with a PIN is SK_ERR_PIN_REQUIRED (OpenSSH asks for the PIN).
+ */
+int verification_result(fido_dev_t *dev, int built_in, int r, const char *doing);
 
 /* key-format.c: COSE algorithm of an sk algorithm, 0 if none. */
 int key_cose_type(uint32_t alg);

@@ -3,6 +3,7 @@
  * (CTAP 2.1 §6.8: enumerateRPs, then enumerateCredentials of each RP whose id
  * begins "ssh:", as OpenSSH names its applications) under a pinUvAuthToken.
  * A key made verify-required (credProtect userVerificationRequired) comes back so.
+ * The token comes from the PIN OpenSSH passes, or, with none, from passkeyd's built-in UV.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +67,9 @@ append(struct sk_resident_key ***rks, size_t *nrks, struct sk_resident_key *rk)
 	return 0;
 }
 
+/* 0 or the sk error (built_in: the token is built-in UV's). */
 static int
-read_keys(fido_dev_t *dev, const char *pin, struct sk_resident_key ***rks, size_t *nrks)
+read_keys(fido_dev_t *dev, const char *pin, int built_in, struct sk_resident_key ***rks, size_t *nrks)
 {
 	fido_credman_rp_t *rps = NULL;
 	fido_credman_rk_t *creds = NULL;
@@ -77,7 +79,7 @@ read_keys(fido_dev_t *dev, const char *pin, struct sk_resident_key ***rks, size_
 	if ((rps = fido_credman_rp_new()) == NULL)
 		goto out;
 	if ((r = fido_credman_get_dev_rp(dev, rps, pin)) != FIDO_OK) {
-		ret = status_to_sk(dev, r, "listing resident keys");
+		ret = verification_result(dev, built_in, r, "listing resident keys");
 		goto out;
 	}
 	for (size_t i = 0; i < fido_credman_rp_count(rps); i++) {
@@ -89,7 +91,7 @@ read_keys(fido_dev_t *dev, const char *pin, struct sk_resident_key ***rks, size_
 		if ((creds = fido_credman_rk_new()) == NULL)
 			goto out;
 		if ((r = fido_credman_get_dev_rk(dev, application, creds, pin)) != FIDO_OK) {
-			ret = status_to_sk(dev, r, "listing resident keys");
+			ret = verification_result(dev, built_in, r, "listing resident keys");
 			goto out;
 		}
 		for (size_t j = 0; j < fido_credman_rk_count(creds); j++) {
@@ -117,7 +119,7 @@ sk_load_resident_keys(const char *pin, struct sk_option **options, struct sk_res
 	struct sk_request req;
 	fido_dev_t *dev = NULL;
 	size_t nrks = 0;
-	int ret;
+	int built_in = 0, ret;
 
 	if (rksp == NULL || nrksp == NULL)
 		return SK_ERR_GENERAL;
@@ -125,17 +127,17 @@ sk_load_resident_keys(const char *pin, struct sk_option **options, struct sk_res
 	*nrksp = 0;
 	if ((dev = device_for_call(options, NULL, &req, &ret)) == NULL)
 		return ret;
-	/* libfido2 manages credentials only with a PIN: without one, OpenSSH asks for it. */
-	if (pin == NULL) {
-		if (fido_dev_has_pin(dev))
-			ret = SK_ERR_PIN_REQUIRED;
-		else {
-			say("listing resident keys needs passkeyd's PIN, and it has none: set one with `passkeyctl pin set`");
-			ret = SK_ERR_GENERAL;
-		}
+	/*
+	 * Without a PIN, libfido2's credential management asks passkeyd's built-in UV for the
+	 * token (getPinUvAuthTokenUsingUvWithPermissions with the cm permission, CTAP 2.1 §6.5.5.7.3)
+	 * when getInfo shows uv and pinUvAuthToken; only without built-in UV is OpenSSH told to ask
+	 * for the PIN.
+	 */
+	if (pin != NULL && *pin == '\0')
+		pin = NULL; /* Enter at ssh-keygen -K's PIN prompt: no PIN given */
+	if (pin == NULL && (ret = verification_without_pin(dev, &built_in, "listing resident keys")) != 0)
 		goto out;
-	}
-	if ((ret = read_keys(dev, pin, &rks, &nrks)) != 0)
+	if ((ret = read_keys(dev, pin, built_in, &rks, &nrks)) != 0)
 		goto out;
 	*rksp = rks;
 	*nrksp = nrks;

@@ -30,7 +30,7 @@ get_assertion(fido_dev_t *dev, fido_assert_t *assert, const uint8_t *data, size_
 	    (r = fido_assert_set_uv(assert, built_in ? FIDO_OPT_TRUE : FIDO_OPT_OMIT)) != FIDO_OK)
 		return status_to_sk(dev, r, "preparing the signature");
 	if ((r = fido_dev_get_assert(dev, assert, pin)) != FIDO_OK)
-		return status_to_sk(dev, r, "signing");
+		return verification_result(dev, built_in, r, "signing");
 	if (fido_assert_count(assert) != 1) {
 		say("passkeyd answered %zu assertions to a request naming one key", fido_assert_count(assert));
 		return SK_ERR_GENERAL;

@@ -235,3 +235,17 @@ extension CredentialFlagsParameters: VendorCommand {
         context.changed.map(DeviceEvent.init(flagsChangedOn:))
     }
 }
+
+extension DeleteParameters: VendorCommand {
+    static func run(
+        _ request: AuthenticatedVendorRequest<Self>, on authenticator: isolated Authenticator,
+        _ context: inout CommandContext
+    ) async throws(CTAPStatus) -> StatusOnly {
+        context.changed = try await authenticator.deleteCredential(request)
+        return StatusOnly()
+    }
+
+    static func event(_ request: AuthenticatedVendorRequest<Self>, _ context: CommandContext) -> DeviceEvent? {
+        context.changed.map(DeviceEvent.init(deletedByTestControls:))
+    }
+}

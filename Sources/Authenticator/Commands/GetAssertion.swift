@@ -156,8 +156,9 @@ extension Authenticator {
             extensions: outputs.authenticatorDataExtensions
         ).bytes
         let signature = faults.reported(signature: try candidate.key.sign(authData + clientDataHash))
-        // Response member `user` (CTAP 2.1 §6.2.2): names only when the user was verified.
-        let user = candidate.resident.map { source in
+        // Response member `user` (CTAP 2.1 §6.2.2): names only when the user was verified; none
+        // for a credential without a user handle (a non-discoverable import, NonDiscoverableCredentials).
+        let user = candidate.resident.flatMap { source in source.user.id.isEmpty ? nil : source }.map { source in
             flags.contains(.userVerified)
                 ? source.user
                 : PublicKeyCredentialUserEntity(id: source.user.id)

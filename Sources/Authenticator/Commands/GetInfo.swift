@@ -6,7 +6,9 @@ extension Authenticator {
     func getInfo() async throws(CTAPStatus) -> GetInfoResponse {
         let state = try await deviceState()
         // clientPin: present because a PIN is supported, true once one is set.
-        var options: [String: Bool] = ["rk": true, "up": true, "plat": false, "clientPin": state.pinHash != nil]
+        var options: [String: Bool] = [
+            "rk": true, "up": true, "plat": configuration.profile.isPlatform, "clientPin": state.pinHash != nil
+        ]
         if verifier != nil { options["uv"] = try await builtInUVConfigured() }
         let profile = configuration.profile
         // Protocol two first where offered: the platform takes the first it supports.
@@ -27,7 +29,7 @@ extension Authenticator {
                 aaguid: configuration.aaguid,
                 options: options, maxMsgSize: configuration.maxMsgSize, pinUvAuthProtocols: pinUvAuthProtocols,
                 maxCredentialCountInList: configuration.maxCredentialCountInList,
-                maxCredentialIdLength: configuration.maxCredentialIDLength, transports: Self.transports,
+                maxCredentialIdLength: configuration.maxCredentialIDLength, transports: profile.transports,
                 algorithms: configuration.algorithms.map { PublicKeyCredentialParameters(alg: $0.rawValue) })
         case .ctap21, .ctap22:
             break
@@ -55,7 +57,7 @@ extension Authenticator {
             pinUvAuthProtocols: pinUvAuthProtocols,
             maxCredentialCountInList: configuration.maxCredentialCountInList,
             maxCredentialIdLength: configuration.maxCredentialIDLength,
-            transports: Self.transports,
+            transports: profile.transports,
             algorithms: configuration.algorithms.map { PublicKeyCredentialParameters(alg: $0.rawValue) },
             maxSerializedLargeBlobArray: configuration.maxSerializedLargeBlobArray,
             forcePINChange: state.forcePINChange,
@@ -78,7 +80,7 @@ extension Authenticator {
         if verifier != nil { info.uvCountSinceLastPinEntry = pinUV.uvCountSinceLastPinEntry }
         // authenticatorReset asks for an ordinary touch (Reset.swift), on the one transport there is.
         info.longTouchForReset = false
-        info.transportsForReset = Self.transports
+        info.transportsForReset = configuration.profile.transports
         // No policy beyond minPINLength; a PIN is at most 63 bytes of UTF-8 (PINHash.maxPINBytes).
         info.pinComplexityPolicy = false
         info.maxPINLength = PINHash.maxPINBytes
@@ -106,9 +108,6 @@ extension Authenticator {
         }
         return Array(hash.finalize().prefix(16))  // one AES block
     }
-
-    /// getInfo `transports` (CTAP 2.1 §6.4): the socket stands in for USB HID.
-    private static let transports = ["usb"]
 
     /// encIdentifier (CTAP 2.2 §6.4): the device identifier, readable only with the persistent token.
     private static func encryptedIdentifier(_ state: DeviceState) throws(CTAPStatus) -> [UInt8]? {

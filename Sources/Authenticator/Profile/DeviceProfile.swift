@@ -17,6 +17,36 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     public let extensions: Set<String>
     /// The CTAP2 rule set.
     public let rules: CTAPRules
+    /// getInfo `transports` (CTAP 2.1 §6.4; WebAuthn L3 §5.8.4 names them): `usb` by default, as
+    /// the socket stands in for USB HID; `--transport internal` presents a platform
+    /// authenticator (getInfo option `plat` true), which a WebAuthn client reports with
+    /// attachment "platform".
+    public var transports: [String] = ["usb"]
+
+    /// The transports `--transport` accepts (WebAuthn L3 §5.8.4, AuthenticatorTransport).
+    public static let knownTransports = ["usb", "nfc", "ble", "smart-card", "hybrid", "internal"]
+
+    /// The same kind of key, reached over `transport`.
+    public func reached(over transport: String) -> DeviceProfile {
+        var profile = self
+        profile.transports = [transport]
+        return profile
+    }
+
+    /// A platform authenticator: attached to the client, never moved to another (CTAP 2.1 §6.4 `plat`).
+    public var isPlatform: Bool { transports == ["internal"] }
+
+    /// The same kind of key without some of its extensions (`--without-extension`), as a test
+    /// suite asks for a key that lacks largeBlob, credBlob, minPinLength or PRF (hmac-secret).
+    /// nil when it names one the profile does not offer.
+    public func without(extensions removed: Set<String>) -> DeviceProfile? {
+        guard removed.isSubset(of: extensions) else { return nil }
+        var profile = DeviceProfile(
+            name: name, protocols: protocols, versions: versions, extensions: extensions.subtracting(removed),
+            rules: rules)
+        profile.transports = transports
+        return profile
+    }
 
     /// A U2F-only key: CTAPHID_MSG alone (NCBOR), so hosts fall back to U2F.
     public static let u2f = DeviceProfile(

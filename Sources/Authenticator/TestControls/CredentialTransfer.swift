@@ -2,8 +2,9 @@ import CTAP
 import Foundation
 
 /// passkeyd's credential transfer commands (docs/vendor-commands.md, docs/testing-your-relying-party.md):
-/// export and import of discoverable credentials, and a credential's backup flags. Test controls,
-/// but never unauthenticated: each needs a pinUvAuthToken with the `cm` permission, as credential
+/// export and import of credentials, a credential's backup flags and counter, and its removal.
+/// Test controls, but never unauthenticated unless the daemon was started for a test suite
+/// (`--open-test-controls`): each needs a pinUvAuthToken with the `cm` permission, as credential
 /// management does (CTAP 2.1 §6.8.1); private keys leave only as `authorizePrivateKeyExport` allows.
 extension Authenticator {
     /// At most this many credentials per page: with private keys, a page stays well inside one
@@ -15,15 +16,22 @@ extension Authenticator {
     {
         let token = try authorizeTransfer(request, .passkeydExport)
         let parameters = request.parameters
-        if let bound = token.rpID, bound != parameters.rpID { throw .pinAuthInvalid }
+        if let bound = token?.rpID, bound != parameters.rpID { throw .pinAuthInvalid }
         var all: [CredentialSource]
         do {
-            if let rpID = parameters.rpID {
+            if let id = parameters.credentialID {
+                all = try await store.credential(id: id).map { [$0] } ?? []
+                if let rpID = parameters.rpID { all.removeAll { $0.rp.id != rpID } }
+                if let bound = token?.rpID { all.removeAll { $0.rp.id != bound } }
+            } else if let rpID = parameters.rpID {
                 all = try await store.credentials(rpID: rpID)
             } else {
                 all = try await store.allCredentials()
             }
         } catch { throw storeFailure(error) }
+        let hidden = await nonDiscoverableCredentials?.nonDiscoverable(rpID: parameters.rpID) ?? []
+        let hiddenIDs = Set(hidden.map(\.id))
+        if parameters.credentialID == nil { all += hidden }
         // A stable order, so pages neither repeat nor skip: RP ID, then creation, then ID.
         all.sort { a, b in
             if a.rp.id != b.rp.id { return a.rp.id < b.rp.id }
@@ -40,7 +48,9 @@ extension Authenticator {
         }
         // The count last used, where a lease counts ahead of the stored mark (SignatureCounterLease).
         let records = page.map {
-            $0.record(includingPrivateKey: withKeys, signCount: counterLeases.resident[$0.id]?.issued ?? $0.signCount)
+            $0.record(
+                includingPrivateKey: withKeys, signCount: counterLeases.resident[$0.id]?.issued ?? $0.signCount,
+                discoverable: !hiddenIDs.contains($0.id))
         }
         return ExportResponse(credentials: records, total: all.count)
     }
@@ -48,10 +58,44 @@ extension Authenticator {
     func importCredential(_ request: AuthenticatedVendorRequest<ImportParameters>) async throws(CTAPStatus) {
         let token = try authorizeTransfer(request, .passkeydImport)
         let record = request.parameters.credential
-        if let bound = token.rpID, bound != record.rp.id { throw .pinAuthInvalid }
+        if let bound = token?.rpID, bound != record.rp.id { throw .pinAuthInvalid }
         let source = try CredentialSource(importing: record)
+        if record.discoverable == false {
+            // A caller-chosen ID cannot carry its key (CredentialWrapping): kept beside the store.
+            guard let kept = nonDiscoverableCredentials else { throw .unsupportedOption }
+            try await kept.saveNonDiscoverable(source)
+            logger.info("non-discoverable credential imported")
+            return
+        }
+        // Two credentials never share an ID; importing the same credential again replaces it.
+        let existing: CredentialSource?
+        do { existing = try await store.credential(id: source.id) } catch { throw storeFailure(error) }
+        if let existing, existing.rp.id != source.rp.id || existing.user.id != source.user.id {
+            throw .credentialExcluded
+        }
+        if await nonDiscoverableCredentials?.holds(source.id) == true { throw .credentialExcluded }
         do { try await store.save(source) } catch { throw storeFailure(error) }
         logger.info("credential imported")
+    }
+
+    /// passkeydDelete: removes one credential, discoverable or not; an unknown ID is `CTAP2_ERR_NO_CREDENTIALS`.
+    func deleteCredential(_ request: AuthenticatedVendorRequest<DeleteParameters>) async throws(CTAPStatus)
+        -> CredentialSource
+    {
+        let token = try authorizeTransfer(request, .passkeydDelete)
+        let id = request.parameters.credentialID
+        let stored: CredentialSource?
+        do { stored = try await store.credential(id: id) } catch { throw storeFailure(error) }
+        guard let source = stored else { throw .noCredentials }
+        if let bound = token?.rpID, bound != source.rp.id { throw .pinAuthInvalid }
+        do { try await store.delete(credentialID: id) } catch { throw storeFailure(error) }
+        logger.info("credential deleted by the test controls")
+        return source
+    }
+
+    /// The store's non-discoverable side, when the device has one (DeviceFactory gives the daemon's).
+    private var nonDiscoverableCredentials: NonDiscoverableCredentials? {
+        store as? NonDiscoverableCredentials
     }
 
     func setCredentialFlags(_ request: AuthenticatedVendorRequest<CredentialFlagsParameters>) async throws(CTAPStatus)
@@ -62,7 +106,7 @@ extension Authenticator {
         let stored: CredentialSource?
         do { stored = try await store.credential(id: parameters.credentialID) } catch { throw storeFailure(error) }
         guard var source = stored else { throw .noCredentials }
-        if let bound = token.rpID, bound != source.rp.id { throw .pinAuthInvalid }
+        if let bound = token?.rpID, bound != source.rp.id { throw .pinAuthInvalid }
         let current = source.backup ?? .singleDevice
         // WebAuthn L3 §6.1: BS never without BE.
         guard
@@ -71,7 +115,23 @@ extension Authenticator {
                 backedUp: parameters.backupState ?? current.backedUp)
         else { throw .invalidParameter }
         source.backup = backup
-        do { try await store.save(source) } catch { throw storeFailure(error) }
+        var lease: SignatureCounterLease?
+        if let count = parameters.signCount {
+            guard let count = UInt32(exactly: count) else { throw .invalidParameter }
+            // The next assertion reports count + 1 (Chrome's `signCount`): `count` becomes the
+            // last one issued, under a fresh lease whose mark is what is stored (SignatureCounterLease).
+            let step = SignatureCounterLease.advance(nil, storedMark: count &- 1)
+            source.signCount = step.newMark ?? count
+            lease = step.lease
+        }
+        do {
+            if let kept = nonDiscoverableCredentials {
+                try await kept.replace(source)
+            } else {
+                try await store.save(source)
+            }
+        } catch { throw storeFailure(error) }
+        if let lease { counterLeases.keep(lease, for: source.id) }
         return source
     }
 
@@ -80,14 +140,14 @@ extension Authenticator {
     /// the user gets a `cm` token by built-in UV, so a `cm` token alone proves nothing about who
     /// asks (docs/keystore.md, "Threat model"). Not opted in is `CTAP2_ERR_OPERATION_DENIED`; a
     /// token from built-in UV with a PIN set is `CTAP2_ERR_UNAUTHORIZED_PERMISSION`.
-    private func authorizePrivateKeyExport(_ token: PinUvAuthTokenState) async throws(CTAPStatus) {
+    private func authorizePrivateKeyExport(_ token: PinUvAuthTokenState?) async throws(CTAPStatus) {
         guard configuration.allowsPrivateKeyExport else {
             logger.notice(
                 "private key export refused: start passkeyd with --allow-private-key-export or PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT=1 to allow it"
             )
             throw .operationDenied
         }
-        if try await deviceState().pinHash != nil, !token.isPINDerived {
+        if try await deviceState().pinHash != nil, token?.isPINDerived != true {
             logger.notice(
                 "private key export refused: a PIN is set, and only a token obtained with the PIN releases private keys"
             )
@@ -96,11 +156,15 @@ extension Authenticator {
     }
 
     /// CTAP 2.1 §6.8.1 steps 1–4, for a vendor command: a pinUvAuthParam over `command || parameters`
-    /// from a token with the `cm` permission.
+    /// from a token with the `cm` permission. Under `--open-test-controls` a request without one
+    /// is taken too (nil: no token); one that carries a pinUvAuthParam is still checked.
     private func authorizeTransfer<P>(_ request: AuthenticatedVendorRequest<P>, _ command: CTAPCommand)
-        throws(CTAPStatus) -> PinUvAuthTokenState
+        throws(CTAPStatus) -> PinUvAuthTokenState?
     {
-        guard let param = request.pinUvAuthParam else { throw .puatRequired }
+        guard let param = request.pinUvAuthParam else {
+            if controls.admitsTokenlessCredentialControls { return nil }
+            throw .puatRequired
+        }
         return try authorize(
             param, protocol: try pinUvAuthProtocol(request.pinUvAuthProtocol),
             message: request.authenticatedMessage(command), permission: .cm)
@@ -108,14 +172,18 @@ extension Authenticator {
 }
 
 extension CredentialSource {
-    func record(includingPrivateKey: Bool, signCount: UInt32) -> CredentialRecord {
+    func record(includingPrivateKey: Bool, signCount: UInt32, discoverable: Bool = true) -> CredentialRecord {
         CredentialRecord(
             id: id, rp: rp, user: user, algorithm: algorithm.rawValue, signCount: Int(signCount),
             privateKey: includingPrivateKey ? privateKey : nil, credProtect: Int(credProtect),
             backupEligible: (backup ?? .singleDevice).eligible, backupState: (backup ?? .singleDevice).backedUp,
             createdAt: Int(createdAt.timeIntervalSince1970), countsSignatures: countsSignatures,
-            largeBlobKey: largeBlobKey)
+            largeBlobKey: largeBlobKey, discoverable: discoverable ? nil : false)
     }
+
+    /// The longest credential ID an import takes: WebAuthn L3 §4's limit ("at most 1023 bytes"),
+    /// so a test suite's IDs from Chrome's virtual authenticator fit.
+    public static let maxImportedIDLength = 1023
 
     /// A record to store, checked as makeCredential would check its inputs: a supported algorithm
     /// whose key is valid, a credential ID within the device's limit, a credProtect level and
@@ -126,7 +194,9 @@ extension CredentialSource {
         guard let algorithm = COSEAlgorithm(rawValue: record.algorithm), algorithm != .ecdhESHKDF256 else {
             throw .unsupportedAlgorithm
         }
-        guard (1...128).contains(record.id.count), record.user.id.count <= 64 else { throw .invalidParameter }
+        guard (1...Self.maxImportedIDLength).contains(record.id.count), record.user.id.count <= 64 else {
+            throw .invalidParameter
+        }
         guard (try? CredentialKey(algorithm: algorithm, rawRepresentation: privateKey).publicKey()) != nil else {
             throw .invalidParameter
         }

@@ -48,10 +48,15 @@ extension DeviceEvent {
             signCount: record.signCount.flatMap(UInt32.init(exactly:)))
     }
 
-    /// credential.updated for new backup flags (passkeydCredentialFlags).
+    /// credential.updated for new backup flags or counter (passkeydCredentialFlags).
     init(flagsChangedOn source: CredentialSource) {
         self.init(
             kind: .credentialUpdated, rpID: source.rp.id, credentialID: source.id, userName: source.user.name,
             detail: "backup flags")
+    }
+
+    /// credential.deleted for a credential passkeydDelete removed.
+    init(deletedByTestControls source: CredentialSource) {
+        self.init(kind: .credentialDeleted, rpID: source.rp.id, credentialID: source.id, userName: source.user.name)
     }
 }

@@ -3,10 +3,14 @@ import Logging
 import Synchronization
 
 /// The device's test controls in one place (docs/testing-your-relying-party.md): the faults
-/// a test has armed and the watchers that see what the device does.
+/// a test has armed, the watchers that see what the device does, and the run-time settings
+/// of Chrome's virtual authenticator vocabulary (`ControlSettings`: user verification,
+/// automatic presence, response override bits, the next conditional answer).
 ///
-/// Nothing here is persisted: a restart disarms every fault and ends every watch. The spec
-/// steps never look in here; they consult the `FiredFaults` value their transaction was given.
+/// Nothing here is persisted: a restart disarms every fault, ends every watch and puts every
+/// setting back to what the flags say. The spec steps never look in here; they consult the
+/// `FiredFaults` value their transaction was given, and presence and UV are asked through
+/// `ControlledUserPresence` / `ControlledUserVerifier`.
 public actor TestControls {
     /// Events a watcher may fall behind by before the oldest undelivered ones are dropped
     /// (and counted): a slow watcher never slows the device.
@@ -18,6 +22,13 @@ public actor TestControls {
     }
 
     private var rules: [FaultRule] = [] { didSet { publishActivity() } }
+    /// `setResponseOverrideBits`: faults that fire for every transaction until changed.
+    private var overrides = ResponseOverrides() { didSet { publishActivity() } }
+    private var conditional: ConditionalAnswer?
+    /// The user-action overrides, read by every presence and UV request without a hop to
+    /// this actor: bits 0–1 UV (0 as configured, 1 verified, 2 fails), bits 2–3 presence (0 as
+    /// configured, 1 automatic, 2 waits for PRESENCE). Written only inside the actor.
+    private let userActions = Atomic<UInt8>(0)
     private var watchers: [UInt64: Watcher] = [:] { didSet { publishActivity() } }
     private var nextWatcher: UInt64 = 0
     /// Callers whose transaction a `drop` fault ended: the transport closes their connection.
@@ -29,9 +40,16 @@ public actor TestControls {
     /// sees a stale value sees the state of a moment earlier, as if it had run first.
     private let activity = Atomic<Activity>(Activity())
     private let logger: Logger
+    /// Whether the credential test controls (passkeydExport, Import, CredentialFlags, Delete)
+    /// take a request without a pinUvAuthParam (`passkeyd --open-test-controls`): for a
+    /// throw-away daemon in a test suite, where no PIN is set and UV may be off or failing on
+    /// purpose. A flag of the run, never a setting a command can change; private keys still
+    /// leave only under `--allow-private-key-export`, and with a PIN set only for its token.
+    public nonisolated let admitsTokenlessCredentialControls: Bool
 
-    public init(logger: Logger = Logger(label: "passkeyd.controls")) {
+    public init(logger: Logger = Logger(label: "passkeyd.controls"), admitsTokenlessCredentialControls: Bool = false) {
         self.logger = logger
+        self.admitsTokenlessCredentialControls = admitsTokenlessCredentialControls
     }
 
     /// The bits of `activity`.
@@ -44,7 +62,7 @@ public actor TestControls {
 
     private func publishActivity() {
         var now: Activity = []
-        if !rules.isEmpty { now.insert(.armed) }
+        if !rules.isEmpty || !overrides.faults.isEmpty { now.insert(.armed) }
         if !watchers.isEmpty { now.insert(.watched) }
         if !dropped.isEmpty { now.insert(.dropping) }
         activity.store(now, ordering: .releasing)
@@ -83,8 +101,9 @@ public actor TestControls {
     }
 
     private func fireArmed(rpID: String?) -> FiredFaults {
-        guard !rules.isEmpty else { return FiredFaults() }
-        var fired: [Fault] = []
+        // Override bits are settings, not events: they fire silently for every transaction.
+        var fired: [Fault] = overrides.faults
+        guard !rules.isEmpty else { return FiredFaults(fired) }
         rules = rules.compactMap { rule in
             guard rule.rpID == nil || rule.rpID == rpID else { return rule }
             fired.append(rule.fault)
@@ -92,7 +111,7 @@ public actor TestControls {
             rule.remaining = rule.remaining.map { $0 - 1 }
             return rule.remaining == 0 ? nil : rule
         }
-        for fault in fired {
+        for fault in fired.dropFirst(overrides.faults.count) {
             logger.notice("fault fired", metadata: ["fault": "\(fault.name)", "rp": "\(rpID ?? "-")"])
             record(DeviceEvent(kind: .faultFired, rpID: rpID, detail: fault.name))
         }
@@ -111,6 +130,73 @@ public actor TestControls {
 
     private func takeNotedDrop(_ caller: CTAPCaller) -> Bool {
         dropped.remove(caller) != nil
+    }
+
+    // MARK: Run-time settings
+
+    /// The settings as they are.
+    public var settings: ControlSettings {
+        let bits = userActions.load(ordering: .relaxed)
+        return ControlSettings(
+            userVerified: Self.override(bits & 0b11), automaticPresence: Self.override(bits >> 2 & 0b11),
+            responseOverrides: overrides, conditional: conditional)
+    }
+
+    /// Changes what `change` names (nil members stay as they are); returns the settings afterwards.
+    @discardableResult
+    public func apply(_ change: ControlSettings, clearConditional: Bool = false) -> ControlSettings {
+        var bits = userActions.load(ordering: .relaxed)
+        if let verified = change.userVerified { bits = bits & ~0b11 | (verified ? 1 : 2) }
+        if let automatic = change.automaticPresence { bits = bits & ~0b1100 | (automatic ? 1 : 2) << 2 }
+        userActions.store(bits, ordering: .releasing)
+        if let bits = change.responseOverrides { overrides = bits }
+        if clearConditional { conditional = nil }
+        if let answer = change.conditional { conditional = answer }
+        let now = settings
+        logger.notice("test controls changed", metadata: ["settings": "\(Self.summary(now))"])
+        return now
+    }
+
+    /// Every setting back to what the flags say.
+    public func resetSettings() {
+        userActions.store(0, ordering: .releasing)
+        overrides = ResponseOverrides()
+        conditional = nil
+        logger.notice("test controls reset")
+    }
+
+    /// The conditional answer for `rpID`, once; nil when none was set for that RP.
+    public func takeConditional(rpID: String) -> ConditionalAnswer? {
+        guard let answer = conditional, answer.rpID == rpID else { return nil }
+        conditional = nil
+        logger.notice("conditional request answered by the test control", metadata: ["rp": "\(rpID)"])
+        return answer
+    }
+
+    /// UV's override: nil as configured, true verified, false fails.
+    public nonisolated var userVerifiedOverride: Bool? {
+        Self.override(userActions.load(ordering: .acquiring) & 0b11)
+    }
+
+    /// Presence's override: nil as configured, true approved at once, false waits for PRESENCE.
+    public nonisolated var automaticPresenceOverride: Bool? {
+        Self.override(userActions.load(ordering: .acquiring) >> 2 & 0b11)
+    }
+
+    private static func override(_ bits: UInt8) -> Bool? {
+        switch bits {
+        case 1: true
+        case 2: false
+        default: nil
+        }
+    }
+
+    /// One line for the log; no credential IDs.
+    private static func summary(_ settings: ControlSettings) -> String {
+        let uv = settings.userVerified.map { $0 ? "verified" : "fails" } ?? "as configured"
+        let presence = settings.automaticPresence.map { $0 ? "automatic" : "waits" } ?? "as configured"
+        let bits = settings.responseOverrides?.faults.map(\.name).joined(separator: ",") ?? ""
+        return "uv=\(uv) presence=\(presence) overrides=[\(bits)] conditional=\(settings.conditional != nil)"
     }
 
     // MARK: Events

@@ -9,7 +9,7 @@ public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case id = 0x01
         case rp, user, algorithm, signCount, privateKey, credProtect, backupEligible, backupState, createdAt,
-            countsSignatures, largeBlobKey
+            countsSignatures, largeBlobKey, discoverable
     }
 
     public var id: [UInt8]
@@ -33,4 +33,8 @@ public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     /// enumerateCredentials returns it (§6.8.4): the platform reads and writes the credential's
     /// large blob with it. An import may carry one (32 bytes) for the credential to keep.
     public var largeBlobKey: [UInt8]?
+    /// False for a non-discoverable credential (WebAuthn L3 §6.2.2: a server-side credential)
+    /// under an ID of the caller's choosing: it answers requests that name it and is never
+    /// discovered. Absent means true.
+    public var discoverable: Bool?
 }

@@ -1,4 +1,6 @@
-"""python-fido2 on passkeyd's Unix socket.
+"""passkeyd for Python: python-fido2 on passkeyd's Unix socket (this module), and
+`passkeyd.testing.VirtualAuthenticator`, Chrome's virtual-authenticator vocabulary over the
+daemon's own vendor commands (docs/vendor-commands.md).
 
 passkeyd is a virtual FIDO2 HID device whose reports travel on a Unix stream socket: one
 connection is one open handle, and both directions carry 64-byte reports back to back with
@@ -29,6 +31,9 @@ __all__ = [
     "CMD_PRESENCE",
     "CMD_REPLUG",
     "CMD_STATUS",
+    "CMD_FAULT",
+    "CMD_WATCH",
+    "CMD_CONTROLS",
     "UntrustedSocket",
     "SocketHidConnection",
     "Daemon",
@@ -48,6 +53,9 @@ REPORT_SIZE = 64
 CMD_PRESENCE = 0x50
 CMD_REPLUG = 0x51
 CMD_STATUS = 0x52
+CMD_FAULT = 0x53
+CMD_WATCH = 0x54
+CMD_CONTROLS = 0x55
 
 #: python-fido2 never times out a read; a daemon that stops answering must fail the call
 #: rather than hang it. Keepalives arrive every 100 ms while a request waits on the user.

@@ -1,7 +1,7 @@
 """pytest fixtures: a throw-away passkeyd on a temporary socket and data folder.
 
-Loaded by pytest's entry points once passkeyd-fido2 is installed; or name it with
-`-p passkeyd_fido2.pytest_plugin`. passkeyd comes from `$PASSKEYD_BIN`, else PATH.
+Loaded by pytest's entry points once the passkeyd package is installed; or name it with
+`-p passkeyd.pytest_plugin`. passkeyd comes from `$PASSKEYD_BIN`, else PATH.
 """
 
 from __future__ import annotations
