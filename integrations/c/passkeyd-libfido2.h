@@ -11,7 +11,9 @@
  *
  * Before a byte is sent the socket is checked as passkeyd's own clients check it: its
  * folder is a real directory of ours that nobody else can write, and the process serving it
- * runs as our uid (SO_PEERCRED). Build with `pkg-config --cflags --libs passkeyd-libfido2`.
+ * runs as our uid (SO_PEERCRED). A daemon that hangs up costs the call FIDO_ERR_TX or
+ * FIDO_ERR_RX, never the program's life: reports are sent with MSG_NOSIGNAL (no SIGPIPE), and a
+ * read waits at most 15 s. Build with `pkg-config --cflags --libs passkeyd-libfido2`.
  */
 #ifndef PASSKEYD_LIBFIDO2_H
 #define PASSKEYD_LIBFIDO2_H
