@@ -161,6 +161,7 @@ class Case:
     exception: Exception_ | None = None
     gap: HostGap | None = None
     hold: bool = False                   # the authenticator must hold the ceremony a while (concurrency)
+    counts: bool = False                 # the outcome also says how many discoverable credentials it stored
 
 
 CASES: list[Case] = []
@@ -448,7 +449,12 @@ case(A, "Function.prototype.toString itself", "return F.looks(Function.prototype
 case(A, "toString of toString's bound copy",
      "return Function.prototype.toString.call(Function.prototype.toString.bind(null));")
 case(A, "illegal invocation with a foreign this runs no ceremony",
-     "return F.outcome(() => navigator.credentials.create.call({}, {publicKey: F.creation()}));")
+     "return F.outcome(() => navigator.credentials.create.call({}, {publicKey: F.resident()}));", counts=True)
+case(A, "a foreign this made from CredentialsContainer.prototype runs no ceremony",
+     "return F.outcome(() => navigator.credentials.create.call(Object.create(CredentialsContainer.prototype),"
+     " {publicKey: F.resident()}));", counts=True)
+case(A, "the counting itself: a discoverable registration is one more",
+     "return F.outcome(async () => F.described(await F.create(F.resident())));", counts=True)
 case(A, "get with a foreign this",
      "const o = {publicKey: F.request({allowCredentials: await F.allow()})};"
      " return F.outcome(() => navigator.credentials.get.call(Object.create(CredentialsContainer.prototype), o));")
@@ -505,9 +511,13 @@ def areas() -> dict[str, int]:
 # -- running them --------------------------------------------------------------------------
 
 
-def run_case(page, c: Case):
-    """The case's outcome on `page` (a failure of the harness itself is returned as such)."""
-    return page.evaluate(f"(async () => {{ {c.js} }})()", timeout=90)
+def run_case(side, page, c: Case):
+    """The case's outcome on `page`; with `counts`, with the discoverable credentials it added."""
+    before = side.stored(page) if c.counts else 0
+    outcome = page.evaluate(f"(async () => {{ {c.js} }})()", timeout=90)
+    if c.counts:
+        outcome = {"outcome": outcome, "stored": side.stored(page) - before}
+    return outcome
 
 
 def empty_extension() -> str:
@@ -537,6 +547,21 @@ class Oracle:
         """Presence no longer simulated: a ceremony waits (until aborted)."""
         page.send("WebAuthn.setAutomaticPresenceSimulation",
                   {"authenticatorId": self.authenticator, "enabled": not on})
+
+    def prepare(self, page) -> None:
+        """Room for the case's discoverable credentials: Chromium's virtual CTAP2 device stores
+        three at most (then registrations fail NotAllowedError), so those of earlier cases go;
+        non-discoverable ones (the cases' shared credential) stay."""
+        found = page.send("WebAuthn.getCredentials", {"authenticatorId": self.authenticator})["credentials"]
+        for credential in found:
+            if credential.get("isResidentCredential"):
+                page.send("WebAuthn.removeCredential", {"authenticatorId": self.authenticator,
+                                                        "credentialId": credential["credentialId"]})
+
+    def stored(self, page) -> int:
+        """The discoverable credentials the virtual authenticator holds."""
+        found = page.send("WebAuthn.getCredentials", {"authenticatorId": self.authenticator})["credentials"]
+        return sum(1 for c in found if c.get("isResidentCredential"))
 
     def close(self) -> None:
         self.browser.close()

@@ -61,6 +61,15 @@ class Subject:
         done = passkeyctl(self.socket, *args, pin=None)
         assert done.returncode == 0, done.stderr
 
+    def prepare(self, page) -> None:
+        """passkeyd stores as many discoverable credentials as the cases make: nothing to do."""
+
+    def stored(self, page) -> int:
+        """The discoverable credentials passkeyd holds for localhost (`passkeyctl list`)."""
+        done = passkeyctl(self.socket, "--json", "list", "--rp", "localhost", pin=None)
+        assert done.returncode == 0, done.stderr
+        return sum(len(rp["credentials"]) for rp in json.loads(done.stdout)["relyingParties"])
+
     def close(self) -> None:
         try:
             self.browser.close()
@@ -72,10 +81,11 @@ def run_all(side, site: Site) -> dict[str, object]:
     page = side.page(site.origin + "/")
     outcomes = {}
     for case in CASES:
+        side.prepare(page)
         if case.hold:
             side.hold(page, True)
         try:
-            outcomes[case.area + " / " + case.name] = run_case(page, case)
+            outcomes[case.area + " / " + case.name] = run_case(side, page, case)
         finally:
             if case.hold:
                 side.hold(page, False)
