@@ -500,6 +500,24 @@ case(A, "a registration while a sign-in is pending",
      " await new Promise((r) => setTimeout(r, 300)); const second = await F.settle(F.create(F.creation()));"
      " controller.abort(); return {second, first: await first};", hold=True)
 
+CONDITIONAL = ("const controller = new AbortController();"
+               " const conditional = F.settle(navigator.credentials.get({publicKey: F.request(),"
+               " mediation: 'conditional', signal: controller.signal}));"
+               " const early = await Promise.race([conditional, new Promise((r) => setTimeout(() => r('pending'), 1500))]);")
+NO_PICK = ("Chromium's virtual authenticator answers a conditional request at once, with no pick: NotAllowedError "
+           "when it holds no discoverable credential, an assertion when it holds one. A real Chromium keeps the "
+           "request pending until the person picks a suggestion or the page aborts; so does passkeyd.")
+case(A, "a conditional request waits for the person's pick",
+     CONDITIONAL + " controller.abort(); return {early, after: await conditional};",
+     exception=Exception_("oracle", NO_PICK, {"early": "pending", "after": error("AbortError")}))
+case(A, "a sign-in while a conditional request is pending",
+     CONDITIONAL + " const modal = await F.settle(F.get()); controller.abort();"
+     " return {early, modal, conditional: await conditional};",
+     exception=Exception_("oracle", NO_PICK + " The modal request goes ahead and the conditional one ends with "
+                          "AbortError (it gives way, as in Chromium, which cancels a pending conditional request "
+                          "for a new one).", {"early": "pending", "modal": {"value": "object"},
+                                               "conditional": error("AbortError")}))
+
 
 def areas() -> dict[str, int]:
     counts: dict[str, int] = {}
