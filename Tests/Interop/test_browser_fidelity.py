@@ -142,6 +142,9 @@ def test_passkeyd_agrees_with_chromium_on_every_counted_case(oracle_outcomes, su
             disagreements.append(f"{key}:\n    Chromium {json.dumps(oracle)[:400]}\n    passkeyd {json.dumps(subject)[:400]}")
         else:
             counted[case.area] = counted.get(case.area, 0) + 1
+    if os.environ.get("PASSKEYD_FIDELITY_DUMP"):  # both sides' outcomes, for reading
+        with open(os.environ["PASSKEYD_FIDELITY_DUMP"], "w") as f:
+            json.dump({"chromium": oracle_outcomes, "passkeyd": subject_outcomes}, f, indent=1)
     print(f"\nfidelity: {sum(counted.values())} cases agree, by area: {json.dumps(counted)}")
     print(f"fidelity: {len(exceptions)} justified exceptions:\n  " + "\n  ".join(exceptions))
     print(f"fidelity: {len(gaps)} host gaps (not counted):\n  " + "\n  ".join(gaps))
