@@ -308,11 +308,24 @@ class ChromiumPage(Page):
         self.send("Page.navigate", {"url": url})
         self.wait_for("document.readyState === 'complete' && location.href === " + json.dumps(url))
 
-    def press(self, key: str) -> None:
+    def press(self, key: str, closes: bool = False) -> None:
+        """A trusted key press. `closes`: the key may close this page (an extension window's
+        answer), so its events may never be acknowledged; they are sent without waiting long."""
         (name, code, vk, text), _ = KEYS[key]
         common = {"key": name, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
-        self.send("Input.dispatchKeyEvent", {"type": "keyDown", **common, **({"text": text} if text else {})})
-        self.send("Input.dispatchKeyEvent", {"type": "keyUp", **common})
+        try:
+            self.send("Input.dispatchKeyEvent", {"type": "keyDown", **common, **({"text": text} if text else {})},
+                      timeout=5 if closes else STEP_TIMEOUT)
+            self.send("Input.dispatchKeyEvent", {"type": "keyUp", **common}, timeout=5 if closes else STEP_TIMEOUT)
+        except (BrowserError, TimeoutError, ConnectionError):
+            if not closes:
+                raise
+
+    def click_at(self, x: float, y: float) -> None:
+        """A trusted mouse click at the viewport point (x, y), as a person's (DevTools Input)."""
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                   "clickCount": 0 if kind == "mouseMoved" else 1})
 
     def type_text(self, text: str) -> None:
         self.send("Input.insertText", {"text": text})
@@ -366,6 +379,20 @@ class Chromium(Browser):
                                     if t["type"] == "page" and t["url"].startswith(url_prefix)), None),
                       timeout, f"no page at {url_prefix}")
         return ChromiumPage(self, target["targetId"])
+
+    def extension_pages(self, path: str) -> list[ChromiumPage]:
+        """The extension's own pages open at `path` (e.g. its approval window, prompt.html): each
+        is a target of its own, reached over the DevTools protocol as a person's input reaches it."""
+        pages = getattr(self, "_extension_pages", {})
+        self._extension_pages = pages
+        found = []
+        for target in self.conn.call("Target.getTargets")["targetInfos"]:
+            if target["type"] == "page" and target["url"].startswith("chrome-extension://") \
+                    and target["url"].split("#")[0].endswith("/" + path):
+                if target["targetId"] not in pages:
+                    pages[target["targetId"]] = ChromiumPage(self, target["targetId"])
+                found.append(pages[target["targetId"]])
+        return found
 
     def extension_ready(self, timeout: float = STEP_TIMEOUT) -> None:
         """Waits for the extension's service worker (the background) to be running."""
@@ -425,11 +452,26 @@ class FirefoxPage(Page):
     def navigate(self, url: str) -> None:
         self.browser.conn.call("browsingContext.navigate", {"context": self.context, "url": url, "wait": "complete"})
 
-    def press(self, key: str) -> None:
+    def press(self, key: str, closes: bool = False) -> None:
+        """A trusted key press. `closes`: the key may close this page (an extension window's answer)."""
         _, value = KEYS[key]
+        try:
+            self.browser.conn.call("input.performActions", {"context": self.context, "actions": [
+                {"type": "key", "id": "keyboard", "actions": [{"type": "keyDown", "value": value},
+                                                              {"type": "keyUp", "value": value}]}]},
+                timeout=5 if closes else STEP_TIMEOUT)
+            self.browser.conn.call("input.releaseActions", {"context": self.context},
+                                   timeout=5 if closes else STEP_TIMEOUT)
+        except (BrowserError, TimeoutError, ConnectionError):
+            if not closes:
+                raise
+
+    def click_at(self, x: float, y: float) -> None:
+        """A trusted mouse click at the viewport point (x, y), as a person's (BiDi input actions)."""
         self.browser.conn.call("input.performActions", {"context": self.context, "actions": [
-            {"type": "key", "id": "keyboard", "actions": [{"type": "keyDown", "value": value},
-                                                          {"type": "keyUp", "value": value}]}]})
+            {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
+                {"type": "pointerMove", "x": int(x), "y": int(y)}, {"type": "pointerDown", "button": 0},
+                {"type": "pointerUp", "button": 0}]}]})
         self.browser.conn.call("input.releaseActions", {"context": self.context})
 
     def type_text(self, text: str) -> None:
@@ -503,6 +545,13 @@ class Firefox(Browser):
                                      if c["url"].startswith(url_prefix)), None),
                        timeout, f"no page at {url_prefix}")
         return FirefoxPage(self, context["context"])
+
+    def extension_pages(self, path: str) -> list[FirefoxPage]:
+        """The extension's own pages open at `path` (its approval window): top-level browsing
+        contexts at moz-extension:// URLs, which WebDriver BiDi lists and drives like any other."""
+        contexts = self.conn.call("browsingContext.getTree", {"maxDepth": 0})["contexts"]
+        return [FirefoxPage(self, c["context"]) for c in contexts
+                if c["url"].startswith("moz-extension://") and c["url"].split("#")[0].endswith("/" + path)]
 
     def extension_ready(self, timeout: float = STEP_TIMEOUT) -> None:
         return None  # webExtension.install returns once the add-on has started

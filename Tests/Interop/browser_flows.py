@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from browser_driver import Chromium, Firefox, Page
+from browser_driver import Chromium, Firefox, Page, poll
 from passkeyd_pin import passkeyctl_binary
 
 HERE = Path(__file__).resolve().parent
@@ -118,8 +119,13 @@ rp.signIn({}).then((outcome) => window.opener.postMessage(JSON.stringify(outcome
 
 # A registration in a frame another site embeds: the frame tells its parent the outcome.
 FRAMED = """
-rp.register({name: new URLSearchParams(location.search).get("name")})
+const framedRegister = () => rp.register({name: new URLSearchParams(location.search).get("name")})
   .then((outcome) => parent.postMessage(JSON.stringify(outcome), "*"));
+// A cross-origin frame may create only with transient activation (WebAuthn L3 §5.1.3): on a
+// click anywhere in it, unless ?now says to try at once.
+if (new URLSearchParams(location.search).has("now")) framedRegister();
+else addEventListener("click", framedRegister, {once: true});
+document.documentElement.style.minHeight = "100%";
 """
 
 
@@ -330,21 +336,99 @@ def start(page: Page, expression: str, name: str = "outcome") -> None:
                   f" window.{name}.then((v) => window.{name}Done = v), true)")
 
 
-def chooser_open(page: Page) -> bool:
+# -- the extension's approval window (prompt.html), driven as a person drives it -----------
+
+PROMPT_PAGE = "prompt.html"
+# The window ignores input for half a second after a question appears (a key meant for the page
+# must not answer it); the helpers wait a little longer before they press anything.
+GUARD = 0.7
+
+
+def approval_window(page: Page, kind: str, previous: str | None = None, timeout: float = 60) -> tuple[Page, dict]:
+    """The extension's window once it shows a question of `kind` ("choose", "confirm", "pin",
+    "status") other than `previous` (a question id), ready for input: (its page, the question)."""
+    def showing():
+        for window in page.browser.extension_pages(PROMPT_PAGE):
+            try:
+                question = window.evaluate("typeof current === 'undefined' || !current ? null"
+                                           " : {...current, age: performance.now() - shownAt, token: location.hash}")
+            except Exception:  # the window closed meanwhile
+                continue
+            if question and question.get("type") == kind and question.get("prompt") != previous \
+                    and (question["token"], question.get("prompt")) not in ANSWERED:
+                return window, question
+        return None
+    window, question = poll(showing, timeout, f"the extension's window never showed a {kind!r} question")
+    ANSWERED.add((question["token"], question.get("prompt")))
+    time.sleep(max(0.0, GUARD - question["age"] / 1000))
+    return window, question
+
+
+# Questions already taken by a helper (window token, question id): a window that is closing may
+# still be listed, and must not be answered twice.
+ANSWERED: set[tuple[str, str | None]] = set()
+
+
+def no_approval_window(page: Page) -> bool:
+    return not page.browser.extension_pages(PROMPT_PAGE)
+
+
+def chooser_open(page: Page) -> tuple[Page, dict]:
+    """The modal account chooser, in the extension's window."""
+    return approval_window(page, "choose")
+
+
+def pick(page: Page, index: int) -> dict:
+    """A person's pick in the extension's account chooser: arrow keys, then Enter."""
+    window, question = chooser_open(page)
+    for _ in range(index):
+        window.press("ArrowDown")
+    window.press("Enter", closes=True)
+    return question
+
+
+def approve(page: Page, accept: bool = True, key: str | None = None) -> dict:
+    """Answers the consent question ("Sign in to … as …?") in the extension's window: Enter
+    approves, Escape refuses (or `key`)."""
+    window, question = approval_window(page, "confirm")
+    window.press(key or ("Enter" if accept else "Escape"), closes=True)
+    return question
+
+
+def pin_dialog(page: Page, previous: str | None = None) -> tuple[Page, dict]:
+    """The PIN question in the extension's window (other than `previous`, a question id)."""
+    return approval_window(page, "pin", previous)
+
+
+def enter_pin(page: Page, pin: str | None, previous: str | None = None) -> str:
+    """Types `pin` into the window's PIN field and presses Enter (None: Escape); returns the
+    question's id, so a PIN asked again (after a wrong one) can be told apart."""
+    window, question = pin_dialog(page, previous)
+    if pin is None:
+        window.press("Escape", closes=True)
+    else:
+        window.type_text(pin)
+        window.press("Enter", closes=True)
+    return question["prompt"]
+
+
+def suggestions_open(page: Page) -> bool:
     return page.wait_for("!!document.querySelector('passkeyd-ui')")
 
 
-def pin_dialog(page: Page) -> None:
-    """Waits for a new dialog of the extension: the page sees only the closed shadow root's host
-    element, so a dialog shown again (after a wrong PIN) is told apart by that element's identity."""
-    shown = "document.querySelector('passkeyd-ui')"
-    page.wait_for(f"{shown} && {shown} !== window.passkeydDialog")
-    page.evaluate(f"(window.passkeydDialog = {shown}, true)")
-
-
-def pick(page: Page, index: int) -> None:
-    """A user's pick in the extension's chooser or suggestions: arrow keys, then Enter."""
-    chooser_open(page)
+def pick_suggestion(page: Page, index: int) -> None:
+    """A person's pick among conditional mediation's suggestions under the focused webauthn
+    field: ArrowDown opens them (a script's focus() does not), then arrows and Enter."""
+    # The suggestions exist once passkeyd answered the conditional request: until then the
+    # person's ArrowDown opens nothing, and they press it again.
+    def opened():
+        page.press("ArrowDown")
+        try:
+            return page.wait_for("!!document.querySelector('passkeyd-ui')", timeout=1)
+        except TimeoutError:
+            return False
+    poll(opened, 60, "conditional mediation's suggestions never opened")
+    time.sleep(GUARD)
     for _ in range(index):
         page.press("ArrowDown")
     page.press("Enter")

@@ -24,9 +24,10 @@ from browser_flows import (
     assert_signed_in,
     base64url,
     chooser_open,
+    enter_pin,
     new_name,
     pick,
-    pin_dialog,
+    pick_suggestion,
     register,
     sign_in,
     start,
@@ -100,8 +101,8 @@ def test_modal_chooser_dismissed_is_not_allowed(page, rp):
     for name in (new_name("a"), new_name("b")):
         register(page, name)
     start(page, "rp.signIn({})")
-    chooser_open(page)
-    page.press("Escape")
+    window, _ = chooser_open(page)
+    window.press("Escape", closes=True)
     outcome = page.wait_for("window.outcomeDone")
     assert outcome["error"]["name"] == "NotAllowedError" and outcome["error"]["isDOMException"]
 
@@ -118,7 +119,7 @@ def test_conditional_sign_in_started_on_load_completes_on_the_picked_suggestion(
         page.evaluate("window.conditional.then((v) => window.conditionalDone = v), true")
         assert page.evaluate("PublicKeyCredential.isConditionalMediationAvailable()") is True
         page.evaluate("document.getElementById('username').focus(), true")
-        pick(page, 0)
+        pick_suggestion(page, 0)
         assert_signed_in(page.wait_for("window.conditionalDone"), rp, name)
     finally:
         page.close()
@@ -188,20 +189,35 @@ def test_forged_rp_id_is_a_security_error(page, rp):
     assert outcome["error"]["name"] == "SecurityError", outcome
 
 
-def test_a_page_cannot_claim_another_origin(page, rp):
-    """A request posted straight to the extension's bridge, claiming example.com: the origin is
-    still the frame's (localhost), so example.com's RP ID is refused."""
-    forged = page.evaluate("""new Promise((resolve) => {
-      addEventListener("message", (event) => {
-        const reply = typeof event.data === "string" && JSON.parse(event.data);
-        if (reply && reply.passkeyd === "to-page" && reply.id === 424242) resolve(reply);
-      });
-      postMessage(JSON.stringify({passkeyd: "to-bridge", type: "create", id: 424242,
-        origin: "https://example.com", topOrigin: "https://example.com",
-        options: {rp: {id: "example.com", name: "x"}, user: {id: "AQID", name: "u", displayName: "U"},
-          challenge: "AAAAAAAAAAAAAAAAAAAAAA", pubKeyCredParams: [{type: "public-key", alg: -7}]}}), "*");
-    })""")
-    assert forged["type"] == "error" and forged["name"] == "SecurityError", forged
+FORGED_OPTIONS = """{rp: {id: "localhost", name: "x"}, user: {id: "Zm9yZ2Vk", name: "forged", displayName: "F"},
+  challenge: "AAAAAAAAAAAAAAAAAAAAAA", pubKeyCredParams: [{type: "public-key", alg: -7}],
+  authenticatorSelection: {residentKey: "required"}}"""
+
+
+def stored_users(daemon) -> list:
+    listed = json.loads(ctl(daemon, "--json", "list", "--rp", "localhost").stdout)["relyingParties"]
+    return [c.get("userName") or c.get("user", {}).get("name") for group in listed for c in group["credentials"]]
+
+
+def test_a_page_cannot_talk_to_the_extension_itself(page, rp, daemon):
+    """The page posts the extension's messages itself: the window.postMessage form page.js once
+    used (claiming https://example.com as its origin), and a channel of its own offered as page.js
+    offers its port. The bridge took page.js's port before any page script ran and listens to
+    nothing else: neither is answered, and nothing is stored."""
+    seen = page.evaluate(f"""new Promise((resolve) => {{
+      const seen = [];
+      addEventListener("message", (event) => {{ if (event.source === window) seen.push("window:" + String(event.data).slice(0, 40)); }});
+      postMessage(JSON.stringify({{passkeyd: "to-bridge", type: "create", id: 424242,
+        origin: "https://example.com", topOrigin: "https://example.com", options: {FORGED_OPTIONS}}}), "*");
+      const channel = new MessageChannel();
+      channel.port1.onmessage = (event) => seen.push("port:" + JSON.stringify(event.data));
+      dispatchEvent(new MessageEvent("passkeyd:channel", {{ports: [channel.port2]}}));
+      dispatchEvent(new CustomEvent("passkeyd:ready"));
+      channel.port1.postMessage({{type: "create", id: 1, options: {FORGED_OPTIONS}}});
+      setTimeout(() => resolve(seen), 3000);
+    }})""")
+    assert len(seen) == 1 and seen[0].startswith('window:{"passkeyd":"to-bridge"'), "only the page's own post: " + repr(seen)
+    assert stored_users(daemon) == []
 
 
 def test_a_page_cannot_send_requests_through_another_sites_frame(page, rp, daemon):
@@ -301,7 +317,7 @@ def test_client_capabilities_and_a_signal_seen_in_watch(page, rp, daemon):
 @pytest.fixture(scope="module")
 def pinned(kind, daemon_factory):
     """A browser on a passkeyd without built-in verification (`--uv off`) and with a PIN: the
-    extension's PIN dialog is the only way to verify the user."""
+    PIN entry in the extension's window is the only way to verify the user."""
     daemon = daemon_factory("--presence", "auto", "--uv", "off")
     set_pin(daemon.socket, PIN)
     s = Session(kind, daemon.socket)
@@ -309,7 +325,7 @@ def pinned(kind, daemon_factory):
     s.close()
 
 
-def test_a_pin_typed_into_the_dialog_verifies_the_user_and_the_page_never_sees_it(pinned):
+def test_a_pin_typed_into_the_extensions_window_verifies_the_user_and_the_page_never_sees_it(pinned):
     site = RelyingParty().start()
     page = pinned.page(site)
     try:
@@ -318,29 +334,22 @@ def test_a_pin_typed_into_the_dialog_verifies_the_user_and_the_page_never_sees_i
             addEventListener(type, (event) => window.seen.push(type + ":" + (event.key ?? event.data)), true)), true)""")
         name = new_name("pin")
         start(page, f"rp.register({json.dumps({'name': name})})")
-        pin_dialog(page)
-        page.type_text("9999")
-        page.press("Enter")
-        pin_dialog(page)  # asked again after the wrong PIN
-        page.type_text(PIN)
-        page.press("Enter")
+        wrong = enter_pin(page, "9999")
+        enter_pin(page, PIN, previous=wrong)  # asked again after the wrong PIN
         registered = page.wait_for("window.outcomeDone")
         assert_registered(registered, site, name, ALGORITHMS["ES256"])
         assert registered["page"]["flags"] & UV, registered["page"]
         start(page, "rp.signIn({})")
-        pin_dialog(page)
-        page.type_text(PIN)
-        page.press("Enter")
+        enter_pin(page, PIN)
         signed_in = page.wait_for("window.outcomeDone")
         assert_signed_in(signed_in, site, name)
         assert signed_in["page"]["flags"] & UV, signed_in["page"]
-        # Only the Enter key's release, after the dialog closed, reached the page.
+        # The PIN is typed into the extension's window: no key of it reaches the page.
         seen = page.evaluate("window.seen")
-        assert all(event == "keyup:Enter" for event in seen), seen
+        assert seen == [], seen
         # Cancelled: the page's NotAllowedError.
         start(page, "rp.signIn({})")
-        pin_dialog(page)
-        page.press("Escape")
+        enter_pin(page, None)
         cancelled = page.wait_for("window.outcomeDone")
         assert cancelled["error"]["name"] == "NotAllowedError" and cancelled["error"]["isDOMException"], cancelled
     finally:

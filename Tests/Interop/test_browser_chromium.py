@@ -50,22 +50,35 @@ def test_passkeyd_not_running_is_a_clear_error_and_the_fallback_is_honoured(tmp_
         session.close()
 
 
+def framed_register(page, other, name: str, allow: str, click: bool) -> dict:
+    """Another origin's frame in the page registers `name`: on a person's click in it (a trusted
+    click through the DevTools protocol) or, without `click`, at once on load."""
+    page.evaluate(f"""(window.framed = new Promise((resolve) => {{
+        addEventListener("message", (event) => {{ if (event.origin === {json.dumps(other.origin)}) resolve(JSON.parse(event.data)); }});
+    }}), window.framed.then((v) => window.framedDone = v), window.frameLoaded = new Promise((resolve) => {{
+        const frame = document.createElement("iframe");
+        frame.allow = {json.dumps(allow)};
+        frame.style = "position:fixed;left:0;top:0;width:320px;height:200px;border:0";
+        frame.onload = () => resolve(true);
+        frame.src = {json.dumps(other.url("/framed?name=" + name + ("" if click else "&now")))};
+        document.body.append(frame);
+    }}), true)""")
+    page.evaluate("window.frameLoaded")
+    if click:
+        page.click_at(100, 100)
+    return page.wait_for("window.framedDone")
+
+
 @pytest.mark.parametrize("allowed", [True, False], ids=["allowed", "not-allowed"])
 def test_a_cross_origin_frame_registers_only_where_the_permissions_policy_allows(session, page, rp, allowed):
-    """Another origin's frame (another port of localhost) in the page: with
+    """Another origin's frame (another port of localhost) in the page, clicked by the person: with
     allow="publickey-credentials-create" it registers with its own origin in the client data
     (verified by its own server); without, NotAllowedError (WebAuthn L3 §5.1.3 step 2)."""
     other = RelyingParty().start()
     try:
         name = new_name("framed")
         allow = "publickey-credentials-create" if allowed else ""
-        outcome = page.evaluate(f"""new Promise((resolve) => {{
-            addEventListener("message", (event) => {{ if (event.origin === {json.dumps(other.origin)}) resolve(JSON.parse(event.data)); }});
-            const frame = document.createElement("iframe");
-            frame.allow = {json.dumps(allow)};
-            frame.src = {json.dumps(other.url("/framed?name=" + name))};
-            document.body.append(frame);
-        }})""")
+        outcome = framed_register(page, other, name, allow, click=True)
         if allowed:
             assert_registered(outcome, other, name, ALGORITHMS["ES256"])
             assert outcome["page"]["clientData"]["crossOrigin"] is True, outcome["page"]["clientData"]

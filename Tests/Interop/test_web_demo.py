@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from browser_driver import BrowserError, PageError, chromium_path
-from browser_flows import Session, chooser_open, new_name, pick, pin_dialog
+from browser_flows import Session, chooser_open, enter_pin, new_name, pick, pick_suggestion
 from passkeyd_hid import REPO
 from passkeyd_pin import passkeyctl, set_pin
 
@@ -303,8 +303,8 @@ def test_passkey_only_signs_in_the_account_picked_in_the_chooser(page, web, daem
     # Escape in the chooser: NotAllowedError, said on the page; nothing signed in.
     page.navigate(web.shop("/scenario/passkey-only"))
     click(page, "action")
-    chooser_open(page)
-    page.press("Escape")
+    window, _ = chooser_open(page)
+    window.press("Escape", closes=True)
     settle(page, "document.getElementById('status').textContent.startsWith('Cancelled or not allowed (NotAllowedError)')")
 
 
@@ -336,8 +336,9 @@ def sign_in_with_a_suggestion(page, daemon) -> None:
     """On an AutoFill page: focus the field, pick the first suggestion (Enter), end signed in."""
     conditional_pending(page)
     page.evaluate("document.getElementById('username').focus(), true")
-    # The suggestions come up under the focused field (the page cannot read them: a closed shadow root).
-    pick(page, 0)
+    # The suggestions come up under the focused field on the person's ArrowDown (a script's
+    # focus() opens nothing; the page cannot read them: a closed shadow root).
+    pick_suggestion(page, 0)
     settle(page, "location.pathname === '/signed-in'")
     assert_success_page(page, daemon, text(page, "user-username"), "signed in with a passkey")
 
@@ -395,9 +396,9 @@ def test_autofill_hybrid_button_cancels_autofill_before_the_modal_request(page, 
     conditional_pending(page)
     click(page, "action")
     # The modal chooser comes up only after AutoFill's request ended with AbortError.
-    chooser_open(page)
+    window, _ = chooser_open(page)
     assert page.evaluate("document.body.dataset.conditional") == "AbortError"
-    page.press("Enter")
+    window.press("Enter", closes=True)
     settle(page, "location.pathname === '/signed-in'")
     assert_success_page(page, daemon, text(page, "user-username"), "signed in with a passkey")
 
@@ -461,11 +462,11 @@ def test_courier_loading_state_and_retry_after_cancel(page, web):
         create_account(page, web, name)
         courier_sign_out(page, name)
     click(page, "sign-in")
-    chooser_open(page)
+    window, _ = chooser_open(page)
     # While the request runs: the loading indicator, every button disabled.
     assert page.evaluate("!document.getElementById('loading').hidden && "
                          "['create', 'sign-in', 'sign-out', 'retry'].every((id) => document.getElementById(id).disabled)")
-    page.press("Escape")
+    window.press("Escape", closes=True)
     status_is(page, CANCELLED)
     assert page.evaluate("!document.getElementById('retry').hidden && document.getElementById('support').hidden")
     assert page.evaluate("document.getElementById('loading').hidden && !document.getElementById('sign-in').disabled")
@@ -548,7 +549,7 @@ def test_courier_session_survives_a_restart_of_the_server(session, daemon, tmp_p
 
 def test_courier_failed_biometric_check_with_a_pin_set_asks_the_pin_and_creates_the_account(daemon_factory, web):
     """`passkeyd --uv deny` with a PIN: the built-in check fails, so the browser asks for the PIN
-    (the extension's PIN dialog, typed into as a person types), and the account is created; the
+    (the PIN entry in the extension's window, typed into as a person types), and the account is created; the
     passkey is in passkeyd."""
     daemon = daemon_factory("--presence", "auto", "--uv", "deny")
     set_pin(daemon.socket, "4711")
@@ -560,9 +561,7 @@ def test_courier_failed_biometric_check_with_a_pin_set_asks_the_pin_and_creates_
         courier_screen(page, "welcome")
         fill(page, username=name)
         click(page, "create")
-        pin_dialog(page)
-        page.type_text("4711")
-        page.press("Enter")
+        enter_pin(page, "4711")
         settle(page, f"document.getElementById('heading').textContent === {json.dumps('✓ Account created: signed in as ' + name)}")
         assert list(passkeys_of(daemon, "courier.localhost", pin="4711")) == [name]
     finally:
