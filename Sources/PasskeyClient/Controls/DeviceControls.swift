@@ -1,3 +1,4 @@
+import CBOR
 import CTAP
 import CTAPHID
 import PasskeydMacros
@@ -52,6 +53,40 @@ public struct DeviceControls: Sendable {
         // Returns once subscribed, or once the attempt failed (the stream then ends with why).
         for await _ in subscription.stream {}
         return stream
+    }
+
+    /// The run-time settings (CONTROLS `get`: user verification, automatic presence, response
+    /// override bits, the next conditional answer).
+    public func settings() async throws(CTAP2Error) -> ControlSettings {
+        try await send(.get)
+    }
+
+    /// Changes what `change` names; returns the settings afterwards.
+    @discardableResult
+    public func apply(_ change: ControlSettings, clearConditional: Bool = false) async throws(CTAP2Error)
+        -> ControlSettings
+    {
+        try await send(.set(change, clearConditional: clearConditional))
+    }
+
+    /// The credential a test asked the next conditional request for `rpID` to be answered with,
+    /// handed out once (CONTROLS `takeConditional`); nil when none was (the default). The browser
+    /// host asks this when a conditional request arrives, and answers with that credential
+    /// without waiting for the person's pick: what Chrome's virtual authenticator does unasked.
+    public func takeConditionalAnswer(rpID: String) async throws(CTAP2Error) -> ConditionalAnswer? {
+        try await send(.takeConditional(rpID: rpID)).conditional
+    }
+
+    private func send(_ command: ControlsCommand) async throws(CTAP2Error) -> ControlSettings {
+        let reply: [UInt8]
+        do { reply = try await transport.vendor(.controls, payload: command.cbor.encoded) } catch {
+            throw .transport(error)
+        }
+        guard let status = reply.first.flatMap(CTAPStatus.init(rawValue:)) else { throw .malformedResponse }
+        guard status == .success else { throw .status(status) }
+        do { return try ControlSettings(cbor: try CBORDecoder.decode(Array(reply.dropFirst()))) } catch {
+            throw .malformedResponse
+        }
     }
 
     private func send(_ command: FaultCommand) async throws(CTAP2Error) -> [FaultRule] {
