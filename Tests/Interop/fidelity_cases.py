@@ -287,6 +287,34 @@ case(A, "unknown transports in excludeCredentials are ignored",
 case(A, "challenge backed by shared memory",
      "const shared = new WebAssembly.Memory({initial: 1, maximum: 1, shared: true}).buffer;"
      " return F.outcome(() => F.create(F.creation({challenge: new Uint8Array(shared, 0, 32)})));")
+# The order a page's getters see the members read in (WebIDL §3.2.17: lexicographic), each once.
+READ_ORDER = ("const seen = []; const o = F.creation(); const spy = {};"
+              " for (const k of Object.keys(o).concat(['timeout', 'hints', 'attestation', 'attestationFormats',"
+              " 'excludeCredentials', 'extensions'])) Object.defineProperty(spy, k, {enumerable: true,"
+              " get() { seen.push(k); return o[k]; }});"
+              " await F.settle(F.create(spy)); return seen;")
+case(A, "the members are read in lexicographic order, once each", READ_ORDER,
+     exception=Exception_("spec", "Chromium 156 never reads attestationFormats (it has no such member); passkeyd "
+                          "reads it in its lexicographic place (WebAuthn L3 §5.4, WebIDL §3.2.17).",
+                          lambda oracle: sorted(oracle + ["attestationFormats"])))
+case(A, "a getter that throws: its exception, as it is",
+     "const o = F.creation(); Object.defineProperty(o, 'challenge', {get() { throw new RangeError('mine'); }});"
+     " return F.outcome(() => F.create(o));")
+case(A, "a conversion error comes before an aborted signal",
+     "return F.outcome(() => navigator.credentials.create({publicKey: {}, signal: AbortSignal.abort()}));")
+case(A, "an aborted signal comes before another site's rp.id",
+     "return F.outcome(() => F.create(F.creation({rp: {name: 'x', id: 'example.com'}}), {signal: AbortSignal.abort()}));")
+case(A, "the promise is the realm's own, whatever window.Promise is now",
+     "const Original = Promise; window.Promise = class extends Original {};"
+     " try { const p = navigator.credentials.create({publicKey: F.creation()});"
+     " const kind = [Object.getPrototypeOf(p) === Original.prototype]; await p.catch(() => 0); return kind; }"
+     " finally { window.Promise = Original; }")
+case(A, "a patched Promise.prototype.then is not called",
+     "const original = Promise.prototype.then; let calls = 0;"
+     " Promise.prototype.then = function (...a) { calls++; return original.apply(this, a); };"
+     " let created; try { created = await F.outcome(async () => F.described(await F.create(F.creation()))); }"
+     " finally { Promise.prototype.then = original; }"
+     " return {created: F.shape(created), calls};")
 
 # -- IDL conversion: get -------------------------------------------------------------------
 A = "IDL get"
@@ -464,6 +492,20 @@ case(A, "own properties and JSON.stringify",
 case(A, "instanceof the browser's interfaces",
      "const c = await F.credential(); return [c instanceof PublicKeyCredential, c instanceof Credential,"
      " c.response instanceof AuthenticatorAttestationResponse, c.response instanceof AuthenticatorResponse];")
+case(A, "registration toJSON with prf outputs",
+     "return F.outcome(async () => F.shape((await F.create(F.creation({extensions: {prf: {}, credProps: true}})))"
+     ".toJSON().clientExtensionResults));")
+case(A, "assertion toJSON with prf results",
+     "return F.outcome(async () => { const c = await F.create(F.creation({extensions: {prf: {}}}));"
+     " const a = await F.get({allowCredentials: [{type: 'public-key', id: c.rawId}],"
+     " extensions: {prf: {eval: {first: F.rand(32)}}}}); return F.shape(a.toJSON().clientExtensionResults); });")
+case(A, "the interfaces' prototype members",
+     "return [PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,"
+     " AuthenticatorResponse, Credential].map((i) => Reflect.ownKeys(i.prototype).map(String));")
+case(A, "a credential's constructor and prototype chain",
+     "const c = await F.credential(); return [c.constructor === PublicKeyCredential,"
+     " Object.getPrototypeOf(Object.getPrototypeOf(c)) === Credential.prototype, typeof c, Array.isArray(c),"
+     " Object.isExtensible(c), Object.prototype.toString.call(c.response)];")
 
 # -- functions that look native (WebIDL §3.7) ----------------------------------------------
 A = "native functions"

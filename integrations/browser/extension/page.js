@@ -55,6 +55,13 @@
   const nativeBtoa = btoa;
   const nativeAtob = atob;
   const arrayPush = (list, value) => { list[list.length] = value; };
+  // Promises as the browser's own are made: of the realm's original Promise, settled through its
+  // original `then`, whatever the page did to window.Promise or Promise.prototype since.
+  const NativePromise = Promise;
+  const promiseThen = Promise.prototype.then;
+  const promiseReject = Promise.reject;
+  const rejected = (error) => apply(promiseReject, NativePromise, [error]);
+  const then = (promise, onFulfilled, onRejected) => apply(promiseThen, promise, [onFulfilled, onRejected]);
 
   const typeError = (message) => new NativeTypeError(message);
   const domError = (name, message) => new NativeDOMException(message, name);
@@ -436,7 +443,7 @@
   };
 
   /** Sends one request; settles with the host's answer, the signal's reason, or the fallback. */
-  const call = (type, members, signal, fallback, ceremony) => new Promise((resolve, reject) => {
+  const call = (type, members, signal, fallback, ceremony) => new NativePromise((resolve, reject) => {
     const id = ++nextId;
     const onAbort = () => {
       if (!pending.delete(id)) return;
@@ -448,7 +455,7 @@
     pending.set(id, {
       resolve, reject, done, ceremony, conditional: members.mediation === "conditional",
       abort: () => { if (pending.delete(id)) { done(); send({ type: "abort", id }); reject(domError("AbortError", "A new request replaced this one.")); } },
-      fallback: () => fallback ? fallback().then(resolve, reject)
+      fallback: () => fallback ? then(fallback(), resolve, reject)
         : reject(domError("NotAllowedError", "passkeyd is not running.")),
     });
     send({ type, id, ...members });
@@ -481,29 +488,29 @@
   const ceremony = (that, args, kind) => {
     // A foreign `this` is an illegal invocation, and no ceremony runs (another realm's container
     // is served by that realm's own copy of this script).
-    if (that !== container) return Promise.reject(typeError("Illegal invocation"));
+    if (that !== container) return rejected(typeError("Illegal invocation"));
     const native = kind === "create" ? nativeCreate : nativeGet;
     let options;
     try {
       options = (kind === "create" ? createArguments : getArguments)(args[0], "options");
     } catch (error) {
-      return Promise.reject(error);
+      return rejected(error);
     }
     if (options.publicKey === undefined) return apply(native, that, args);
-    if (options.signal && apply(signalAborted, options.signal, [])) return Promise.reject(apply(signalReason, options.signal, []));
+    if (options.signal && apply(signalAborted, options.signal, [])) return rejected(apply(signalReason, options.signal, []));
     const feature = kind === "create" ? "publickey-credentials-create" : "publickey-credentials-get";
-    if (!allowedHere(feature)) return Promise.reject(refusedByPolicy(feature));
+    if (!allowedHere(feature)) return rejected(refusedByPolicy(feature));
     try {
       (kind === "create" ? checkCreation : checkRequest)(options.publicKey);
     } catch (error) {
-      return Promise.reject(error);
+      return rejected(error);
     }
     const busy = admit();
-    if (busy) return Promise.reject(busy);
+    if (busy) return rejected(busy);
     const members = { options: toJSONForm(options.publicKey) };
     if (kind === "get") members.mediation = options.mediation;
-    return call(kind, members, options.signal, () => apply(native, that, args), true)
-      .then((reply) => reply.credential ? credentialFrom(reply.credential, kind === "create") : reply);
+    return then(call(kind, members, options.signal, () => apply(native, that, args), true),
+      (reply) => reply.credential ? credentialFrom(reply.credential, kind === "create") : reply);
   };
 
   const methods = {
@@ -522,7 +529,7 @@
   if (nativeStore) {
     replace(CredentialsContainer.prototype, "store", { store(credential) {
       if (this === container && ours.has(credential)) {
-        return Promise.reject(domError("NotSupportedError", "A PublicKeyCredential cannot be stored."));
+        return rejected(domError("NotSupportedError", "A PublicKeyCredential cannot be stored."));
       }
       return apply(nativeStore, this, arguments);
     } }.store);
@@ -532,16 +539,17 @@
 
   // With the fallback chosen and passkeyd unavailable, the browser's own answer stands.
   const nativeCapabilities = PKC.getClientCapabilities;
-  const capabilities = () => call("capabilities", {}, null, nativeCapabilities && (() => apply(nativeCapabilities, PKC, [])), false)
-    .then((reply) => reply.capabilities || reply);
+  const capabilities = () => then(
+    call("capabilities", {}, null, nativeCapabilities && (() => apply(nativeCapabilities, PKC, [])), false),
+    (reply) => reply.capabilities || reply);
 
   const statics = {
     getClientCapabilities() { return capabilities(); },
     isUserVerifyingPlatformAuthenticatorAvailable() {
-      return capabilities().then((c) => c.userVerifyingPlatformAuthenticator === true, () => false);
+      return then(capabilities(), (c) => c.userVerifyingPlatformAuthenticator === true, () => false);
     },
     isConditionalMediationAvailable() {
-      return capabilities().then((c) => c.conditionalGet === true, () => false);
+      return then(capabilities(), (c) => c.conditionalGet === true, () => false);
     },
   };
   for (const name of Object.keys(statics)) replace(PKC, name, statics[name]);
@@ -560,8 +568,8 @@
   for (const [name, [kind, convert]] of Object.entries(signalOptions)) {
     const fn = { [name](options) {
       let json;
-      try { json = convert(options, "options"); } catch (error) { return Promise.reject(error); }
-      return call("signal", { kind, options: json }, null, null, false).then(() => undefined);
+      try { json = convert(options, "options"); } catch (error) { return rejected(error); }
+      return then(call("signal", { kind, options: json }, null, null, false), () => undefined);
     } }[name];
     replace(PKC, name, fn);
   }
