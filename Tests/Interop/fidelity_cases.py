@@ -573,6 +573,22 @@ case(A, "a message posted by the page answers nothing",
      "window.postMessage(JSON.stringify({passkeyd: 'to-page', type: 'result', id: 1}), '*');"
      " return F.outcome(async () => F.described(await F.get()));")
 
+# -- frames ------------------------------------------------------------------------------------
+A = "frames"
+case(A, "a registration in a new same-origin about:blank frame, at once",
+     "const frame = document.createElement('iframe'); document.body.append(frame);"
+     " try { const w = frame.contentWindow; const o = F.creation();"
+     " return await Promise.race([F.outcome(async () => { const c = await w.navigator.credentials.create({publicKey: o});"
+     " return [c instanceof w.PublicKeyCredential, c.type]; }),"
+     " new Promise((r) => setTimeout(() => r('still pending after 20 s'), 20000))]); } finally { frame.remove(); }")
+case(A, "a sign-in in a same-origin frame once it loaded",
+     "const frame = document.createElement('iframe'); frame.src = location.href + '?frame';"
+     " const loaded = new Promise((r) => frame.onload = r); document.body.append(frame); await loaded;"
+     " try { const w = frame.contentWindow; const allow = await F.allow();"
+     " return await F.outcome(async () => { const a = await w.navigator.credentials.get({publicKey: w.F.request("
+     "{allowCredentials: allow})}); return [a instanceof w.PublicKeyCredential, a.response instanceof"
+     " w.AuthenticatorAssertionResponse]; }); } finally { frame.remove(); }")
+
 # -- getClientCapabilities (WebAuthn L3 §5.1.7) ---------------------------------------------
 A = "capabilities"
 case(A, "getClientCapabilities keys",
