@@ -95,26 +95,61 @@ window.F = (() => {
   };
   const settle = (p) => p.then((v) => ({value: v === undefined ? "undefined" : typeof v}),
     (e) => ({error: errorName(e)}));
-  return {rand, user, creation, resident, request, create, get, credential, allow, outcome, shape, described,
+  /** Runs `code` (an async function body) in a frame of OTHER (another origin: another port of
+   *  localhost) with `allow`, and answers what it returned. */
+  const inFrame = (allow, code) => new Promise((resolve) => {
+    const frame = document.createElement("iframe");
+    frame.allow = allow;
+    frame.src = `${OTHER}/?frame`;
+    const answered = (event) => {
+      if (event.origin !== OTHER || event.source !== frame.contentWindow) return;
+      removeEventListener("message", answered);
+      frame.remove();
+      resolve(JSON.parse(event.data));
+    };
+    addEventListener("message", answered);
+    frame.onload = () => frame.contentWindow.postMessage(code, OTHER);
+    document.body.append(frame);
+  });
+  if (window !== top) {
+    addEventListener("message", async (event) => {
+      if (event.source !== parent) return;
+      const run = new (Object.getPrototypeOf(async () => {}).constructor)(event.data);
+      let value;
+      try { value = await run(); } catch (e) { value = {harness: String(e)}; }
+      parent.postMessage(JSON.stringify(value), "*");
+    });
+  }
+  return {inFrame, rand, user, creation, resident, request, create, get, credential, allow, outcome, shape, described,
     looks, descriptor, b64, errorName, settle};
 })();
 """
 
 PAGE = """<!doctype html>
 <meta charset="utf-8"><title>fidelity</title>
+<script>const OTHER = {other};</script>
 <script>{helpers}</script>
 <body><input id="username" autocomplete="username webauthn"></body>
 """
 
 
 class Site:
-    """http://localhost:PORT serving one page (every path) with the helpers."""
+    """http://localhost:PORT serving one page (every path) with the helpers, and the same page on
+    a second port (`other`: another origin of the same site, for cross-origin frames)."""
 
     def start(self) -> "Site":
-        body = PAGE.format(helpers=HELPERS).encode()
+        self.servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler()) for _ in range(2)]
+        self.origin, self.other = (f"http://localhost:{s.server_address[1]}" for s in self.servers)
+        for server in self.servers:
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+        return self
+
+    def _handler(self):
+        site = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
+                body = PAGE.format(helpers=HELPERS, other=json.dumps(site.other)).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.send_header("Content-Length", str(len(body)))
@@ -124,14 +159,12 @@ class Site:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://localhost:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
+        return Handler
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        for server in self.servers:
+            server.shutdown()
+            server.server_close()
 
 
 @dataclass(frozen=True)
@@ -588,6 +621,21 @@ case(A, "a sign-in in a same-origin frame once it loaded",
      " return await F.outcome(async () => { const a = await w.navigator.credentials.get({publicKey: w.F.request("
      "{allowCredentials: allow})}); return [a instanceof w.PublicKeyCredential, a.response instanceof"
      " w.AuthenticatorAssertionResponse]; }); } finally { frame.remove(); }")
+FRAME_CREATE = ("return F.outcome(async () => F.described(await F.create(F.creation())));")
+# The frame signs in with the top page's credential (the same RP ID, localhost), named by its id.
+FRAME_GET = ("const id = F.b64((await F.credential()).rawId); return F.inFrame(ALLOW, `return F.outcome(async () =>"
+             " F.described(await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON("
+             "{challenge: 'AAAAAAAAAAAAAAAAAAAAAA', userVerification: 'discouraged', allowCredentials: [{type: 'public-key',"
+             " id: '${id}'}]})})));`);")
+case(A, "a cross-origin frame without allow= registers nothing",
+     f"return F.inFrame('', {json.dumps(FRAME_CREATE)});")
+case(A, "a cross-origin frame allowed to create, without a gesture",
+     f"return F.inFrame('publickey-credentials-create', {json.dumps(FRAME_CREATE)});")
+case(A, "a cross-origin frame allowed to get signs in", "const ALLOW = 'publickey-credentials-get'; " + FRAME_GET)
+case(A, "a cross-origin frame without allow= cannot sign in", "const ALLOW = ''; " + FRAME_GET)
+case(A, "a cross-origin frame's permissions policy, as the frame sees it",
+     "return F.inFrame('publickey-credentials-get', \"return ['publickey-credentials-get', "
+     "'publickey-credentials-create'].map((f) => document.featurePolicy.allowsFeature(f));\");")
 
 # -- getClientCapabilities (WebAuthn L3 §5.1.7) ---------------------------------------------
 A = "capabilities"
