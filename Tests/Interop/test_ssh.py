@@ -235,6 +235,16 @@ def test_ssh_keygen_K_with_built_in_uv_needs_no_pin(daemon_factory, workdir, ssh
     back = restored / "id_ecdsa_sk_rk_erin"
     sshd.authorize(public_key(back))
     ok(login(tools, sshd, f"IdentityFile={back}", "IdentityAgent=none"), "ssh with a key from -K", sshd.log())
+    # ssh-add -K the same way, straight into an agent.
+    agent = Agent(folder, tools.env())
+    try:
+        with_agent = tools.env(SSH_AUTH_SOCK=agent.socket)
+        ok(tools.run("ssh-add", "-K", "-S", provider(), env=with_agent), "ssh-add -K", agent.log())
+        listed = ok(tools.run("ssh-add", "-L", env=with_agent), "ssh-add -L")
+        for _, path in made.values():
+            assert public_key(path) in listed
+    finally:
+        agent.stop()
 
 
 def test_ssh_keygen_K_falls_back_to_the_pin_when_built_in_uv_fails(daemon_factory, workdir):
