@@ -138,7 +138,11 @@ import WebAuthn
         let h = try ClientHarness(transport: UnreachableTransport())
         let error = await webAuthnError { try await h.client.get(await h.rp.authenticationOptions()) }
         #expect(error?.name == .notAllowed)
-        #expect(error?.message.hasPrefix("Unable to reach the authenticator") == true)
+        // A page reads the message: no socket path in it (issue 40 item 7); the detail has it.
+        #expect(error?.message == WebAuthnClient.unavailable)
+        #expect(error?.message.contains("/nowhere.sock") == false)
+        #expect(
+            error?.detail == "Unable to reach the authenticator at /nowhere.sock: nothing accepts connections there.")
         #expect(error?.cause == .transport(.unreachable("/nowhere.sock")))
     }
 }

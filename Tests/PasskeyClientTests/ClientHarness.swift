@@ -24,7 +24,8 @@ struct ClientHarness {
     init(
         presence: [PresenceOutcome] = [.approved], verifier: ScriptedVerifier? = .always(.verified),
         picks: [ScriptedUserAgent.Pick] = [.first], pins: [String?] = [], newPIN: String? = nil,
-        transport: (any CTAPTransport)? = nil
+        transport: (any CTAPTransport)? = nil,
+        wrap: (any CTAPTransport) -> any CTAPTransport = { $0 }
     ) throws {
         self.presence = ScriptedPresence(presence)
         self.verifier = verifier
@@ -33,7 +34,7 @@ struct ClientHarness {
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         userAgent = ScriptedUserAgent(picks: picks, pins: pins, newPIN: newPIN)
         client = try WebAuthnClient(
-            transport: transport ?? InProcessTransport(device: authenticator),
+            transport: wrap(transport ?? InProcessTransport(device: authenticator)),
             origin: "https://example.com", userAgent: userAgent)
     }
 

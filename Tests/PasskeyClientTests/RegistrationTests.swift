@@ -101,8 +101,8 @@ import WebAuthn
         await expectWebAuthnError(.notAllowed) { try await h.client.create(options) }
     }
 
-    @Test func capabilitiesAreTruthful() throws {
-        let capabilities = try ClientHarness().client.getClientCapabilities()
+    @Test func capabilitiesAreTruthful() async throws {
+        let capabilities = try await ClientHarness().client.getClientCapabilities()
         #expect(capabilities["conditionalGet"] == true)
         #expect(capabilities["conditionalCreate"] == false)
         #expect(capabilities["relatedOrigins"] == false)

@@ -48,6 +48,27 @@ import Testing
         }
     }
 
+    /// http://127.0.0.1 is a secure context (Secure Contexts §3.1), so what refuses it is the RP ID:
+    /// an IP address is no domain (issue 40 item 7; Chromium: SecurityError), not "not a secure context".
+    @Test(arguments: ["http://127.0.0.1:8080", "http://127.1.2.3", "http://[::1]:3000", "https://192.0.2.7"])
+    func anIPAddressOriginIsRefusedForItsRPIDNotItsScheme(origin: String) throws {
+        let parsed = try Origin(origin)
+        for rpID in [nil, parsed.host, "localhost"] {
+            do {
+                _ = try Self.policy.validate(rpID: rpID, origin: parsed)
+                Issue.record("\(origin) with \(rpID ?? "no RP ID") was accepted")
+            } catch {
+                #expect(error.name == .security)
+                #expect(error.message.hasPrefix("An IP address (\(parsed.host)) cannot be a relying party ID"))
+            }
+        }
+    }
+
+    @Test func plainHTTPToAnotherAddressIsStillNotASecureContext() {
+        #expect(throws: WebAuthnError.self) { try Origin("http://192.0.2.7") }
+        #expect(throws: WebAuthnError.self) { try Origin("http://example.com") }
+    }
+
     @Test func fullyQualifiedNamesKeepTheirTrailingDotAndStayUsable() throws {
         let origin = try Origin("https://login.example.co.uk.")
         #expect(try Self.policy.validate(rpID: "example.co.uk.", origin: origin) == "example.co.uk.")

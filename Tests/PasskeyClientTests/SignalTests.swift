@@ -55,8 +55,8 @@ import WebAuthn
         }
     }
 
-    @Test func capabilitiesReportTheSignals() throws {
-        let capabilities = try ClientHarness().client.getClientCapabilities()
+    @Test func capabilitiesReportTheSignals() async throws {
+        let capabilities = try await ClientHarness().client.getClientCapabilities()
         #expect(capabilities["signalUnknownCredential"] == true)
         #expect(capabilities["signalAllAcceptedCredentials"] == true)
         #expect(capabilities["signalCurrentUserDetails"] == true)

@@ -62,6 +62,9 @@ struct Ceremony: Sendable {
         return try await modal(session: session, info: info)
     }
 
+    /// The modal order (WebAuthn L3 §5.1.4.1 steps 18–20; docs/client.md): the accounts are found
+    /// without presence, the person picks one, approves the sign-in naming it, and only then does
+    /// the chosen credential sign with presence. No other credential ever signs with presence.
     private func modal(session: CTAP2Session, info: GetInfoResponse) async throws(WebAuthnError) -> GetResult {
         if !passwords.isEmpty {
             // Passkey or password: one picker with both, then the chosen passkey signs.
@@ -73,27 +76,79 @@ struct Ceremony: Sendable {
             return try await complete(with: picked, session: session, info: info)
         }
         let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowCredentials: allowList.count)
-        let verification = try await planUserVerification(info: info, session: session, largeBlob: largeBlob)
-        let prf = try await prfEvaluation(
-            for: allowList.count == 1 ? allowList[0].id : nil, session: session, info: info)
-        let responses = try await call { () async throws(CTAP2Error) in
-            try await session.getAllAssertions(
-                request(allowList: allowList, up: true, verification: verification, prf: prf, largeBlob: largeBlob))
-        }
-        let chosen: GetAssertionResponse
-        if responses.count == 1 {
-            chosen = responses[0]
-        } else {
-            let choices = responses.map { CredentialChoice.passkey(Self.account(from: $0)) }
+        let enumerates = allowList.isEmpty && CredentialManagementSession.command(for: info) != nil
+        let verification = try await planUserVerification(
+            info: info, session: session, largeBlob: largeBlob, extra: enumerates ? .credentialManagement : [])
+        let accounts = try await discover(
+            session: session, info: info, verification: verification, enumerating: enumerates)
+        let chosen: PasskeyAccount?
+        switch accounts.count {
+        case 0:
+            // Nothing found silently: with an allow list the credential may still be there, hidden
+            // from a silent request (credProtect, CTAP 2.1 §12.1, or alwaysUv): one assertion with
+            // presence over the list decides, and the consent cannot name the account.
+            guard !allowList.isEmpty else { throw client.mapStatus(.noCredentials, rpID: rpID) }
+            chosen = nil
+        case 1:
+            chosen = accounts[0]
+        default:
+            let choices = accounts.map(CredentialChoice.passkey)
             guard let picked = await client.userAgent.chooseCredential(from: choices, rpID: rpID),
-                case .passkey(let account) = picked,
-                let match = responses.first(where: { $0.credential.id == account.credentialID })
+                case .passkey(let account) = picked
             else { throw .notAllowed("The request was cancelled.") }
-            chosen = match
+            chosen = account
+        }
+        try await approve(chosen)
+        let prf = try await prfEvaluation(
+            for: chosen?.credentialID ?? (allowList.count == 1 ? allowList[0].id : nil), session: session, info: info)
+        let signingList = chosen.map { [PublicKeyCredentialDescriptor(id: $0.credentialID)] } ?? allowList
+        let response = try await call { () async throws(CTAP2Error) in
+            try await session.getAssertion(
+                request(allowList: signingList, up: true, verification: verification, prf: prf, largeBlob: largeBlob))
         }
         return .passkey(
             await result(
-                from: chosen, prf: prf, largeBlob: largeBlob, session: session, info: info, verification: verification))
+                from: response, prf: prf, largeBlob: largeBlob, session: session, info: info,
+                verification: verification))
+    }
+
+    /// Asks the person to approve signing in as `account` (nil: the authenticator picks among the
+    /// allowed credentials). Asked after the choice and before any presence is spent.
+    private func approve(_ account: PasskeyAccount?) async throws(WebAuthnError) {
+        guard await client.userAgent.approve(.signIn(rpID: rpID, account: account)) else {
+            throw .notAllowed("Signing in was declined.")
+        }
+    }
+
+    /// The modal request's accounts, found without presence. With a pinUvAuthToken and no allow
+    /// list they are enumerated by credential management (CTAP 2.1 §6.8.4), which signs nothing, so
+    /// no account but the chosen one ever makes an assertion or advances its counter; otherwise a
+    /// silent assertion (`up` false) per credential (§6.2.2, with the same verification as the
+    /// real one, so names come back when the user is verified).
+    /// `enumerating`: the token was asked with the credential management permission.
+    private func discover(
+        session: CTAP2Session, info: GetInfoResponse, verification: UserVerificationMethod, enumerating: Bool
+    ) async throws(WebAuthnError) -> [PasskeyAccount] {
+        if enumerating, case .token(let token) = verification,
+            let listed = try? await CredentialManagementSession(session: session, token: token, info: info)
+                .credentials(rpID: rpID)
+        {
+            return listed.map {
+                PasskeyAccount(
+                    credentialID: $0.credentialID, userHandle: $0.user.id, name: $0.user.name,
+                    displayName: $0.user.displayName)
+            }
+        }
+        do {
+            return try await session.getAllAssertions(
+                request(allowList: allowList, up: false, verification: verification)
+            )
+            .map(Self.account(from:))
+        } catch .status(.noCredentials) {
+            return []
+        } catch {
+            throw client.mapError(error, rpID: rpID)
+        }
     }
 
     /// Conditional mediation: silent discovery feeds the suggestion bar; a pick completes it.
@@ -149,6 +204,7 @@ struct Ceremony: Sendable {
             client.loggers.authentication.info("password chosen instead of a passkey", metadata: ["rp": "\(rpID)"])
             return .password(password)
         case .passkey(let account):
+            try await approve(account)
             let largeBlob = try LargeBlobAccess(options.extensions?.largeBlob, allowCredentials: 1)
             let verification = try await planUserVerification(info: info, session: session, largeBlob: largeBlob)
             let prf = try await prfEvaluation(for: account.credentialID, session: session, info: info)
@@ -167,11 +223,12 @@ struct Ceremony: Sendable {
 
     /// User verification as the RP asked; a large-blob write on a protected authenticator needs a
     /// token with `lbw` (CTAP 2.1 §6.10.2 step 4.5), so it verifies the user whatever the RP asked.
+    /// `extra`: what else the token is for (credential enumeration for the modal chooser).
     private func planUserVerification(
         info: GetInfoResponse, session: CTAP2Session,
-        largeBlob: LargeBlobAccess?
+        largeBlob: LargeBlobAccess?, extra: PinUvAuthTokenPermissions = []
     ) async throws(WebAuthnError) -> UserVerificationMethod {
-        let permissions = PinUvAuthTokenPermissions.getAssertion.union(largeBlob?.permissions ?? [])
+        let permissions = PinUvAuthTokenPermissions.getAssertion.union(largeBlob?.permissions ?? []).union(extra)
         let protected = info.options["uv"] == true || info.options["clientPin"] == true
         return try await client.planUserVerification(
             options.userVerification, info: info, session: session, permissions: permissions, rpID: rpID,
@@ -210,7 +267,8 @@ struct Ceremony: Sendable {
         return AuthenticationResponseJSON(
             credentialID: response.credential.id, clientDataJSON: clientDataJSON,
             authenticatorData: response.authenticatorData, signature: response.signature,
-            userHandle: response.user?.id, authenticatorAttachment: .crossPlatform, clientExtensionResults: outputs)
+            userHandle: response.user?.id, authenticatorAttachment: Attachment(info).attachment,
+            clientExtensionResults: outputs)
     }
 
     /// The prf values that apply to a credential (WebAuthn L3 §10.1.4): its own entry in

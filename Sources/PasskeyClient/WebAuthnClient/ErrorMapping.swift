@@ -3,15 +3,19 @@ import CTAP
 extension WebAuthnClient {
     /// Turns a CTAP2 failure into the DOMException WebAuthn L3 §5.1.3/§5.1.4 prescribes,
     /// keeping the status underneath. The sentence says what happened; what to do about it
-    /// (which command to run) is the application's to add, as passkeyctl does.
+    /// (which command to run) is the application's to add, as passkeyctl does. A sentence that
+    /// would name a local path (the socket's, which names the user) is generic, since a web page
+    /// reads it; the path is in `detail`, for the person at this machine.
     func mapError(_ error: CTAP2Error, rpID: String) -> WebAuthnError {
         switch error {
         case .transport(.unreachable(let address)):
             return .notAllowed(
-                "Unable to reach the authenticator at \(address): nothing accepts connections there.",
-                cause: .transport(.unreachable(address)))
+                Self.unavailable, cause: .transport(.unreachable(address)),
+                detail: "Unable to reach the authenticator at \(address): nothing accepts connections there.")
         case .transport(.untrusted(let sentence)):
-            return .notAllowed(sentence, cause: .transport(.untrusted(sentence)))
+            return .notAllowed(
+                "The authenticator is not available: what answers in its place is not the user's own passkeyd.",
+                cause: .transport(.untrusted(sentence)), detail: sentence)
         case .transport(let failure):
             return .notAllowed(
                 "The connection to the authenticator failed. You can try again.", cause: .transport(failure))
@@ -21,6 +25,9 @@ extension WebAuthnClient {
             return mapStatus(status, rpID: rpID)
         }
     }
+
+    /// What a page hears when passkeyd cannot be reached.
+    static let unavailable = "The authenticator is not available: passkeyd is not running, or cannot be reached."
 
     func mapStatus(_ status: CTAPStatus, rpID: String) -> WebAuthnError {
         let cause = WebAuthnError.Cause.ctap(status)

@@ -82,8 +82,9 @@ extension WebAuthnClient {
             }
             do throws(CTAPStatus) {
                 return try RegistrationResponseJSON(
-                    clientDataJSON: clientDataJSON, attestationObject: attestation, transports: info.transports,
-                    authenticatorAttachment: .crossPlatform, clientExtensionResults: outputs)
+                    clientDataJSON: clientDataJSON, attestationObject: attestation,
+                    transports: Attachment(info).transports,
+                    authenticatorAttachment: Attachment(info).attachment, clientExtensionResults: outputs)
             } catch {
                 throw .unknown("The authenticator's attestation object is malformed.", cause: .ctap(error))
             }

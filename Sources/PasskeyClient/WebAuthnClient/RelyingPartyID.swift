@@ -15,14 +15,20 @@ public struct RelyingPartyIDPolicy: Sendable {
     /// Throws `.security` when the pair is not allowed.
     public func validate(rpID requested: String?, origin: Origin) throws(WebAuthnError) -> String {
         let host = origin.host
+        // An origin whose host is an IP address (http://127.0.0.1 is a secure context) has no
+        // domain: no RP ID is valid for it (§5.1.3 step 8: the effective domain must be a valid
+        // domain). Chromium: SecurityError "This is an invalid domain."
+        guard !Origin.isIPAddress(host) else {
+            throw .security(
+                "An IP address (\(host)) cannot be a relying party ID: WebAuthn needs a domain, such as localhost.")
+        }
         // An RP ID is a domain string and compared in its ASCII form, as the origin's host is.
         guard let rpID = requested.flatMap(DomainToASCII.convert) else {
             if let requested { throw .security("The relying party ID \(requested) is not a valid domain.") }
-            guard !Origin.isIPAddress(host) else { throw .security("An IP address cannot be a relying party ID.") }
             return host
         }
-        if rpID == host, !Origin.isIPAddress(host) { return rpID }
-        guard !Origin.isIPAddress(host), !Origin.isIPAddress(rpID) else {
+        if rpID == host { return rpID }
+        guard !Origin.isIPAddress(rpID) else {
             throw .security("The relying party ID \(rpID) is not valid for the origin \(origin).")
         }
         guard host.hasSuffix("." + rpID) else {
@@ -45,15 +51,18 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     /// The port, when the origin names one (`description` leaves out the scheme's default).
     public let port: Int?
 
-    /// Parses an origin; only `https`, or `http` on localhost, is a secure context
-    /// WebAuthn runs in (WebAuthn L3 §5.1.3 step 2).
+    /// Parses an origin; only `https`, or `http` on localhost or a loopback address, is a secure
+    /// context WebAuthn runs in (WebAuthn L3 §5.1.3 step 2; Secure Contexts §3.1 "potentially
+    /// trustworthy": 127.0.0.0/8 and ::1 are, as `localhost` is). A loopback address is then
+    /// refused as an RP ID, for being an IP address (`RelyingPartyIDPolicy`).
     public init(_ text: String) throws(WebAuthnError) {
         guard let components = Self.withASCIIHost(text).flatMap(URLComponents.init(string:)),
             let scheme = components.scheme?.lowercased(),
             let host = (components.encodedHost ?? components.host)?.lowercased(), !host.isEmpty
         else { throw .security("\(text) is not an origin.") }
         let bareHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        let isLocalhost = bareHost == "localhost" || bareHost.hasSuffix(".localhost")
+        let isLocalhost =
+            bareHost == "localhost" || bareHost.hasSuffix(".localhost") || Self.isLoopbackAddress(bareHost)
         guard scheme == "https" || (scheme == "http" && isLocalhost) else {
             throw .security("\(text) is not a secure context: WebAuthn needs https (or http on localhost).")
         }
@@ -88,6 +97,16 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
         }
         guard !host.contains("@"), let ascii = DomainToASCII.convert(String(host)) else { return nil }
         return text[..<separator.upperBound] + ascii + port + rest[authorityEnd...]
+    }
+
+    /// 127.0.0.0/8 or ::1 (in any of its spellings a URL parser leaves: `::1`, `0:0:0:0:0:0:0:1`).
+    static func isLoopbackAddress(_ host: String) -> Bool {
+        if host.contains(":") {
+            let groups = host.split(separator: ":", omittingEmptySubsequences: true)
+            return groups.last.flatMap { UInt16($0, radix: 16) } == 1
+                && groups.dropLast().allSatisfy { UInt16($0, radix: 16) == 0 }
+        }
+        return isIPAddress(host) && host.hasPrefix("127.")
     }
 
     static func isIPAddress(_ host: String) -> Bool {

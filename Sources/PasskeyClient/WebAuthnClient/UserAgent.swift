@@ -46,7 +46,7 @@ public actor ScriptedUserAgent: UserAgent {
     private var picks: [Pick]
     private var pins: [String?]
     private let newPIN: String?
-    private let confirms: Bool
+    private var confirms: Bool
     /// Every confirmation asked, in order.
     public private(set) var confirmations: [String] = []
     /// Every account picker shown, in order.
@@ -102,6 +102,11 @@ public actor ScriptedUserAgent: UserAgent {
     public func confirm(_ message: String) -> Bool {
         confirmations.append(message)
         return confirms
+    }
+
+    /// From now on answers every confirmation with `answer` (a person who changes their mind).
+    public func answerConfirmations(_ answer: Bool) {
+        confirms = answer
     }
 
     public func show(_ status: KeepaliveStatus) {

@@ -73,19 +73,28 @@ public struct WebAuthnClient: Sendable {
         return (json, Array(SHA256.hash(data: json)))
     }
 
-    /// getClientCapabilities() (WebAuthn L3 §5.1.7): what this client really implements.
-    public func getClientCapabilities() -> [String: Bool] {
-        [
+    /// getClientCapabilities() (WebAuthn L3 §5.1.7): what this client really implements. The two
+    /// platform-authenticator capabilities are the authenticator's to tell (`Attachment`): its
+    /// getInfo is asked, and an authenticator that cannot be reached has neither.
+    public func getClientCapabilities() async -> [String: Bool] {
+        let attachment = try? await Attachment(makeSession().getInfo())
+        return [
             "conditionalCreate": false,
             "conditionalGet": true,
             "hybridTransport": false,
-            "passkeyPlatformAuthenticator": false,
-            "userVerifyingPlatformAuthenticator": false,
+            "passkeyPlatformAuthenticator": attachment?.isPasskeyPlatformAuthenticator ?? false,
+            "userVerifyingPlatformAuthenticator": attachment?.isUserVerifyingPlatformAuthenticator ?? false,
             "relatedOrigins": false,
             "signalAllAcceptedCredentials": true,
             "signalCurrentUserDetails": true,
             "signalUnknownCredential": true,
             "extension:credProps": true
         ]
+    }
+
+    /// isUserVerifyingPlatformAuthenticatorAvailable() (WebAuthn L3 §5.1.7): whether the
+    /// authenticator is a platform one (getInfo transports `internal`) that verifies users itself.
+    public func isUserVerifyingPlatformAuthenticatorAvailable() async -> Bool {
+        (try? await Attachment(makeSession().getInfo()))?.isUserVerifyingPlatformAuthenticator ?? false
     }
 }

@@ -30,17 +30,22 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
     public let message: String
     /// What went wrong underneath, when the authenticator or the transport said so.
     public let cause: Cause?
+    /// The full story for the person at this machine (a command line, the extension's console),
+    /// when `message` leaves it out because a web page reads it: a socket's path names the user's
+    /// runtime folder, and often the user. Nil when `message` says everything.
+    public let detail: String?
 
-    /// An error with its name, sentence and cause.
-    public init(_ name: Name, _ message: String, cause: Cause? = nil) {
+    /// An error with its name, sentence, cause and, when the sentence is a page's, the detail.
+    public init(_ name: Name, _ message: String, cause: Cause? = nil, detail: String? = nil) {
         self.name = name
         self.message = message
         self.cause = cause
+        self.detail = detail
     }
 
-    /// The name, the sentence and the cause in brackets.
+    /// The name, the sentence (the detailed one when there is one) and the cause in brackets.
     public var description: String {
-        var text = "\(name.rawValue): \(message)"
+        var text = "\(name.rawValue): \(detail ?? message)"
         switch cause {
         case .ctap(let status): text += " [\(status)]"
         case .transport(let error): text += " [transport: \(error)]"
@@ -50,8 +55,8 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// Shorthands, one per name.
-    public static func notAllowed(_ message: String, cause: Cause? = nil) -> WebAuthnError {
-        .init(.notAllowed, message, cause: cause)
+    public static func notAllowed(_ message: String, cause: Cause? = nil, detail: String? = nil) -> WebAuthnError {
+        .init(.notAllowed, message, cause: cause, detail: detail)
     }
     public static func invalidState(_ message: String, cause: Cause? = nil) -> WebAuthnError {
         .init(.invalidState, message, cause: cause)
