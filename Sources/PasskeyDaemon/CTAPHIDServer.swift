@@ -58,12 +58,17 @@ public final class CTAPHIDServer: Sendable {
         /// NIO's server channel, the plain path (`ServerChannelAcceptor`), which never busy-polls:
         /// a bench and diagnosis switch (`PASSKEYD_SPEED_OFF=acceptthread`).
         public var acceptThread: Bool
+        /// The most connections served at once; nil derives it from the descriptor limit
+        /// (`ConnectionLimit`), which `start` raises to its hard value.
+        public var connectionLimit: Int?
 
         public init(
             socketPath: String, timing: Timing = .init(), allowedPeerUID: uid_t = getuid(),
             listener: ListeningSocket = .bind,
-            busyPoll: Duration = defaultBusyPoll, quickTransactionsOnLoop: Bool = true, acceptThread: Bool = true
+            busyPoll: Duration = defaultBusyPoll, quickTransactionsOnLoop: Bool = true, acceptThread: Bool = true,
+            connectionLimit: Int? = nil
         ) {
+            self.connectionLimit = connectionLimit
             self.socketPath = socketPath
             self.timing = timing
             self.allowedPeerUID = allowedPeerUID
@@ -138,7 +143,8 @@ public final class CTAPHIDServer: Sendable {
                 of: MultiThreadedEventLoopGroup.singleton,
                 busyPoll: configuration.acceptThread ? configuration.busyPoll : .zero,
                 quickTransactions: configuration.quickTransactionsOnLoop),
-            allowedUID: configuration.allowedPeerUID, logger: logger)
+            allowedUID: configuration.allowedPeerUID, logger: logger,
+            limit: ConnectionLimit.forThisProcess(configured: configuration.connectionLimit, logger: logger))
         let acceptor: any ConnectionAcceptor
         do {
             if configuration.listener == .bind { try file.clearStale() }

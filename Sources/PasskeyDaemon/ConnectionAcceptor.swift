@@ -49,6 +49,8 @@ struct ConnectionSetUp: Sendable {
     /// Peers of any other uid are refused.
     let allowedUID: uid_t
     let logger: Logger
+    /// How many connections are served at once; the acceptor takes a place before serving one.
+    let limit: ConnectionLimit
 
     /// Bounds the replies written but not yet taken by the peer (`CTAPHIDServer.Limits`).
     static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(
@@ -66,13 +68,17 @@ struct ConnectionSetUp: Sendable {
     }
 
     /// Each of `incoming` opened (`open`, nil when it cannot be served) and served, each in a
-    /// task of its own, until `incoming` finishes; those still open are then closed.
+    /// task of its own, until `incoming` finishes; those still open are then closed. Each had a
+    /// place in `limit`, given back when it ends.
     func serveEach<Incoming: Sendable>(
         of incoming: AsyncStream<Incoming>, _ open: @escaping @Sendable (Incoming) async -> ServedConnection?
     ) async {
-        await withDiscardingTaskGroup { group in
+        await withDiscardingTaskGroup { [limit] group in
             for await next in incoming {
-                group.addTask { await open(next)?.serve() }
+                group.addTask {
+                    await open(next)?.serve()
+                    limit.leave()
+                }
             }
             group.cancelAll()
         }

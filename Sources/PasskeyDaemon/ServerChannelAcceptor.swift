@@ -33,11 +33,18 @@ final class ServerChannelAcceptor: ConnectionAcceptor {
             serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .childChannelOption(.writeBufferWaterMark, value: ConnectionSetUp.writeBufferWaterMark)
                 .childChannelInitializer { child in
-                    peer(of: child).flatMapThrowing { peer in
-                        // A failed initializer closes the child unread.
-                        guard setUp.admits(peer) else { throw NotServed() }
-                        let served = try setUp.connection(on: child, descriptor: nil, requester: peer)
-                        if case .terminated = continuation.yield(served) { throw NotServed() }
+                    // Past the cap, closed at once and unread (a failed initializer closes the child).
+                    guard setUp.limit.admit() else { return child.eventLoop.makeFailedFuture(NotServed()) }
+                    return peer(of: child).flatMapThrowing { peer in
+                        do {
+                            guard setUp.admits(peer) else { throw NotServed() }
+                            let served = try setUp.connection(on: child, descriptor: nil, requester: peer)
+                            if case .terminated = continuation.yield(served) { throw NotServed() }
+                        } catch {
+                            // Not served: its place is given back here, not by `serveEach`.
+                            setUp.limit.leave()
+                            throw error
+                        }
                     }
                 }
                 .withBoundSocket(listener).get()

@@ -100,12 +100,18 @@ final class Acceptor: ConnectionAcceptor {
                     switch errno {
                     case EINTR, ECONNABORTED: continue
                     case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                        // Out of descriptors: the connection waits in the backlog until one is freed.
-                        setUp.logger.warning("cannot accept a connection", metadata: ["errno": "\(errno)"])
+                        // Out of descriptors (another part of the process, or the system, took them):
+                        // the connection waits in the backlog until one is freed; logged once a second.
+                        setUp.limit.acceptFailed(errno: errno)
                         usleep(10_000)
                     default: break
                     }
                     break
+                }
+                // Past the cap, closed at once and unread: no client can spend the descriptors.
+                guard setUp.limit.admit() else {
+                    close(connection)
+                    continue
                 }
                 _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
                 _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
@@ -113,9 +119,13 @@ final class Acceptor: ConnectionAcceptor {
                 let peer = PeerCredentials(of: connection)
                 guard setUp.admits(peer) else {
                     close(connection)
+                    setUp.limit.leave()
                     continue
                 }
-                if case .terminated = continuation.yield((connection, peer)) { close(connection) }
+                if case .terminated = continuation.yield((connection, peer)) {
+                    close(connection)
+                    setUp.limit.leave()
+                }
             }
         }
     }
