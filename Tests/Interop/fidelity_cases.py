@@ -479,6 +479,11 @@ case(A, "request extensions decoded",
      exception=Exception_("spec", "Chromium 156 adds credProps: false to every parsed extensions dictionary; "
                           "WebAuthn L3 §10.1.3 gives credProps no default, so passkeyd leaves it absent.",
                           with_members(extensions__credProps=None)))
+case(A, "a record's entries, a __proto__ key among them",
+     "const p = PublicKeyCredential.parseRequestOptionsFromJSON({challenge: 'AAAA', extensions: {prf: {evalByCredential:"
+     " JSON.parse('{\"__proto__\": {\"first\": \"AAAA\"}, \"AAAA\": {\"first\": \"AAAA\"}}')}}});"
+     " const r = p.extensions.prf.evalByCredential; return [Object.getPrototypeOf(r) === Object.prototype,"
+     " Object.keys(r), F.shape(Object.getOwnPropertyDescriptor(r, '__proto__')?.value)];")
 case(A, "request challenge missing",
      "return F.outcome(() => PublicKeyCredential.parseRequestOptionsFromJSON({}));")
 case(A, "request id not base64url",

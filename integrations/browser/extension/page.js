@@ -141,11 +141,14 @@
   };
   const record = (of) => (v, where) => {
     if (!isObject(v)) throw typeError(`${where} is not an object.`);
-    const out = objectCreate(null);
+    const out = {};
     for (const key of ownKeys(v)) {
       if (typeof key !== "string") continue;
       const desc = reflectDescriptor(v, key);
-      if (desc && desc.enumerable) out[key] = of(v[key], `${where}['${key}']`);
+      // Defined, not assigned: a key "__proto__" is an entry like any other.
+      if (desc && desc.enumerable) {
+        defineProperty(out, key, { value: of(v[key], `${where}['${key}']`), writable: true, enumerable: true, configurable: true });
+      }
     }
     return out;
   };
