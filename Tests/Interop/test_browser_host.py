@@ -445,6 +445,77 @@ def test_requests_on_one_port_are_answered_concurrently(alone):
     assert holly.credential_id != ivan.credential_id
 
 
+def daemon_sockets(daemon) -> int:
+    """The sockets passkeyd holds now: its listener and one per connection."""
+    pid = daemon.proc.pid
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            count += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+        except FileNotFoundError:
+            pass
+    return count
+
+
+def conditional(host, rid: str, top: str) -> None:
+    host.send({"type": "get", "id": rid, "origin": ORIGIN, "topOrigin": top, "mediation": "conditional",
+               "options": request_options()[1]})
+
+
+def test_pending_requests_are_capped_per_frame_site_and_port_and_hold_no_daemon_connection(daemon_factory):
+    """Issue 40 item 5: a page's flood of requests takes its own share only, and a request waiting
+    for the person holds no connection to passkeyd (the host borrows one per exchange)."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    host = NativeHost(daemon.socket)
+    try:
+        register(host, "lena")
+        idle = daemon_sockets(daemon)
+        # One frame (the extension's ids are "<frame>:<page id>") asks 40 times: 4 wait, 36 are refused.
+        for n in range(40):
+            conditional(host, f"7:{n}", "https://flood.example.net")
+        waiting, refused = [], []
+        while len(waiting) + len(refused) < 40:
+            message = host.next()
+            if message["type"] == "suggest":
+                waiting.append(message)
+            else:
+                assert message["type"] == "error" and message["name"] == "NotAllowedError", message
+                assert message["message"].startswith("Too many pending requests: this frame"), message
+                refused.append(message["id"])
+        assert len(waiting) == 4
+        # Its site's other frames share 8; the port's other sites, 32 in all.
+        for frame_id in (8, 9):
+            for n in range(3):
+                conditional(host, f"{frame_id}:{n}", "https://flood.example.net")
+        site = [host.next() for _ in range(6)]
+        assert sorted(m["type"] for m in site) == ["error"] * 2 + ["suggest"] * 4, site
+        assert all("this site" in m["message"] for m in site if m["type"] == "error"), site
+        for frame_id in range(20, 27):
+            for n in range(4):
+                conditional(host, f"{frame_id}:{n}", f"https://tab{frame_id}.example.org")
+        others = [host.next() for _ in range(28)]
+        suggested = sum(m["type"] == "suggest" for m in others)
+        assert suggested == 32 - 8, others
+        assert all("the browser already has 32" in m["message"] for m in others if m["type"] == "error")
+        # 32 requests wait for the person, and passkeyd holds no more connections than the host's
+        # pool keeps idle (4, TransportPool), where each request once held one of its own.
+        # (Connections past the pool's four are closed as they are given back; the daemon sees it soon after.)
+        deadline = time.monotonic() + 30
+        while daemon_sockets(daemon) > idle + 4 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert daemon_sockets(daemon) <= idle + 4, (daemon_sockets(daemon), idle)
+        # Aborting them frees their places: another tab registers and signs in.
+        for message in waiting + [m for m in site + others if m["type"] == "suggest"]:
+            host.send({"type": "abort", "target": message["request"]})
+        for _ in range(32):
+            assert host.next()["name"] == "AbortError"
+        mona = register(host, "mona")
+        options, as_json = request_options(allow=[mona])
+        verify_assertion(host.call("get", options=as_json), options, mona, "mona")
+    finally:
+        host.close()
+
+
 def test_closing_the_port_ends_the_host_and_its_pending_requests(daemon):
     host = NativeHost(daemon.socket)
     host.request("get", options=request_options()[1], mediation="conditional")
@@ -461,7 +532,9 @@ def test_no_daemon_is_unavailable_so_the_extension_may_fall_back(tmp_path):
         reply = host.call("create", options=registration_options("nobody")[1])
         assert reply["type"] == "error" and reply["name"] == "NotAllowedError", reply
         assert reply["unavailable"] is True
-        assert str(tmp_path / "none.sock") in reply["message"]
+        # A page reads the message: it never names the socket's path, which names the user (issue 40 item 7).
+        assert reply["message"] == "The authenticator is not available: passkeyd is not running, or cannot be reached."
+        assert str(tmp_path) not in json.dumps({k: v for k, v in reply.items() if k != "detail"})
         assert host.call("ping")["daemon"] is False
     finally:
         host.close()
@@ -489,7 +562,7 @@ def test_a_socket_served_by_another_user_is_refused_with_a_sentence(tmp_path):
         assert finish(pid, report) == 0, "the impostor heard the host"
         assert reply["type"] == "error" and reply["name"] == "NotAllowedError", reply
         assert reply["unavailable"] is False
-        assert f"Refusing the socket at {path}" in reply["message"] and f"uid {NOBODY}" in reply["message"]
+        assert path not in reply["message"] and "not the user's own passkeyd" in reply["message"], reply
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -564,21 +637,30 @@ def test_a_duplicate_pending_id_and_an_out_of_range_choice_are_refused(alone):
     verify_assertion(host.reply("same"), options, judy, "judy")
 
 
-def test_a_length_over_the_cap_is_an_error_then_the_port_closes(daemon):
+def test_an_oversized_message_is_discarded_and_other_tabs_requests_go_on(daemon_factory):
+    """Issue 40 item 6: one tab's message over 1 MiB must not end another tab's pending request.
+    The host skips the message's bytes unread, answers an error naming no request, and carries on."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
     host = NativeHost(daemon.socket)
-    before = stored(daemon)
-    host.send_raw(struct.pack("=I", (1 << 20) + 1) + b"{")
-    reply = host.next()
-    assert reply["type"] == "error" and reply["id"] is None and reply["name"] == "TypeError", reply
-    assert "over the host's limit" in reply["message"]
-    assert host.next() is None, "the host keeps the port after an oversized length"
+    kim = register(host, "kim")
+    options, as_json = request_options()
+    waiting = host.request("get", options=as_json, mediation="conditional")
+    suggestion = host.next()
+    assert suggestion["type"] == "suggest", suggestion
+    # A JSON request from "another tab", 2 MiB, whose bytes would parse if the host read them.
+    huge = json.dumps({"type": "create", "id": "huge", "origin": ORIGIN, "topOrigin": ORIGIN,
+                       "options": registration_options("too-big")[1], "padding": "x" * (2 << 20)}).encode()
+    host.send_raw(frame(huge))
+    refused = host.next()
+    assert refused["type"] == "error" and refused["id"] is None and refused["name"] == "TypeError", refused
+    assert "over the host's limit" in refused["message"] and "discarded" in refused["message"]
+    # The port goes on: a new request is answered, and the pending one completes on a pick.
+    assert host.call("ping")["daemon"] is True
+    host.send({"type": "choice", "target": suggestion["id"], "index": 0})
+    verify_assertion(host.reply(waiting), options, kim, "kim")
+    assert [c["userName"] for c in stored(daemon)] == ["kim"]
     code, stderr = host.finish()
-    assert code == 1 and "over the host's limit" in stderr
-    assert stored(daemon) == before
-    # The daemon keeps serving a new port.
-    again = NativeHost(daemon.socket)
-    assert again.call("ping")["daemon"] is True
-    again.close()
+    assert code == 0, stderr
 
 
 def test_a_message_at_the_cap_is_read(host):

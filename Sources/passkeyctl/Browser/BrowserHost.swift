@@ -15,6 +15,8 @@ actor BrowserHost {
     private let publicSuffixes: PublicSuffixList?
     private let choosers = Choosers()
     private var pending: [String: Task<Void, Never>] = [:]
+    /// Who each pending request is for, counted against `PendingLimits`.
+    private var owners: [String: PendingLimits.Owner] = [:]
 
     init(port: BrowserPort, socket: String) {
         self.port = port
@@ -27,7 +29,7 @@ actor BrowserHost {
     enum Ending: Equatable {
         /// The browser closed it between two messages.
         case closed
-        /// The stream broke (a message cut short, or a length over the cap): it cannot be resynchronised.
+        /// The stream broke (a message cut short): it cannot be resynchronised.
         case broken(String)
     }
 
@@ -44,12 +46,13 @@ actor BrowserHost {
                 ending = .broken("the stream ended inside a message (\(got) of \(expected) bytes)")
                 break loop
             case .oversized(let length):
-                let sentence =
-                    "A message of \(length) bytes is over the host's limit of \(NativeMessaging.inboundLimit) bytes; the host closes the port, since the stream cannot be read past it."
+                // Its bytes were skipped, so the port carries on; no request is named, since none was parsed.
                 port.send(
-                    .error(id: nil, name: WebAuthnError.Name.type.rawValue, message: sentence, unavailable: false))
-                ending = .broken(sentence)
-                break loop
+                    .error(
+                        id: nil, name: WebAuthnError.Name.type.rawValue,
+                        message:
+                            "A message of \(length) bytes is over the host's limit of \(NativeMessaging.inboundLimit) bytes; it was discarded unread.",
+                        unavailable: false))
             }
         }
         let remaining = Array(pending.values)
@@ -87,6 +90,12 @@ actor BrowserHost {
                         unavailable: false))
                 return
             }
+            let owner = PendingLimits.Owner(request)
+            if let refusal = PendingLimits.refusal(for: owner, pending: owners.values) {
+                port.send(.error(id: id, .notAllowed(refusal)))
+                return
+            }
+            owners[id] = owner
             pending[id] = Task { [port] in
                 port.send(await self.answer(request, id: id))
                 self.finished(id)
@@ -96,6 +105,7 @@ actor BrowserHost {
 
     private func finished(_ id: String) {
         pending[id] = nil
+        owners[id] = nil
     }
 
     /// The reply to a request. A request aborted meanwhile ends with AbortError whatever it reached.
@@ -139,7 +149,7 @@ actor BrowserHost {
             }
             return .assertion(assertion)
         case .capabilities(let caller):
-            return .capabilities(try await client(for: caller) { client in client.getClientCapabilities() })
+            return .capabilities(try await client(for: caller) { client in await client.getClientCapabilities() })
         case .signal(let caller, let signal):
             try await client(for: caller, rpID: signal.rpId) { client throws(WebAuthnError) in
                 switch signal {
@@ -171,8 +181,12 @@ actor BrowserHost {
         _ body: (WebAuthnClient) async throws(WebAuthnError) -> T
     ) async throws(WebAuthnError) -> T {
         let shown = rpID ?? (try? Origin(caller.origin))?.host ?? caller.origin
-        let agent = BrowserUserAgent(request: caller.id, rpID: shown, port: port, choosers: choosers)
-        let transport = await transports.take()
+        // The request holds a daemon connection only while it talks to the authenticator, never
+        // while the person is asked (`CeremonyTransport`).
+        let transport = CeremonyTransport(pool: transports)
+        let agent = ReleasingUserAgent(
+            inner: BrowserUserAgent(request: caller.id, rpID: shown, port: port, choosers: choosers),
+            transport: transport)
         let outcome: Result<T, WebAuthnError>
         do throws(WebAuthnError) {
             let client = try WebAuthnClient(
@@ -182,7 +196,7 @@ actor BrowserHost {
         } catch {
             outcome = .failure(error)
         }
-        await transports.give(transport)
+        await transport.release()
         return try outcome.get()
     }
 }

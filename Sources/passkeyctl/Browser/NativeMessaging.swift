@@ -19,8 +19,18 @@ enum NativeMessaging {
         case end
         /// The stream ended inside a message: its length or its body was cut short.
         case truncated(expected: Int, got: Int)
-        /// A length over `inboundLimit`; the body is not read, so the stream cannot go on.
+        /// A message over `inboundLimit`: its body was read and discarded, unparsed, so the
+        /// stream goes on with the next message (one tab's oversized message must not end
+        /// every other tab's pending request).
         case oversized(Int)
+
+        /// Whether more frames can follow: after a message, and after an oversized one skipped.
+        var streamGoesOn: Bool {
+            switch self {
+            case .message, .oversized: return true
+            case .end, .truncated: return false
+            }
+        }
     }
 
     /// Reads framed messages from a file descriptor with blocking reads (one thread of its own).
@@ -32,10 +42,26 @@ enum NativeMessaging {
             if prefix.isEmpty { return .end }
             guard prefix.count == 4 else { return .truncated(expected: 4, got: prefix.count) }
             let length = Int(prefix.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
-            guard length <= NativeMessaging.inboundLimit else { return .oversized(length) }
+            guard length <= NativeMessaging.inboundLimit else {
+                let skipped = skip(count: length)
+                guard skipped == length else { return .truncated(expected: length, got: skipped) }
+                return .oversized(length)
+            }
             let body = read(count: length)
             guard body.count == length else { return .truncated(expected: length, got: body.count) }
             return .message(body)
+        }
+
+        /// Reads and drops `count` bytes in pieces, never holding more than one piece; fewer only
+        /// at the end of the stream.
+        private func skip(count: Int) -> Int {
+            var skipped = 0
+            while skipped < count {
+                let got = read(count: min(64 << 10, count - skipped)).count
+                skipped += got
+                if got == 0 { break }
+            }
+            return skipped
         }
 
         /// Up to `count` bytes: fewer only at the end of the stream.
