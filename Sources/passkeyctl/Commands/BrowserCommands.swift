@@ -42,7 +42,7 @@ struct BrowserCommands: AsyncParsableCommand {
                 while true {
                     let frame = reader.next()
                     sink.yield(frame)
-                    guard case .message = frame else { break }
+                    guard frame.streamGoesOn else { break }
                 }
                 sink.finish()
             }
