@@ -22,6 +22,7 @@ from fido2.client import ClientError
 from fido2.cose import ES256, ES384, ES512, EdDSA
 from fido2.ctap2 import Ctap2
 from fido2.server import Fido2Server
+from fido2.utils import websafe_decode
 from fido2.webauthn import (
     PublicKeyCredentialDescriptor,
     PublicKeyCredentialRequestOptions,
@@ -501,3 +502,21 @@ def test_a_call_after_the_daemon_died_names_what_happened():
 def test_passkeyd_fido2_is_still_the_same_module_under_its_old_name():
     import passkeyd_fido2
     assert passkeyd_fido2.open_device is passkeyd.open_device and passkeyd_fido2.Daemon is passkeyd.Daemon
+
+
+def test_a_large_blob_given_to_add_credential_is_what_the_rp_reads_back(authenticator, device):
+    rp_id = "blob.testing.example"
+    credential_id = os.urandom(32)
+    authenticator.add_credential(credential_id, rp_id, b"blob-user", pkcs8(ec.generate_private_key(ec.SECP256R1())),
+                                 large_blob=b"remembered by the key")
+    client = make_client(device, f"https://{rp_id}")
+    options = PublicKeyCredentialRequestOptions(
+        challenge=os.urandom(32), rp_id=rp_id, user_verification="required",
+        allow_credentials=[PublicKeyCredentialDescriptor(type=PublicKeyCredentialType.PUBLIC_KEY, id=credential_id)],
+        extensions={"largeBlob": {"read": True}})
+    response = client.get_assertion(options).get_response(0)
+    blob = response.client_extension_results["largeBlob"]["blob"]  # base64url, as in the JSON form
+    assert websafe_decode(blob) == b"remembered by the key"
+    with pytest.raises(testing.InvalidCredential, match="resident"):
+        authenticator.add_credential(os.urandom(16), rp_id, None, pkcs8(ec.generate_private_key(ec.SECP256R1())),
+                                     is_resident_credential=False, large_blob=b"x")
