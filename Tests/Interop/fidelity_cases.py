@@ -57,7 +57,10 @@ window.F = (() => {
   const allow = async () => [{type: "public-key", id: (await credential()).rawId}];
   const get = async (over = {}, rest = {}) =>
     navigator.credentials.get({publicKey: request({allowCredentials: await allow(), ...over}), ...rest});
+  // A DOMException by its name; a TypeError with its message too (the bindings' sentences are
+  // part of what a page sees: logged, shown, matched by a site's error handling).
   const errorName = (e) => e instanceof DOMException ? e.name
+    : e instanceof TypeError ? `TypeError: ${e.message}`
     : e instanceof Error ? e.constructor.name : `thrown ${typeof e}`;
   const outcome = async (run) => {
     try { return {value: await run()}; } catch (e) { return {error: errorName(e)}; }
@@ -298,10 +301,12 @@ case(A, "excludeCredentials naming a credential of this authenticator",
 case(A, "user.id of 65 bytes", "return F.outcome(() => F.create(F.creation({user: {...F.user(), id: F.rand(65)}})));")
 case(A, "user.id empty", "return F.outcome(() => F.create(F.creation({user: {...F.user(), id: new Uint8Array(0)}})));",
      exception=Exception_("spec", "Chromium 156 accepts an empty user.id; WebAuthn L3 §5.1.3 step 5 says its length "
-                          "must be 1 to 64 bytes, else TypeError.", error("TypeError")))
+                          "must be 1 to 64 bytes, else TypeError.", error("TypeError: User handle must not be empty.")))
 case(A, "publicKey a number", "return F.outcome(() => navigator.credentials.create({publicKey: 5}));")
-case(A, "publicKey null converts to an empty dictionary",
+case(A, "publicKey null, a dictionary with required members",
      "return F.outcome(() => navigator.credentials.create({publicKey: null}));")
+case(A, "authenticatorSelection null converts to an empty dictionary", created("{authenticatorSelection: null}"))
+case(A, "extensions null converts to an empty dictionary", created("{extensions: null}"))
 case(A, "rp.id of another site", "return F.outcome(() => F.create(F.creation({rp: {name: 'x', id: 'example.com'}})));")
 case(A, "signal not an AbortSignal", "return F.outcome(() => F.create(F.creation(), {signal: {}}));")
 case(A, "signal already aborted", "return F.outcome(() => F.create(F.creation(), {signal: AbortSignal.abort()}));")

@@ -68,17 +68,24 @@
 
   // -- functions that look native (WebIDL §3.7: operations and attributes are built-in functions)
 
-  // Our functions' source text as the browser prints a native function's. Function.prototype
-  // .toString is replaced by one that answers for ours and forwards everything else; it answers
-  // for itself too.
+  // Each function put in the page is a Proxy of the native function it replaces, whose `apply`
+  // trap runs ours: its name, length, missing `prototype` and non-constructibility are the
+  // native's own, and so is the text the engine prints for it ("function create() { [native
+  // code] } is not a constructor"). Function.prototype.toString is replaced (the same way) by
+  // one that prints a native function's text for ours and forwards everything else. Where the
+  // browser has no native to wrap (WebAuthn disabled), a method definition stands in.
   const disguised = new WeakMap();
   const nativeToString = Function.prototype.toString;
-  const looksNative = (fn, name) => {
-    disguised.set(fn, `function ${name}() { [native code] }`);
-    return fn;
+  const looksNative = (native, name, fn) => {
+    const made = typeof native === "function"
+      ? new NativeProxy(native, { apply: (target, that, args) => apply(fn, that, args) })
+      : fn;
+    disguised.set(made, `function ${name}() { [native code] }`);
+    return made;
   };
-  const toString = { toString() { return disguised.has(this) ? disguised.get(this) : apply(nativeToString, this, []); } }.toString;
-  defineProperty(Function.prototype, "toString", { ...getOwnPropertyDescriptor(Function.prototype, "toString"), value: looksNative(toString, "toString") });
+  const toString = looksNative(nativeToString, "toString",
+    { toString() { return disguised.has(this) ? disguised.get(this) : apply(nativeToString, this, []); } }.toString);
+  defineProperty(Function.prototype, "toString", { ...getOwnPropertyDescriptor(Function.prototype, "toString"), value: toString });
 
   // -- base64url (RFC 4648 §5), the JSON form's encoding of every buffer -----------------
 
@@ -89,7 +96,7 @@
   };
   const isBase64url = (text) => typeof text === "string" && /^[A-Za-z0-9_-]*$/.test(text) && text.length % 4 !== 1;
   const fromBase64url = (text, what) => {
-    if (!isBase64url(text)) throw domError("EncodingError", `${what} is not base64url.`);
+    if (!isBase64url(text)) throw domError("EncodingError", `${what} contains invalid base64url data`);
     const binary = nativeAtob(text.replace(/-/g, "+").replace(/_/g, "/"));
     const bytes = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -99,77 +106,119 @@
   // -- WebIDL conversions (WebIDL §3.2) ---------------------------------------------------
 
   const isObject = (v) => (typeof v === "object" && v !== null) || typeof v === "function";
+
+  // A conversion's TypeError carries Chromium's bindings' sentence: the leaf's reason, prefixed
+  // by one "Failed to read the 'm' property from 'D': " per dictionary on the way, and by
+  // "Failed to execute 'op' on 'I': " at the operation. Only these errors are prefixed: what a
+  // page's own getter throws goes through as it is, as in Chromium.
+  const conversionErrors = new WeakSet();
+  const idlError = (message) => {
+    const error = typeError(message);
+    conversionErrors.add(error);
+    return error;
+  };
+  const within = (error, prefix) => conversionErrors.has(error) ? idlError(`${prefix}: ${error.message}`) : error;
+  /** Runs `convert`; a conversion error comes out prefixed for operation `op` of `iface`. */
+  const operation = (op, iface, convert) => {
+    try { return convert(); } catch (error) { throw within(error, `Failed to execute '${op}' on '${iface}'`); }
+  };
+  const number = (v) => {
+    if (typeof v === "symbol") throw idlError("Cannot convert a Symbol value to a number");
+    if (typeof v === "bigint") throw idlError("Cannot convert a BigInt value to a number");
+    return +v;
+  };
   const T = {
-    DOMString: (v) => `${v}`,  // a template literal throws TypeError for a Symbol, as ToString does
-    boolean: (v) => !!v,
-    long: (v) => (+v) | 0,      // unary + throws TypeError for a Symbol or a BigInt, as ToNumber does
-    unsignedLong: (v) => (+v) >>> 0,
-    /** A BufferSource's bytes, copied now (an ArrayBuffer, or a view on one; never shared memory). */
-    BufferSource: (v, where) => {
-      try {
-        if (isView(v)) {
-          // The view's own slots, read through the native getters (a page's own getters on
-          // the view do not count), and never a SharedArrayBuffer (its byteLength getter throws).
-          let buffer, offset, length;
-          try { [buffer, offset, length] = typedArrayView(v); } catch { [buffer, offset, length] = dataView(v); }
-          apply(bufferBytes, buffer, []);
-          return new Uint8Array(new Uint8Array(buffer, offset, length));
-        }
-        apply(bufferBytes, v, []);
-        return new Uint8Array(v.slice(0));
-      } catch {
-        throw typeError(`${where} is not an ArrayBuffer or a view on one.`);
-      }
+    DOMString: (v) => {
+      if (typeof v === "symbol") throw idlError("Cannot convert a Symbol value to a string");
+      return `${v}`;
     },
-    AbortSignal: (v, where) => {
-      try { apply(signalAborted, v, []); } catch { throw typeError(`${where} is not an AbortSignal.`); }
+    boolean: (v) => !!v,
+    long: (v) => number(v) | 0,
+    unsignedLong: (v) => number(v) >>> 0,
+    /** A BufferSource's bytes, copied now (an ArrayBuffer, or a view on one; never shared memory). */
+    BufferSource: (v) => {
+      let buffer, offset, length;
+      if (isView(v)) {
+        // The view's own slots, read through the native getters (a page's own getters on the
+        // view do not count).
+        try { [buffer, offset, length] = typedArrayView(v); } catch { [buffer, offset, length] = dataView(v); }
+      } else {
+        try { length = apply(bufferBytes, v, []); } catch {
+          throw idlError("The provided value is not of type '(ArrayBuffer or ArrayBufferView)'.");
+        }
+        [buffer, offset] = [v, 0];
+      }
+      // A SharedArrayBuffer is no ArrayBuffer: its byteLength getter is another one.
+      try { apply(bufferBytes, buffer, []); } catch {
+        throw idlError(`The provided ${isView(v) ? "ArrayBufferView" : "ArrayBuffer"} value must not be shared.`);
+      }
+      return new Uint8Array(new Uint8Array(buffer, offset, length));
+    },
+    AbortSignal: (v) => {
+      try { apply(signalAborted, v, []); } catch { throw idlError("Failed to convert value to 'AbortSignal'."); }
       return v;
     },
   };
-  const enumeration = (values, name) => (v, where) => {
+  const enumeration = (values, name) => (v) => {
     const s = T.DOMString(v);
-    if (!values.includes(s)) throw typeError(`'${s}' (${where}) is not a valid value for enumeration ${name}.`);
+    if (!values.includes(s)) throw idlError(`The provided value '${s}' is not a valid enum value of type ${name}.`);
     return s;
   };
-  const sequence = (of) => (v, where) => {
-    const method = isObject(v) ? v[iterator] : undefined;
-    if (typeof method !== "function") throw typeError(`${where} is not a sequence.`);
+  const sequence = (of) => (v) => {
+    if (!isObject(v)) throw idlError("The provided value cannot be converted to a sequence.");
+    const method = v[iterator];
+    if (typeof method !== "function") throw idlError("The object must have a callable @@iterator property.");
     const out = [];
-    let i = 0;
-    for (const item of { [iterator]: () => apply(method, v, []) }) arrayPush(out, of(item, `${where}[${i++}]`));
+    for (const item of { [iterator]: () => apply(method, v, []) }) arrayPush(out, of(item));
     return out;
   };
-  const record = (of) => (v, where) => {
-    if (!isObject(v)) throw typeError(`${where} is not an object.`);
+  const record = (of) => (v) => {
+    if (!isObject(v)) throw idlError("The provided value is not of type 'record'.");
     const out = {};
     for (const key of ownKeys(v)) {
       if (typeof key !== "string") continue;
       const desc = reflectDescriptor(v, key);
       // Defined, not assigned: a key "__proto__" is an entry like any other.
       if (desc && desc.enumerable) {
-        defineProperty(out, key, { value: of(v[key], `${where}['${key}']`), writable: true, enumerable: true, configurable: true });
+        defineProperty(out, key, { value: of(v[key]), writable: true, enumerable: true, configurable: true });
       }
     }
     return out;
   };
-  /** A dictionary: members read in lexicographic order (WebIDL §3.2.17), required ones a TypeError
-   *  when absent, defaults filled; anything but an object, null or undefined is a TypeError. */
+  /** A dictionary: members read in WebIDL §3.2.17's order (an inherited dictionary's first, each
+   *  dictionary's in lexicographic order), required ones a TypeError when absent, defaults
+   *  filled; anything but an object, null or undefined is a TypeError. A member spec is
+   *  [type, REQUIRED | default | undefined, the dictionary it is inherited from]. */
   const dictionary = (name, members) => {
-    const names = Object.keys(members).sort();
-    return (v, where = name) => {
-      if (v !== undefined && v !== null && !isObject(v)) throw typeError(`${where} is not an object (${name}).`);
+    const names = Object.keys(members).sort((a, b) => {
+      const [inheritedA, inheritedB] = [!!members[a][2], !!members[b][2]];
+      return inheritedA !== inheritedB ? (inheritedA ? -1 : 1) : (a < b ? -1 : a > b ? 1 : 0);
+    });
+    const hasRequired = names.some((member) => members[member][1] === REQUIRED);
+    return (v) => {
+      // null is an empty dictionary, which cannot have its required members: Chromium says so
+      // in these words.
+      if ((v !== undefined && v !== null && !isObject(v)) || (v === null && hasRequired)) {
+        throw idlError(`The provided value is not of type '${name}'.`);
+      }
       const out = {};
       for (const member of names) {
-        const [type, option] = members[member];
+        const [type, option, owner] = members[member];
+        const where = `Failed to read the '${member}' property from '${owner || name}'`;
         const value = v == null ? undefined : v[member];
-        if (value !== undefined) out[member] = type(value, `${where}.${member}`);
-        else if (option === REQUIRED) throw typeError(`${where} is missing its required member '${member}' (${name}).`);
-        else if (option !== undefined) out[member] = typeof option === "function" ? option() : option;
+        if (value !== undefined) {
+          try { out[member] = type(value, member); } catch (error) { throw within(error, where); }
+        } else if (option === REQUIRED) {
+          throw idlError(`${where}: Required member is undefined.`);
+        } else if (option !== undefined) {
+          out[member] = typeof option === "function" ? option() : option;
+        }
       }
       return out;
     };
   };
   const REQUIRED = Symbol("required");
+  const ENTITY = "PublicKeyCredentialEntity";  // rp's and user's `name` is inherited from it (§5.4.1)
   const empty = () => [];
 
   const MEDIATIONS = ["silent", "optional", "conditional", "required", "immediate"];
@@ -192,9 +241,9 @@
     credBlob: [T.BufferSource], getCredBlob: [T.boolean], minPinLength: [T.boolean], hmacCreateSecret: [T.boolean],
   });
   const creationOptions = dictionary("PublicKeyCredentialCreationOptions", {
-    rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED] }), REQUIRED],
+    rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED, ENTITY] }), REQUIRED],
     user: [dictionary("PublicKeyCredentialUserEntity", {
-      id: [T.BufferSource, REQUIRED], name: [T.DOMString, REQUIRED], displayName: [T.DOMString, REQUIRED] }), REQUIRED],
+      id: [T.BufferSource, REQUIRED], name: [T.DOMString, REQUIRED, ENTITY], displayName: [T.DOMString, REQUIRED] }), REQUIRED],
     challenge: [T.BufferSource, REQUIRED],
     pubKeyCredParams: [sequence(dictionary("PublicKeyCredentialParameters", {
       type: [T.DOMString, REQUIRED], alg: [T.long, REQUIRED] })), REQUIRED],
@@ -215,11 +264,11 @@
   });
   // CredentialCreationOptions / CredentialRequestOptions (Credential Management §2.3, WebAuthn
   // L3 §5.1.3, §5.1.4); the other credential types' members stay the browser's.
-  const credentialOptions = (publicKey) => dictionary("CredentialRequestOptions", {
+  const credentialOptions = (name, publicKey) => dictionary(name, {
     mediation: [mediation, "optional"], signal: [T.AbortSignal], publicKey: [publicKey],
   });
-  const createArguments = credentialOptions(creationOptions);
-  const getArguments = credentialOptions(requestOptions);
+  const createArguments = credentialOptions("CredentialCreationOptions", creationOptions);
+  const getArguments = credentialOptions("CredentialRequestOptions", requestOptions);
 
   // -- the client's own checks (WebAuthn L3 §5.1.3, §5.1.4, §10) --------------------------
 
@@ -245,9 +294,8 @@
 
   const checkCreation = (options) => {
     // §5.1.3 step 5: user.id is 1 to 64 bytes (Chromium accepts 0; the spec and passkeyd do not).
-    if (options.user.id.length < 1 || options.user.id.length > 64) {
-      throw typeError("user.id must be between 1 and 64 bytes.");
-    }
+    if (options.user.id.length > 64) throw typeError("User handle exceeds 64 bytes.");
+    if (options.user.id.length < 1) throw typeError("User handle must not be empty.");
     const ext = options.extensions || {};
     if (ext.appidExclude !== undefined) checkAppID(ext.appidExclude, "appidExclude");
     if (ext.credentialProtectionPolicy !== undefined && !PROTECTION_POLICIES.includes(ext.credentialProtectionPolicy)) {
@@ -314,7 +362,7 @@
     if (desc && desc.get) {
       const native = desc.get;
       const get = getOwnPropertyDescriptor({ get [name]() { return ours.has(this) ? ourValue(ours.get(this)) : apply(native, this, []); } }, name).get;
-      defineProperty(proto, name, { ...desc, get: looksNative(get, `get ${name}`) });
+      defineProperty(proto, name, { ...desc, get: looksNative(native, `get ${name}`, get) });
     } else {
       const native = desc && desc.value;
       const method = { [name]() {
@@ -322,7 +370,7 @@
         if (native) return apply(native, this, arguments);
         throw typeError("Illegal invocation");
       } }[name];
-      defineProperty(proto, name, { value: looksNative(method, name), writable: true, enumerable: true, configurable: true });
+      defineProperty(proto, name, { value: looksNative(native, name, method), writable: true, enumerable: true, configurable: true });
     }
   };
 
@@ -491,11 +539,11 @@
   const ceremony = (that, args, kind) => {
     // A foreign `this` is an illegal invocation, and no ceremony runs (another realm's container
     // is served by that realm's own copy of this script).
-    if (that !== container) return rejected(typeError("Illegal invocation"));
+    if (that !== container) return rejected(typeError(`Failed to execute '${kind}' on 'CredentialsContainer': Illegal invocation`));
     const native = kind === "create" ? nativeCreate : nativeGet;
     let options;
     try {
-      options = (kind === "create" ? createArguments : getArguments)(args[0], "options");
+      options = operation(kind, "CredentialsContainer", () => (kind === "create" ? createArguments : getArguments)(args[0]));
     } catch (error) {
       return rejected(error);
     }
@@ -520,9 +568,12 @@
     create() { return ceremony(this, arguments, "create"); },
     get() { return ceremony(this, arguments, "get"); },
   };
-  const replace = (holder, name, fn) => defineProperty(holder, name, {
-    value: looksNative(fn, name), writable: true, enumerable: true, configurable: true,
-  });
+  const replace = (holder, name, fn) => {
+    const native = getOwnPropertyDescriptor(holder, name);
+    defineProperty(holder, name, {
+      value: looksNative(native && native.value, name, fn), writable: true, enumerable: true, configurable: true,
+    });
+  };
   replace(CredentialsContainer.prototype, "create", methods.create);
   replace(CredentialsContainer.prototype, "get", methods.get);
 
@@ -571,7 +622,7 @@
   for (const [name, [kind, convert]] of Object.entries(signalOptions)) {
     const fn = { [name](options) {
       let json;
-      try { json = convert(options, "options"); } catch (error) { return rejected(error); }
+      try { json = operation(name, "PublicKeyCredential", () => convert(options)); } catch (error) { return rejected(error); }
       return then(call("signal", { kind, options: json }, null, null, false), () => undefined);
     } }[name];
     replace(PKC, name, fn);
@@ -579,7 +630,7 @@
 
   // parse*FromJSON (§5.1.11, §5.1.12): the JSON dictionary converted (unknown members dropped,
   // defaults filled), its base64url members back to ArrayBuffers; bad base64url is EncodingError.
-  const B64 = (v, where) => fromBase64url(T.DOMString(v), where);
+  const B64 = (v, member) => fromBase64url(T.DOMString(v), `'${member}'`);
   const descriptorJSON = dictionary("PublicKeyCredentialDescriptorJSON", {
     id: [B64, REQUIRED], type: [T.DOMString, REQUIRED], transports: [sequence(T.DOMString)],
   });
@@ -593,7 +644,7 @@
     credBlob: [B64], getCredBlob: [T.boolean], minPinLength: [T.boolean], hmacCreateSecret: [T.boolean],
   });
   const creationOptionsJSON = dictionary("PublicKeyCredentialCreationOptionsJSON", {
-    rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED] }), REQUIRED],
+    rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED, ENTITY] }), REQUIRED],
     user: [dictionary("PublicKeyCredentialUserEntityJSON", {
       id: [B64, REQUIRED], name: [T.DOMString, REQUIRED], displayName: [T.DOMString, REQUIRED] }), REQUIRED],
     challenge: [B64, REQUIRED],
@@ -615,8 +666,12 @@
     hints: [sequence(T.DOMString), empty], extensions: [extensionInputsJSON],
   });
   const parsers = {
-    parseCreationOptionsFromJSON(options) { return creationOptionsJSON(options, "options"); },
-    parseRequestOptionsFromJSON(options) { return requestOptionsJSON(options, "options"); },
+    parseCreationOptionsFromJSON(options) {
+      return operation("parseCreationOptionsFromJSON", "PublicKeyCredential", () => creationOptionsJSON(options));
+    },
+    parseRequestOptionsFromJSON(options) {
+      return operation("parseRequestOptionsFromJSON", "PublicKeyCredential", () => requestOptionsJSON(options));
+    },
   };
   for (const name of Object.keys(parsers)) replace(PKC, name, parsers[name]);
 })();
