@@ -13,9 +13,9 @@ import time
 
 import pytest
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from fido2 import cbor
-from fido2.cose import ES256
+from fido2.cose import ES256, EdDSA
 
 from browser_flows import (ALGORITHMS, Account, assert_registered, assert_signed_in, base64url, new_name, register,
                            sign_in)
@@ -24,19 +24,23 @@ from browser_flows import (ALGORITHMS, Account, assert_registered, assert_signed
 UP, UV, BE, BS, AT = 0x01, 0x04, 0x08, 0x10, 0x40
 
 
-def known_key() -> tuple[bytes, bytes]:
-    """A P-256 key the test knows: its PKCS#8 private key and its COSE public key."""
-    key = ec.generate_private_key(ec.SECP256R1())
+def known_key(algorithm: str = "ES256") -> tuple[bytes, bytes]:
+    """A P-256 or Ed25519 key the test knows: its PKCS#8 private key and its COSE public key."""
+    if algorithm == "EdDSA":
+        key, cose = ed25519.Ed25519PrivateKey.generate(), EdDSA
+    else:
+        key, cose = ec.generate_private_key(ec.SECP256R1()), ES256
     pkcs8 = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
                               serialization.NoEncryption())
-    return pkcs8, cbor.encode(dict(ES256.from_cryptography_key(key.public_key())))
+    return pkcs8, cbor.encode(dict(cose.from_cryptography_key(key.public_key())))
 
 
-def add_known_account(rp, authenticator, resident: bool = True, sign_count: int = 0, **options) -> Account:
+def add_known_account(rp, authenticator, resident: bool = True, sign_count: int = 0, algorithm: str = "ES256",
+                      **options) -> Account:
     """A credential with a chosen ID and key put into the authenticator, and the account the
     site keeps for it — as a suite seeds a user who registered before the test."""
     name = new_name("known")
-    pkcs8, public_key = known_key()
+    pkcs8, public_key = known_key(algorithm)
     credential_id = secrets.token_bytes(32)
     authenticator.add_credential(credential_id=credential_id, rp_id=rp.rp_id, user_handle=name.encode(),
                                  private_key=pkcs8, sign_count=sign_count, is_resident_credential=resident,
@@ -83,8 +87,9 @@ def test_registration_then_sign_in_verified_by_the_site(authenticator, page, rp)
     assert authenticator.get_credential(credential.credential_id).sign_count == signed_in["server"]["signCount"]
 
 
-def test_a_known_resident_key_signs_in_by_discovery(authenticator, page, rp):
-    account = add_known_account(rp, authenticator, sign_count=41)
+@pytest.mark.parametrize("algorithm", ["ES256", "EdDSA"])
+def test_a_known_resident_key_signs_in_by_discovery(authenticator, page, rp, algorithm):
+    account = add_known_account(rp, authenticator, sign_count=41, algorithm=algorithm)
     [stored] = authenticator.get_credentials()
     assert stored.credential_id == account.credential_id and stored.is_resident_credential is True
     assert stored.sign_count == 41
@@ -178,3 +183,19 @@ def test_a_removed_credential_no_longer_signs_in(authenticator, page, rp):
     assert authenticator.get_credentials() == []
     outcome = sign_in(page, {"allow": [account.name]})
     assert outcome["error"]["name"] == "NotAllowedError", outcome
+
+
+@pytest.mark.parametrize("transport, attachment", [
+    pytest.param("internal", "platform", marks=pytest.mark.virtual_authenticator(transport="internal")),
+    pytest.param("usb", "cross-platform", marks=pytest.mark.virtual_authenticator(transport="usb")),
+])
+def test_the_transport_decides_the_attachment(authenticator, page, rp, transport, attachment):
+    page.goto(rp.url())
+    name = new_name(transport)
+    registered = register(page, name)
+    assert_registered(registered, rp, name, ALGORITHMS["ES256"])
+    assert registered["page"]["attachment"] == attachment
+    assert registered["page"]["transports"] == [transport]
+    signed_in = sign_in(page)
+    assert_signed_in(signed_in, rp, name)
+    assert signed_in["page"]["attachment"] == attachment
