@@ -156,3 +156,30 @@ def test_browser_args_refuses_firefox_and_a_missing_extension(tmp_path):
     assert missing.returncode == 1
     assert "no manifest.json" in json.loads(missing.stdout)["error"]["message"]
     assert not (tmp_path / "p").exists(), "nothing installed when the arguments cannot be given"
+
+
+def test_playwrights_asyncio_api_registers_and_signs_in(rp, tmp_path):
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    import passkeyd.playwright
+
+    async def flow(authenticator) -> tuple[dict, dict]:
+        async with async_playwright() as playwright:
+            context = await passkeyd.playwright.launch_persistent_context_async(playwright, authenticator,
+                                                                                tmp_path / "profile")
+            try:
+                page = context.pages[0]
+                await page.goto(rp.url())
+                registered = await page.evaluate(f"rp.register({json.dumps({'name': name})})")
+                return registered, await page.evaluate("rp.signIn({})")
+            finally:
+                await context.close()
+
+    name = new_name("asyncio")
+    with VirtualAuthenticator() as authenticator:
+        registered, signed_in = asyncio.run(flow(authenticator))
+        assert_registered(registered, rp, name, ALGORITHMS["ES256"])
+        assert_signed_in(signed_in, rp, name)
+        assert [c.user_name for c in authenticator.get_credentials()] == [name]
