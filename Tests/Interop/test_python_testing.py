@@ -520,3 +520,29 @@ def test_a_large_blob_given_to_add_credential_is_what_the_rp_reads_back(authenti
     with pytest.raises(testing.InvalidCredential, match="resident"):
         authenticator.add_credential(os.urandom(16), rp_id, None, pkcs8(ec.generate_private_key(ec.SECP256R1())),
                                      is_resident_credential=False, large_blob=b"x")
+
+
+def test_passkeyctl_fault_controls_and_credential_flags_drive_the_same_controls_from_any_language(authenticator,
+                                                                                                   account):
+    from passkeyd_pin import passkeyctl
+
+    rp_id, credential_id, _ = account
+    done = passkeyctl(authenticator.socket, "--json", "fault", "controls", "--override", "bogus-signature,bad-up",
+                      "--user-verified", "off", pin=None)
+    assert done.returncode == 0, done.stderr
+    try:
+        shown = json.loads(done.stdout)
+        assert shown["overrides"] == ["bogus-signature", "clear-up"] and shown["userVerified"] is False
+        controls = authenticator.controls()
+        assert controls["responseOverrides"] == {"bogusSignature": True, "badUV": False, "badUP": True}
+        assert controls["userVerified"] is False
+    finally:
+        reset = passkeyctl(authenticator.socket, "fault", "controls", "--reset", pin=None)
+        assert reset.returncode == 0, reset.stderr
+    assert "userVerified" not in authenticator.controls()
+    bad = passkeyctl(authenticator.socket, "fault", "controls", "--override", "sideways", pin=None)
+    assert bad.returncode != 0 and "bogus-signature, bad-uv, bad-up or none" in bad.stderr
+    flags = passkeyctl(authenticator.socket, "credential", "flags", "--sign-count", "77", "--",
+                       testing._b64(credential_id), pin=None)
+    assert flags.returncode == 0, flags.stderr
+    assert authenticator.get_credential(credential_id).sign_count == 77

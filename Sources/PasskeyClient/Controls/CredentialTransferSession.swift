@@ -36,10 +36,19 @@ public struct CredentialTransferSession: Sendable {
         _ = try await call(ImportParameters(credential: record))
     }
 
-    /// Sets a stored credential's BE and BS (nil: unchanged); BS without BE is refused.
-    public func setBackupFlags(credentialID: [UInt8], eligible: Bool?, backedUp: Bool?) async throws(CTAP2Error) {
+    /// Sets a stored credential's BE and BS and its signature counter (the last count used; the
+    /// next assertion reports one more) (nil: unchanged); BS without BE is refused.
+    public func setBackupFlags(
+        credentialID: [UInt8], eligible: Bool?, backedUp: Bool?, signCount: Int? = nil
+    ) async throws(CTAP2Error) {
         _ = try await call(
-            CredentialFlagsParameters(credentialID: credentialID, backupEligible: eligible, backupState: backedUp))
+            CredentialFlagsParameters(
+                credentialID: credentialID, backupEligible: eligible, backupState: backedUp, signCount: signCount))
+    }
+
+    /// Removes one credential, discoverable or not (passkeydDelete).
+    public func delete(credentialID: [UInt8]) async throws(CTAP2Error) {
+        _ = try await call(DeleteParameters(credentialID: credentialID))
     }
 
     private func call<P: VendorCommandParameters>(_ parameters: P) async throws(CTAP2Error) -> P.Response {

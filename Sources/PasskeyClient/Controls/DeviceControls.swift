@@ -69,6 +69,12 @@ public struct DeviceControls: Sendable {
         try await send(.set(change, clearConditional: clearConditional))
     }
 
+    /// Every setting back to what the daemon's flags say; returns the settings afterwards.
+    @discardableResult
+    public func reset() async throws(CTAP2Error) -> ControlSettings {
+        try await send(.reset)
+    }
+
     /// The credential a test asked the next conditional request for `rpID` to be answered with,
     /// handed out once (CONTROLS `takeConditional`); nil when none was (the default). The browser
     /// host asks this when a conditional request arrives, and answers with that credential

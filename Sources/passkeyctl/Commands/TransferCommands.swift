@@ -151,13 +151,15 @@ struct CredentialCommands: AsyncParsableCommand {
 
 struct CredentialFlagsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "flags", abstract: "Set a credential's backup eligibility (BE) and backup state (BS).",
+        commandName: "flags", abstract: "Set a credential's backup eligibility (BE), backup state (BS) or counter.",
         discussion:
             "base64url IDs may begin with '-': put the ID after `--` (passkeyctl credential flags --be on -- -AbC).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The credential's base64url ID or a unique prefix of it.") var id: String
     @Option(help: "Backup eligible: on or off.") var be: Switch?
     @Option(help: "Backed up: on or off (on needs BE).") var bs: Switch?
+    @Option(name: .customLong("sign-count"), help: "The last signature count used: the next sign-in reports one more.")
+    var signCount: UInt32?
 
     enum Switch: String, ExpressibleByArgument {
         case on, off
@@ -165,7 +167,7 @@ struct CredentialFlagsCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if be == nil, bs == nil { throw ValidationError("Give --be, --bs or both.") }
+        if be == nil, bs == nil, signCount == nil { throw ValidationError("Give --be, --bs, --sign-count or more.") }
     }
 
     func run() async throws {
@@ -175,14 +177,15 @@ struct CredentialFlagsCommand: AsyncParsableCommand {
         let transfer = CredentialTransferSession(session: management.session, token: management.token)
         do {
             try await transfer.setBackupFlags(
-                credentialID: entry.credential.credentialID, eligible: be?.value, backedUp: bs?.value)
+                credentialID: entry.credential.credentialID, eligible: be?.value, backedUp: bs?.value,
+                signCount: signCount.map(Int.init))
         } catch .status(.invalidParameter) {
             throw Failure.refused(
                 "A credential cannot be backed up without being backup eligible (WebAuthn L3 §6.1): add --be on.")
         } catch {
             throw Failure(error, socket: connection.socket)
         }
-        Report.done(json: global.json, "Backup flags of \(entry.id) set.")
+        Report.done(json: global.json, signCount == nil ? "Backup flags of \(entry.id) set." : "\(entry.id) updated.")
     }
 }
 
