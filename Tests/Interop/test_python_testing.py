@@ -381,6 +381,8 @@ def test_u2f_protocol_is_a_u2f_only_key():
             assert not dev.capabilities & CAPABILITY.CBOR
         finally:
             dev.close()
+        with pytest.raises(testing.UnsupportedOption, match="u2f"):
+            va.add_credential(b"id", "u2f.example", b"u", pkcs8(ec.generate_private_key(ec.SECP256R1())))
 
 
 def test_extensions_can_be_taken_away_and_uv_turned_off():

@@ -708,6 +708,10 @@ class VirtualAuthenticator:
         credential answers requests whose allowCredentials name its ID and is never offered by
         discovery; it lives in the daemon's memory (a restart forgets it). Bad input raises an
         InvalidCredential (UnsupportedKey, InvalidRpId, DuplicateCredential) and stores nothing."""
+        if self.protocol == "u2f":
+            raise UnsupportedOption(
+                "add_credential: a protocol='u2f' authenticator answers no CTAP2 command, so it takes no imported "
+                "credential; register through U2F, or use protocol='ctap2'")
         credential_id = _bytes(credential_id, "credential_id")
         if not 1 <= len(credential_id) <= MAX_CREDENTIAL_ID_LENGTH:
             raise InvalidCredential(
