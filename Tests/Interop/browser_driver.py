@@ -321,11 +321,17 @@ class ChromiumPage(Page):
             if not closes:
                 raise
 
-    def click_at(self, x: float, y: float) -> None:
-        """A trusted mouse click at the viewport point (x, y), as a person's (DevTools Input)."""
-        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-            self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
-                                                   "clickCount": 0 if kind == "mouseMoved" else 1})
+    def click_at(self, x: float, y: float, closes: bool = False) -> None:
+        """A trusted mouse click at the viewport point (x, y), as a person's (DevTools Input).
+        `closes`: the click may close this page (an extension window's answer)."""
+        try:
+            for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+                self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                       "clickCount": 0 if kind == "mouseMoved" else 1},
+                          timeout=5 if closes else STEP_TIMEOUT)
+        except (BrowserError, TimeoutError, ConnectionError):
+            if not closes:
+                raise
 
     def type_text(self, text: str) -> None:
         self.send("Input.insertText", {"text": text})
@@ -466,13 +472,19 @@ class FirefoxPage(Page):
             if not closes:
                 raise
 
-    def click_at(self, x: float, y: float) -> None:
-        """A trusted mouse click at the viewport point (x, y), as a person's (BiDi input actions)."""
-        self.browser.conn.call("input.performActions", {"context": self.context, "actions": [
-            {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
-                {"type": "pointerMove", "x": int(x), "y": int(y)}, {"type": "pointerDown", "button": 0},
-                {"type": "pointerUp", "button": 0}]}]})
-        self.browser.conn.call("input.releaseActions", {"context": self.context})
+    def click_at(self, x: float, y: float, closes: bool = False) -> None:
+        """A trusted mouse click at the viewport point (x, y), as a person's (BiDi input actions).
+        `closes`: the click may close this page (an extension window's answer)."""
+        try:
+            self.browser.conn.call("input.performActions", {"context": self.context, "actions": [
+                {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
+                    {"type": "pointerMove", "x": int(x), "y": int(y)}, {"type": "pointerDown", "button": 0},
+                    {"type": "pointerUp", "button": 0}]}]}, timeout=5 if closes else STEP_TIMEOUT)
+            self.browser.conn.call("input.releaseActions", {"context": self.context},
+                                   timeout=5 if closes else STEP_TIMEOUT)
+        except (BrowserError, TimeoutError, ConnectionError):
+            if not closes:
+                raise
 
     def type_text(self, text: str) -> None:
         keys = [action for char in text for action in ({"type": "keyDown", "value": char}, {"type": "keyUp", "value": char})]

@@ -133,7 +133,22 @@ document.documentElement.style.minHeight = "100%";
 # been dispatched to all of its listeners (the extension's bridge included).
 ECHO = """
 addEventListener("message", (event) => { if (event.data === "echo") event.source.postMessage("echoed", "*"); });
+// {run: expression}: the frame's own script evaluates it and answers {ran: its value as JSON}.
+addEventListener("message", async (event) => {
+  if (!event.data || typeof event.data.run !== "string") return;
+  let ran;
+  try { ran = await (0, eval)(event.data.run); } catch (error) { ran = {thrown: String(error)}; }
+  event.source.postMessage({ran: JSON.stringify(ran ?? null)}, "*");
+});
 """
+
+
+def frame_run(page: Page, expression: str, timeout: float = 60):
+    """`expression`'s value as the page's first frame (an /echo page) evaluates it itself."""
+    return json.loads(page.evaluate(f"""new Promise((resolve) => {{
+        addEventListener("message", (event) => {{ if (event.data && typeof event.data.ran === "string") resolve(event.data.ran); }});
+        frames[0].postMessage({{run: {json.dumps(expression)}}}, "*");
+    }})""", timeout=timeout))
 
 
 @dataclass
@@ -161,10 +176,12 @@ class RelyingParty:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 page = {"/": "", "/conditional": CONDITIONAL_ON_LOAD, "/popup": POPUP, "/framed": FRAMED,
-                        "/echo": ECHO}.get(self.path.split("?")[0])
+                        "/echo": ECHO, "/sandboxed": ""}.get(self.path.split("?")[0])
                 if page is None:
                     return self._send(404, b"not found", "text/plain")
-                self._send(200, PAGE.format(script=PAGE_SCRIPT, extra=page).encode(), "text/html")
+                # /sandboxed: the same page as a sandboxed document (an opaque origin, CSP sandbox).
+                headers = {"Content-Security-Policy": "sandbox allow-scripts"} if self.path.startswith("/sandboxed") else {}
+                self._send(200, PAGE.format(script=PAGE_SCRIPT, extra=page).encode(), "text/html", headers)
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
@@ -174,9 +191,11 @@ class RelyingParty:
                     return self._send(404, str(error).encode(), "text/plain")
                 self._send(200, json.dumps(reply).encode(), "application/json")
 
-            def _send(self, status, body, kind):
+            def _send(self, status, body, kind, headers=None):
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
