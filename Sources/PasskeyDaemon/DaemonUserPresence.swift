@@ -12,7 +12,7 @@ public struct DaemonUserPresence: UserPresence {
         switch mode {
         case .auto: return .approved
         case .deny: return .denied
-        case .prompt: return await broker.ask(.presence, rpID: request.rpID)
+        case .prompt: return await broker.ask(.presence, for: request)
         }
     }
 }

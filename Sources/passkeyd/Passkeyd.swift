@@ -16,7 +16,7 @@ struct Passkeyd: AsyncParsableCommand {
         discussion: """
             Every option can also come from the environment: PASSKEYD_SOCKET, PASSKEYD_DATA_DIR,
             PASSKEYD_PASSPHRASE_FILE, PASSKEYD_PASSPHRASE (the passphrase itself), PASSKEYD_PRESENCE,
-            PASSKEYD_UV, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio), PASSKEYD_BUSY_POLL,
+            PASSKEYD_UV, PASSKEYD_DESKTOP_PROMPT, PASSKEYD_PROFILE, PASSKEYD_PID_FILE, PASSKEYD_LOG_LEVEL, PASSKEYD_COUNTER, PASSKEYD_ATTESTATION, PASSKEYD_BIO (1 for --bio), PASSKEYD_BUSY_POLL,
             PASSKEYD_ALLOW_PRIVATE_KEY_EXPORT (1 for --allow-private-key-export). A flag wins over the environment.
             """,
         version: DaemonInfo.currentVersion)
@@ -34,24 +34,38 @@ struct Passkeyd: AsyncParsableCommand {
         name: .customLong("passphrase-file"), help: "A file holding the keystore passphrase (trailing newline ignored)."
     )
     var passphraseFile: String?
-    @Option(help: "User presence: auto, prompt (answered with passkeyctl) or deny.")
+    @Option(
+        help:
+            "User presence: auto (default: every request approved at once, for tests and CI), prompt (the person answers: a desktop notification, or passkeyctl approve/deny) or deny. For everyday use: prompt (docs/everyday.md)."
+    )
     var presence: String?
-    @Option(help: "Built-in user verification: auto, prompt, deny or off.")
+    @Option(
+        help:
+            "Built-in user verification: auto (default: a simulated reading that matches at once; under --presence prompt the touch is still asked), prompt (the person answers, as for --presence prompt), deny or off (no built-in UV: the PIN verifies)."
+    )
     var uv: String?
+    @Option(
+        name: .customLong("desktop-prompt"),
+        help:
+            "Prompts as desktop notifications with Allow/Deny (notify-send over the session bus): auto (default: when DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus names a session bus) or off (passkeyctl approve/deny only)."
+    )
+    var desktopPrompt: String?
     @Option(
         help:
             "The kind of key to be: u2f, fido2.0, fido2.1-pre, fido2.1 or fido2.2 (default fido2.1; docs/profiles.md).")
     var profile: String?
     @Flag(
         help:
-            "Built-in UV is a simulated fingerprint reader: configured once a finger is enrolled (passkeyctl bio enroll); --uv says how a finger reads."
+            "Built-in UV is a simulated fingerprint reader: configured once a finger is enrolled (passkeyctl bio enroll); --uv says how a finger reads (off by default)."
     )
     var bio = false
     @Flag(
         name: .customLong("backup-eligible"),
         help: "New credentials are backup eligible (WebAuthn flag BE); off, as on a hardware key.")
     var backupEligible = false
-    @Flag(name: .customLong("backup-state"), help: "New credentials are backed up (flag BS); needs --backup-eligible.")
+    @Flag(
+        name: .customLong("backup-state"),
+        help: "New credentials are backed up (flag BS); needs --backup-eligible (off by default).")
     var backupState = false
     @Option(help: "Signature counters: per-credential (default), global, or zero (as synced passkeys report).")
     var counter: String?
@@ -161,9 +175,15 @@ struct Passkeyd: AsyncParsableCommand {
         // Faults and watchers: never persisted, so a restart disarms every fault.
         let controls = TestControls(
             logger: Logger(label: "passkeyd.controls"), admitsTokenlessCredentialControls: openTestControls)
-        let broker = PromptBroker(controls: controls)
+        // A prompt is also shown on the desktop where the session has a bus (docs/everyday.md).
+        let promptTimeout = Duration.seconds(30)
+        let notifier =
+            settings.desktopPrompts
+            ? DesktopNotification.forSession(environment: environment, timeout: promptTimeout) : nil
+        let broker = PromptBroker(timeout: promptTimeout, controls: controls, notifier: notifier)
         let presence = DaemonUserPresence(mode: settings.presence, broker: broker)
-        let verifier = DaemonUserVerifier(mode: settings.verification, broker: broker)
+        let verifier = DaemonUserVerifier(
+            mode: settings.verification, broker: broker, presence: settings.presence)
         let device: DeviceFactory.Device
         do {
             device = try await DeviceFactory.make(
@@ -198,7 +218,7 @@ struct Passkeyd: AsyncParsableCommand {
             "ready",
             metadata: [
                 "socket": "\(settings.socket)", "presence": "\(settings.presence.rawValue)",
-                "uv": "\(settings.verification.rawValue)",
+                "uv": "\(settings.verification.rawValue)", "desktopPrompt": "\(notifier != nil)",
                 "profile": "\(settings.profile)", "activated": "\(settings.listener != .bind)",
                 "counter": "\(settings.counter.rawValue)", "backupEligible": "\(settings.backup.eligible)",
                 "backupState": "\(settings.backup.backedUp)",
@@ -220,6 +240,8 @@ struct Passkeyd: AsyncParsableCommand {
         var passphraseFile: String?
         var presence: PresenceMode
         var verification: VerificationMode
+        /// Whether prompts are shown as desktop notifications where a session bus exists.
+        var desktopPrompts: Bool
         var profile: DeviceProfile
         var pidFile: String?
         var logLevel: Logger.Level
@@ -291,6 +313,11 @@ struct Passkeyd: AsyncParsableCommand {
         ) {
             "--uv must be auto, prompt, deny or off, not '\($0)'"
         }
+        let desktopPrompts = try choose(
+            desktopPrompt, "PASSKEYD_DESKTOP_PROMPT", "auto", { ["auto": true, "off": false][$0] }
+        ) {
+            "--desktop-prompt must be auto or off, not '\($0)'"
+        }
         let chosenProfile = try choose(
             profile, "PASSKEYD_PROFILE", DeviceProfile.fido21.name, DeviceProfile.init(named:)
         ) {
@@ -348,7 +375,8 @@ struct Passkeyd: AsyncParsableCommand {
             socket: socket ?? PasskeydSocket.defaultPath(environment: environment),
             dataDirectory: dataDir ?? PasskeydDataFolder.choose(environment: environment).path,
             passphraseFile: passphraseFile ?? environment["PASSKEYD_PASSPHRASE_FILE"],
-            presence: presenceMode, verification: verification, profile: deviceProfile,
+            presence: presenceMode, verification: verification, desktopPrompts: desktopPrompts,
+            profile: deviceProfile,
             pidFile: pidFile ?? environment["PASSKEYD_PID_FILE"], logLevel: level, backup: backup, counter: counterMode,
             attestation: attestationMode, fingerprintSensor: fingerprintReader ? FingerprintSensor() : nil,
             busyPoll: .microseconds(busyPollMicroseconds),
