@@ -39,7 +39,7 @@ from browser_flows import (
     sign_in,
     start,
 )
-from passkeyd_pin import passkeyctl
+from passkeyd_pin import passkeyctl, set_pin
 
 BROWSERS = [
     pytest.param("chromium", marks=pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")),
@@ -385,3 +385,30 @@ def test_many_requests_from_one_frame_leave_one_pending_and_others_served(unatte
     finally:
         page.close()
         other.close()
+
+
+def test_the_pin_is_asked_in_the_window_never_in_the_page(kind, daemon_factory):
+    """A passkeyd without built-in verification and with a PIN: the PIN field is in the
+    extension's window, so the page has no field to read, overlay or fake, and a browser has no
+    page form to offer to save it from; the page sees none of its keys."""
+    pinned = daemon_factory("--presence", "auto", "--uv", "off")
+    set_pin(pinned.socket, "4711")
+    session = Session(kind, pinned.socket)
+    site = RelyingParty().start()
+    try:
+        page = session.page(site)
+        page.evaluate("""(window.seen = [], ["keydown", "keyup", "input"].forEach((type) =>
+            addEventListener(type, (event) => window.seen.push(type), true)), true)""")
+        name = new_name("pin")
+        start(page, f"rp.register({json.dumps({'name': name})})")
+        window, question = approval_window(page, "pin")
+        assert question["site"] == site.origin
+        assert page.evaluate("!document.querySelector('passkeyd-ui') && !document.querySelector('input[type=password]')")
+        save(window, "browser-pin.png")
+        window.type_text("4711")
+        window.press("Enter", closes=True)
+        assert_registered(page.wait_for("window.outcomeDone"), site, name, ALGORITHMS["ES256"])
+        assert page.evaluate("window.seen") == []
+    finally:
+        site.stop()
+        session.close()
