@@ -59,7 +59,7 @@ window.F = (() => {
     navigator.credentials.get({publicKey: request({allowCredentials: await allow(), ...over}), ...rest});
   // A DOMException by its name; a TypeError with its message too (the bindings' sentences are
   // part of what a page sees: logged, shown, matched by a site's error handling).
-  const errorName = (e) => e instanceof DOMException ? e.name
+  const errorName = (e) => e instanceof DOMException ? (window.fidelityMessages ? `${e.name}: ${e.message}` : e.name)
     : e instanceof TypeError ? `TypeError: ${e.message}`
     : e instanceof Error ? e.constructor.name : `thrown ${typeof e}`;
   const outcome = async (run) => {
@@ -686,14 +686,14 @@ NO_PICK = ("Chromium's virtual authenticator answers a conditional request at on
            "request pending until the person picks a suggestion or the page aborts; so does passkeyd.")
 case(A, "a conditional request waits for the person's pick",
      CONDITIONAL + " controller.abort(); return {early, after: await conditional};",
-     exception=Exception_("oracle", NO_PICK, {"early": "pending", "after": error("AbortError")}))
+     exception=Exception_("oracle", NO_PICK, {"early": "pending", "after": error("AbortError: signal is aborted without reason")}))
 case(A, "a sign-in while a conditional request is pending",
      CONDITIONAL + " const modal = await F.settle(F.get()); controller.abort();"
      " return {early, modal, conditional: await conditional};",
      exception=Exception_("oracle", NO_PICK + " The modal request goes ahead and the conditional one ends with "
                           "AbortError (it gives way, as in Chromium, which cancels a pending conditional request "
                           "for a new one).", {"early": "pending", "modal": {"value": "object"},
-                                               "conditional": error("AbortError")}))
+                                               "conditional": error("AbortError: A new request replaced this one.")}))
 
 
 def areas() -> dict[str, int]:
@@ -706,10 +706,18 @@ def areas() -> dict[str, int]:
 # -- running them --------------------------------------------------------------------------
 
 
+MESSAGE_AREAS = {"extensions", "parseFromJSON", "returned objects", "concurrency"}
+# ...but for structuredClone, whose DataCloneError names a Proxy "#<PublicKeyCredential>" where
+# Chromium says "PublicKeyCredential object" (docs/browser-fidelity.md, known differences).
+NAMES_ONLY = {"structuredClone of a credential", "structuredClone of a response"}
+
+
 def run_case(side, page, c: Case):
     """The case's outcome on `page`; with `counts`, with the discoverable credentials it added."""
     before = side.stored(page) if c.counts else 0
-    outcome = page.evaluate(f"(async () => {{ {c.js} }})()", timeout=90)
+    # DOMException messages are compared where page.js, not the host, raises them.
+    messages = "true" if c.area in MESSAGE_AREAS and c.name not in NAMES_ONLY else "false"
+    outcome = page.evaluate(f"(async () => {{ window.fidelityMessages = {messages}; {c.js} }})()", timeout=90)
     if c.counts:
         outcome = {"outcome": outcome, "stored": side.stored(page) - before}
     return outcome

@@ -118,9 +118,34 @@
     return error;
   };
   const within = (error, prefix) => conversionErrors.has(error) ? idlError(`${prefix}: ${error.message}`) : error;
+
+  // parse*FromJSON's EncodingError names the member, and the dictionary it is in when that is
+  // not the top one: "'allowCredentials' contains PublicKeyCredentialDescriptorJSON with invalid
+  // base64url data in 'id'", as Chromium's.
+  const encodingErrors = new WeakMap();  // error → {member, dictionary, named}
+  const encodingError = (member) => {
+    const error = domError("EncodingError", `'${member}' contains invalid base64url data`);
+    encodingErrors.set(error, { member, dictionary: null, named: false });
+    return error;
+  };
+  const inDictionary = (error, member, name) => {
+    const info = encodingErrors.get(error);
+    if (!info || info.named) return error;
+    if (info.dictionary === null) {
+      info.dictionary = name;
+      return error;
+    }
+    const named = domError("EncodingError", `'${member}' contains ${info.dictionary} with invalid base64url data in '${info.member}'`);
+    encodingErrors.set(named, { ...info, named: true });
+    return named;
+  };
   /** Runs `convert`; a conversion error comes out prefixed for operation `op` of `iface`. */
   const operation = (op, iface, convert) => {
-    try { return convert(); } catch (error) { throw within(error, `Failed to execute '${op}' on '${iface}'`); }
+    try { return convert(); } catch (error) {
+      const prefix = `Failed to execute '${op}' on '${iface}'`;
+      if (encodingErrors.has(error)) throw domError("EncodingError", `${prefix}: ${error.message}`);
+      throw within(error, prefix);
+    }
   };
   const number = (v) => {
     if (typeof v === "symbol") throw idlError("Cannot convert a Symbol value to a number");
@@ -207,7 +232,7 @@
         const where = `Failed to read the '${member}' property from '${owner || name}'`;
         const value = v == null ? undefined : v[member];
         if (value !== undefined) {
-          try { out[member] = type(value, member); } catch (error) { throw within(error, where); }
+          try { out[member] = type(value, member); } catch (error) { throw inDictionary(within(error, where), member, name); }
         } else if (option === REQUIRED) {
           throw idlError(`${where}: Required member is undefined.`);
         } else if (option !== undefined) {
@@ -286,12 +311,14 @@
     const here = location.hostname;
     const host = url && url.hostname;
     if (!url || url.protocol !== "https:" || !(here === host || (host.includes(".") && here.endsWith(`.${host}`)))) {
-      throw domError("SecurityError", `The ${name} extension's AppID '${appid}' is not valid for this origin.`);
+      throw domError("SecurityError", "This is an invalid domain.");
     }
   };
 
   const PROTECTION_POLICIES = ["userVerificationOptional", "userVerificationOptionalWithCredentialIDList", "userVerificationRequired"];
 
+  // The checks' DOMExceptions say what Chromium's say, word for word: a site's error handling
+  // or its logs see the same sentences.
   const checkCreation = (options) => {
     // §5.1.3 step 5: user.id is 1 to 64 bytes (Chromium accepts 0; the spec and passkeyd do not).
     if (options.user.id.length > 64) throw typeError("User handle exceeds 64 bytes.");
@@ -299,15 +326,17 @@
     const ext = options.extensions || {};
     if (ext.appidExclude !== undefined) checkAppID(ext.appidExclude, "appidExclude");
     if (ext.credentialProtectionPolicy !== undefined && !PROTECTION_POLICIES.includes(ext.credentialProtectionPolicy)) {
-      throw domError("NotSupportedError", `'${ext.credentialProtectionPolicy}' is not a credential protection policy (CTAP 2.1 §12.1).`);
+      throw domError("NotSupportedError", "Required parameters missing in `options.publicKey`.");
     }
     // §10.1.4 registration: evalByCredential belongs to authentication.
     if (ext.prf && ext.prf.evalByCredential !== undefined) {
-      throw domError("NotSupportedError", "prf evalByCredential is only for navigator.credentials.get().");
+      throw domError("NotSupportedError", "The 'evalByCredential' field cannot be set when creating a credential.");
     }
     // §10.1.5 registration: read and write belong to authentication.
-    if (ext.largeBlob && (ext.largeBlob.read !== undefined || ext.largeBlob.write !== undefined)) {
-      throw domError("NotSupportedError", "largeBlob read and write are only for navigator.credentials.get().");
+    for (const member of ["read", "write"]) {
+      if (ext.largeBlob && ext.largeBlob[member] !== undefined) {
+        throw domError("NotSupportedError", `The 'largeBlob' extension's '${member}' parameter is only valid when requesting an assertion`);
+      }
     }
     clampTimeout(options);
   };
@@ -319,23 +348,28 @@
       // §10.1.4 authentication steps 1-2.
       const keys = Object.keys(ext.prf.evalByCredential);
       if (keys.length > 0 && options.allowCredentials.length === 0) {
-        throw domError("NotSupportedError", "prf evalByCredential needs allowCredentials.");
+        throw domError("NotSupportedError", "'prf' extension has 'evalByCredential' with an empty allow list");
       }
       const allowed = options.allowCredentials.map((d) => toBase64url(d.id));
       for (const key of keys) {
-        if (key === "" || !isBase64url(key) || !allowed.includes(toBase64url(new Uint8Array(fromBase64url(key, "key"))))) {
-          throw domError("SyntaxError", `prf evalByCredential's key '${key}' names no credential of allowCredentials.`);
+        if (key === "" || !isBase64url(key)) {
+          throw domError("SyntaxError", "'prf' extension contains invalid base64url data in 'evalByCredential'");
+        }
+        if (!allowed.includes(toBase64url(new Uint8Array(fromBase64url(key, "key"))))) {
+          throw domError("SyntaxError", "'prf' extension contains 'evalByCredential' key that doesn't match any in allowedCredentials");
         }
       }
     }
     // §10.1.5 authentication.
     if (ext.largeBlob) {
-      if (ext.largeBlob.support !== undefined) throw domError("NotSupportedError", "largeBlob support is only for create().");
+      if (ext.largeBlob.support !== undefined) {
+        throw domError("NotSupportedError", "The 'largeBlob' extension's 'support' parameter is only valid when creating a credential");
+      }
       if (ext.largeBlob.read !== undefined && ext.largeBlob.write !== undefined) {
-        throw domError("NotSupportedError", "largeBlob read and write cannot be asked together.");
+        throw domError("NotSupportedError", "Only one of the 'largeBlob' extension's 'read' and 'write' parameters is allowed at a time");
       }
       if (ext.largeBlob.write !== undefined && options.allowCredentials.length !== 1) {
-        throw domError("NotSupportedError", "largeBlob write needs exactly one credential in allowCredentials.");
+        throw domError("NotSupportedError", "The 'largeBlob' extension's 'write' parameter can only be used with a single credential present on 'allowCredentials'");
       }
     }
     clampTimeout(options);
@@ -583,7 +617,7 @@
   if (nativeStore) {
     replace(CredentialsContainer.prototype, "store", { store(credential) {
       if (this === container && ours.has(credential)) {
-        return rejected(domError("NotSupportedError", "A PublicKeyCredential cannot be stored."));
+        return rejected(domError("NotSupportedError", "Store operation not permitted for this credential type."));
       }
       return apply(nativeStore, this, arguments);
     } }.store);
@@ -630,7 +664,11 @@
 
   // parse*FromJSON (§5.1.11, §5.1.12): the JSON dictionary converted (unknown members dropped,
   // defaults filled), its base64url members back to ArrayBuffers; bad base64url is EncodingError.
-  const B64 = (v, member) => fromBase64url(T.DOMString(v), `'${member}'`);
+  const B64 = (v, member) => {
+    const text = T.DOMString(v);
+    if (!isBase64url(text)) throw encodingError(member);
+    return fromBase64url(text, member);
+  };
   const descriptorJSON = dictionary("PublicKeyCredentialDescriptorJSON", {
     id: [B64, REQUIRED], type: [T.DOMString, REQUIRED], transports: [sequence(T.DOMString)],
   });
