@@ -199,3 +199,19 @@ def test_the_transport_decides_the_attachment(authenticator, page, rp, transport
     signed_in = sign_in(page)
     assert_signed_in(signed_in, rp, name)
     assert signed_in["page"]["attachment"] == attachment
+
+
+def test_override_bits_clear_the_uv_and_up_flags(authenticator, page, rp):
+    account = add_known_account(rp, authenticator)
+    page.goto(rp.url())
+    authenticator.set_response_override_bits(is_bad_uv=True)
+    unverified = sign_in(page)
+    assert_signed_in(unverified, rp, account.name)  # the site prefers UV, does not require it
+    assert unverified["page"]["flags"] & (UP | UV) == UP
+    authenticator.set_response_override_bits(is_bad_up=True)
+    absent = sign_in(page)
+    assert "error" not in absent, absent
+    assert absent["page"]["flags"] & UP == 0
+    assert absent["server"]["verified"] is False and "present" in absent["server"]["error"].lower(), absent
+    authenticator.set_response_override_bits()
+    assert_signed_in(sign_in(page), rp, account.name)
