@@ -104,6 +104,10 @@ struct Passkeyd: AsyncParsableCommand {
             "The credential test controls (import, export, credential flags and delete) need no PIN/UV token: for a throw-away daemon of a test suite (docs/vendor-commands.md)."
     )
     var openTestControls = false
+    @Flag(
+        name: .customLong("no-resident-keys"),
+        help: "A key without discoverable credentials: getInfo rk false, makeCredential with rk refused.")
+    var noResidentKeys = false
     @Flag(help: "Run in the background; exit once the socket accepts connections.")
     var detach = false
     @Option(name: .customLong("pid-file"), help: "Write the daemon's pid here once it is ready.")
@@ -330,6 +334,7 @@ struct Passkeyd: AsyncParsableCommand {
         }
         guard
             let deviceProfile = chosenProfile.reached(over: chosenTransport).without(extensions: Set(withoutExtensions))
+                .map({ noResidentKeys ? $0.withoutResidentKeys() : $0 })
         else {
             throw ValidationFailure(
                 message:

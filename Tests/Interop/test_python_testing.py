@@ -548,3 +548,24 @@ def test_passkeyctl_fault_controls_and_credential_flags_drive_the_same_controls_
                        testing._b64(credential_id), pin=None)
     assert flags.returncode == 0, flags.stderr
     assert authenticator.get_credential(credential_id).sign_count == 77
+
+
+def test_without_resident_keys_get_info_says_so_and_only_non_resident_credentials_are_made_or_added():
+    with VirtualAuthenticator(has_resident_key=False) as va:
+        dev = va.device()
+        try:
+            assert Ctap2(dev).get_info().options["rk"] is False
+            server = Fido2Server({"id": "nork.example", "name": "no rk"})
+            client = make_client(dev, "https://nork.example")
+            options, _ = server.register_begin({"id": b"u", "name": "u"}, resident_key_requirement="required")
+            with pytest.raises(ClientError):
+                client.make_credential(options.public_key)
+            options, state = server.register_begin({"id": b"u", "name": "u"}, resident_key_requirement="discouraged")
+            server.register_complete(state, client.make_credential(options.public_key))
+        finally:
+            dev.close()
+        key = pkcs8(ec.generate_private_key(ec.SECP256R1()))
+        with pytest.raises(testing.UnsupportedOption, match="has_resident_key=False"):
+            va.add_credential(b"rk", "nork.example", b"u", key)
+        va.add_credential(b"not-rk", "nork.example", None, key, is_resident_credential=False)
+        assert [c.is_resident_credential for c in va.get_credentials()] == [False]

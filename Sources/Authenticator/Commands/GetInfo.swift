@@ -7,7 +7,8 @@ extension Authenticator {
         let state = try await deviceState()
         // clientPin: present because a PIN is supported, true once one is set.
         var options: [String: Bool] = [
-            "rk": true, "up": true, "plat": configuration.profile.isPlatform, "clientPin": state.pinHash != nil
+            "rk": configuration.profile.residentKeys, "up": true, "plat": configuration.profile.isPlatform,
+            "clientPin": state.pinHash != nil
         ]
         if verifier != nil { options["uv"] = try await builtInUVConfigured() }
         let profile = configuration.profile

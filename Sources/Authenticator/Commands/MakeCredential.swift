@@ -25,6 +25,8 @@ extension Authenticator {
         if requestsUV, !(try await builtInUVConfigured()) { throw configuration.rules.uvWithoutBuiltInUV }
         requestsUV = try await applyingAlwaysUv(requestsUV: requestsUV, tokenProtocol: tokenProtocol)
         let residentKey = request.options.rk ?? false
+        // Step 5: rk on a device whose getInfo says `rk: false` (`--no-resident-keys`).
+        if residentKey, !configuration.profile.residentKeys { throw .unsupportedOption }
         // Step 9: enterprise attestation (§7.1).
         let enterprise = try await enterpriseAttestation(for: request)
         if !requestsUV, tokenProtocol == nil {

@@ -23,6 +23,18 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
     /// attachment "platform".
     public var transports: [String] = ["usb"]
 
+    /// Whether it keeps discoverable credentials (getInfo option `rk`, CTAP 2.1 §6.4): false for a
+    /// key without them (`--no-resident-keys`, Chrome's `hasResidentKey: false`), which refuses a
+    /// makeCredential asking for one.
+    public var residentKeys = true
+
+    /// The same kind of key without discoverable credentials.
+    public func withoutResidentKeys() -> DeviceProfile {
+        var profile = self
+        profile.residentKeys = false
+        return profile
+    }
+
     /// The transports `--transport` accepts (WebAuthn L3 §5.8.4, AuthenticatorTransport).
     public static let knownTransports = ["usb", "nfc", "ble", "smart-card", "hybrid", "internal"]
 
@@ -45,6 +57,7 @@ public struct DeviceProfile: Sendable, Hashable, CustomStringConvertible {
             name: name, protocols: protocols, versions: versions, extensions: extensions.subtracting(removed),
             rules: rules)
         profile.transports = transports
+        profile.residentKeys = residentKeys
         return profile
     }
 

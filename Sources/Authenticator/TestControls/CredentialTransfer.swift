@@ -67,6 +67,8 @@ extension Authenticator {
             logger.info("non-discoverable credential imported")
             return
         }
+        // A device without discoverable credentials (`--no-resident-keys`) keeps none.
+        guard configuration.profile.residentKeys else { throw .unsupportedOption }
         // Two credentials never share an ID; importing the same credential again replaces it.
         let existing: CredentialSource?
         do { existing = try await store.credential(id: source.id) } catch { throw storeFailure(error) }

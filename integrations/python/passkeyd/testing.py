@@ -470,6 +470,7 @@ class VirtualAuthenticator:
             has_prf=has_prf)
         self.protocol = protocol
         self.transport = transport
+        self.has_resident_key = has_resident_key
         self.default_backup_eligibility = default_backup_eligibility
         self.default_backup_state = default_backup_state
         self._daemon: Daemon | None = Daemon(*flags, *extra_flags, data_dir=data_dir, binary=binary)
@@ -497,10 +498,6 @@ class VirtualAuthenticator:
             raise UnsupportedOption(f"protocol must be 'ctap2' or 'u2f', not {protocol!r}")
         if transport not in _TRANSPORTS:
             raise UnsupportedOption(f"transport must be one of {', '.join(_TRANSPORTS)}, not {transport!r}")
-        if not has_resident_key:
-            raise UnsupportedOption(
-                "has_resident_key=False: passkeyd always offers discoverable credentials (getInfo rk true); "
-                "a suite testing a key without them needs another authenticator")
         if default_backup_state and not default_backup_eligibility:
             raise UnsupportedOption(
                 "default_backup_state=True needs default_backup_eligibility=True: "
@@ -509,6 +506,8 @@ class VirtualAuthenticator:
                  "--presence", "auto" if automatic_presence_simulation else "prompt",
                  "--uv", ("auto" if is_user_verified else "deny") if has_user_verification else "off",
                  "--open-test-controls", "--allow-private-key-export"]
+        if not has_resident_key:
+            flags.append("--no-resident-keys")
         if default_backup_eligibility:
             flags.append("--backup-eligible")
         if default_backup_state:
@@ -537,6 +536,7 @@ class VirtualAuthenticator:
         self = cls.__new__(cls)
         self.protocol = None
         self.transport = None
+        self.has_resident_key = None
         self.default_backup_eligibility = False
         self.default_backup_state = False
         self._daemon = None
@@ -712,6 +712,10 @@ class VirtualAuthenticator:
             raise UnsupportedOption(
                 "add_credential: a protocol='u2f' authenticator answers no CTAP2 command, so it takes no imported "
                 "credential; register through U2F, or use protocol='ctap2'")
+        if is_resident_credential and self.has_resident_key is False:
+            raise UnsupportedOption(
+                "add_credential: this authenticator has has_resident_key=False, so it keeps no resident "
+                "credential; pass is_resident_credential=False")
         credential_id = _bytes(credential_id, "credential_id")
         if not 1 <= len(credential_id) <= MAX_CREDENTIAL_ID_LENGTH:
             raise InvalidCredential(
