@@ -42,8 +42,14 @@ def passkeyd_authenticator(request):
 
 
 @pytest.fixture(scope="session")
-def passkeyd_playwright():
-    """Playwright's sync API, started once per session."""
+def passkeyd_playwright(request):
+    """Playwright's sync API for the session: pytest-playwright's `playwright` fixture where that
+    plugin is installed (one thread cannot run two sync Playwright drivers), else one of ours."""
+    try:
+        yield request.getfixturevalue("playwright")
+        return
+    except pytest.FixtureLookupError:
+        pass
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
