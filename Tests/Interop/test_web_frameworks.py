@@ -183,3 +183,15 @@ def test_playwrights_asyncio_api_registers_and_signs_in(rp, tmp_path):
         assert_registered(registered, rp, name, ALGORITHMS["ES256"])
         assert_signed_in(signed_in, rp, name)
         assert [c.user_name for c in authenticator.get_credentials()] == [name]
+
+
+def test_a_missing_passkeyctl_or_chromium_is_a_clear_error(monkeypatch, tmp_path):
+    from passkeyd.launch_arguments import LaunchError, browser_args, chromium_binary
+
+    monkeypatch.setenv("PASSKEYCTL_BIN", str(tmp_path / "no-passkeyctl"))
+    with pytest.raises(LaunchError, match="no-passkeyctl"):
+        browser_args(str(tmp_path / "sock"), str(tmp_path / "profile"))
+    monkeypatch.delenv("PASSKEYD_CHROMIUM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(LaunchError, match="apt-get install chromium"):
+        chromium_binary()
