@@ -624,6 +624,12 @@ case(A, "a registration in a new same-origin about:blank frame, at once",
      " return await Promise.race([F.outcome(async () => { const c = await w.navigator.credentials.create({publicKey: o});"
      " return [c instanceof w.PublicKeyCredential, c.type]; }),"
      " new Promise((r) => setTimeout(() => r('still pending after 20 s'), 20000))]); } finally { frame.remove(); }")
+case(A, "another realm's toString on this realm's functions",
+     "const frame = document.createElement('iframe'); document.body.append(frame);"
+     " try { const t = frame.contentWindow.Function.prototype.toString;"
+     " return [navigator.credentials.create, PublicKeyCredential.getClientCapabilities, Function.prototype.toString,"
+     " Object.getOwnPropertyDescriptor(PublicKeyCredential.prototype, 'rawId').get].map((f) => t.call(f)); }"
+     " finally { frame.remove(); }")
 case(A, "a sign-in in a same-origin frame once it loaded",
      "const frame = document.createElement('iframe'); frame.src = location.href + '?frame';"
      " const loaded = new Promise((r) => frame.onload = r); document.body.append(frame); await loaded;"

@@ -83,8 +83,35 @@
     disguised.set(made, `function ${name}() { [native code] }`);
     return made;
   };
-  const toString = looksNative(nativeToString, "toString",
-    { toString() { return disguised.has(this) ? disguised.get(this) : apply(nativeToString, this, []); } }.toString);
+  // A function of another same-origin frame is that frame's page.js's to describe: its own
+  // realm's Function.prototype.toString (found through descriptors only, and used only when it
+  // is one of ours: a Proxy, which the engine prints as "function () { [native code] }").
+  const FunctionPrototype = Function.prototype;
+  const ownValue = (object, key) => {
+    const desc = getOwnPropertyDescriptor(object, key);
+    return desc && desc.value;
+  };
+  const otherRealmsToString = (fn) => {
+    const proto = Object.getPrototypeOf(fn);
+    if (proto === FunctionPrototype || typeof proto !== "function") return null;
+    const constructor = ownValue(proto, "constructor");
+    if (typeof constructor !== "function" || ownValue(constructor, "prototype") !== proto
+      || apply(nativeToString, constructor, []) !== "function Function() { [native code] }") return null;
+    const other = ownValue(proto, "toString");
+    return typeof other === "function" && apply(nativeToString, other, []) === "function () { [native code] }" ? other : null;
+  };
+  let asking = false;  // the other realm's toString may ask this one back: once is enough
+  const toString = looksNative(nativeToString, "toString", { toString() {
+    if (disguised.has(this)) return disguised.get(this);
+    if (!asking && typeof this === "function") {
+      const other = otherRealmsToString(this);
+      if (other) {
+        asking = true;
+        try { return apply(other, this, []); } finally { asking = false; }
+      }
+    }
+    return apply(nativeToString, this, []);
+  } }.toString);
   defineProperty(Function.prototype, "toString", { ...getOwnPropertyDescriptor(Function.prototype, "toString"), value: toString });
 
   // -- base64url (RFC 4648 §5), the JSON form's encoding of every buffer -----------------
