@@ -373,7 +373,8 @@ def approval_window(page: Page, kind: str, previous: str | None = None, timeout:
                                            " : {...current, age: performance.now() - shownAt, token: location.hash}")
             except Exception:  # the window closed meanwhile
                 continue
-            if question and question.get("type") == kind and question.get("prompt") != previous \
+            if question and question.get("type") == kind \
+                    and (previous is None or question.get("prompt") != previous) \
                     and (question["token"], question.get("prompt")) not in ANSWERED:
                 return window, question
         return None

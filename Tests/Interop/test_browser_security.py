@@ -412,3 +412,27 @@ def test_the_pin_is_asked_in_the_window_never_in_the_page(kind, daemon_factory):
     finally:
         site.stop()
         session.close()
+
+
+def test_while_passkeyd_waits_for_presence_the_window_says_so(kind, daemon_factory):
+    """`passkeyd --presence prompt`: the ceremony waits for the person's presence on passkeyd's
+    side; the browser shows "Confirm on passkeyd…" in the extension's window (not a blank page)
+    until `passkeyctl approve` answers, then the window goes and the page has its credential."""
+    prompting = daemon_factory("--presence", "prompt", "--uv", "off")
+    session = Session(kind, prompting.socket)
+    site = RelyingParty().start()
+    try:
+        page = session.page(site)
+        name = new_name("touch")
+        start(page, f"rp.register({json.dumps({'name': name})})")
+        window, question = approval_window(page, "status")
+        poll(lambda: window.evaluate("current.status") == "upNeeded", 60, "the window never said upNeeded")
+        assert "Confirm on passkeyd" in window.evaluate("document.body.innerText")
+        save(window, "browser-confirm-on-passkeyd.png")
+        done = passkeyctl(prompting.socket, "approve", pin=None)
+        assert done.returncode == 0, done.stderr
+        assert_registered(page.wait_for("window.outcomeDone"), site, name, ALGORITHMS["ES256"])
+        poll(lambda: no_approval_window(page), 30, "the window closed")
+    finally:
+        site.stop()
+        session.close()
