@@ -436,3 +436,31 @@ def test_while_passkeyd_waits_for_presence_the_window_says_so(kind, daemon_facto
     finally:
         site.stop()
         session.close()
+
+
+def test_a_suggestion_picked_in_the_page_still_meets_the_windows_consent(attended, rp, daemon):
+    """Default install: the pick under the field only starts the sign-in; the window asks
+    "Sign in to … as …?" naming the picked account, and refused there nothing is signed."""
+    page = attended.page(rp)
+    try:
+        name = new_name("cond")
+        start(page, f"rp.register({json.dumps({'name': name})})")
+        approve(page)
+        assert_registered(page.wait_for("window.outcomeDone"), rp, name, ALGORITHMS["ES256"])
+    finally:
+        page.close()
+    for accept in (False, True):
+        page = attended.page(rp, "/conditional")
+        try:
+            page.evaluate("window.conditional.then((v) => window.conditionalDone = v), true")
+            page.evaluate("document.getElementById('username').focus(), true")
+            pick_suggestion(page, 0)
+            question = approve(page, accept=accept)
+            assert (question["ceremony"], question["account"], question["site"]) == ("get", name, rp.origin), question
+            outcome = page.wait_for("window.conditionalDone")
+            if accept:
+                assert_signed_in(outcome, rp, name)
+            else:
+                assert outcome["error"]["name"] == "NotAllowedError", outcome
+        finally:
+            page.close()
