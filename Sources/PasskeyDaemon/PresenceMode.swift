@@ -16,3 +16,19 @@ public enum VerificationMode: String, Sendable, CaseIterable {
     /// No built-in UV: getInfo reports `uv` absent.
     case off
 }
+
+/// How the daemon answers for the person, as STATUS reports it (docs/vendor-commands.md), so
+/// `passkeyctl info`, `status` and `doctor` can say whether anybody is ever asked.
+public struct PromptModes: Sendable, Equatable {
+    public var presence: PresenceMode
+    public var verification: VerificationMode
+    /// Whether prompts are also shown on the desktop (a session bus and notify-send were found).
+    public var desktopPrompt: Bool
+
+    public init(presence: PresenceMode, verification: VerificationMode, desktopPrompt: Bool) {
+        self.presence = presence
+        self.verification = verification
+        self.desktopPrompt = desktopPrompt
+    }
+
+}

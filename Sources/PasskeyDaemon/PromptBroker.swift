@@ -61,14 +61,18 @@ public actor PromptBroker {
     /// Where else each prompt is shown (the desktop), if anywhere.
     private let notifier: (any PromptNotifier)?
     private let logger: Logger
+    /// The modes the daemon asks (or answers for) the person with, for STATUS; nil in tests
+    /// that build a broker alone.
+    public nonisolated let modes: PromptModes?
 
     public init(
         timeout: Duration = .seconds(30), controls: TestControls? = nil, notifier: (any PromptNotifier)? = nil,
-        logger: Logger = Logger(label: "passkeyd.prompt")
+        modes: PromptModes? = nil, logger: Logger = Logger(label: "passkeyd.prompt")
     ) {
         self.timeout = timeout
         self.controls = controls
         self.notifier = notifier
+        self.modes = modes
         self.logger = logger
     }
 

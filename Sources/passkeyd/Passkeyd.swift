@@ -184,7 +184,10 @@ struct Passkeyd: AsyncParsableCommand {
         let notifier =
             settings.desktopPrompts
             ? DesktopNotification.forSession(environment: environment, timeout: promptTimeout) : nil
-        let broker = PromptBroker(timeout: promptTimeout, controls: controls, notifier: notifier)
+        let broker = PromptBroker(
+            timeout: promptTimeout, controls: controls, notifier: notifier,
+            modes: PromptModes(
+                presence: settings.presence, verification: settings.verification, desktopPrompt: notifier != nil))
         let presence = DaemonUserPresence(mode: settings.presence, broker: broker)
         let verifier = DaemonUserVerifier(
             mode: settings.verification, broker: broker, presence: settings.presence)

@@ -163,6 +163,8 @@ struct DoctorCommand: AsyncParsableCommand {
         // docs/profiles.md: the kind of key the daemon presents; a U2F-only key has no PIN to check.
         let profile = status.profile ?? "fido2.1"
         findings.append(.ok("profile", profile + (status.profile == nil ? " (an older daemon that does not say)" : "")))
+        // Whether anybody is ever asked: an auto-approving daemon is the test setup, not a person's key.
+        findings.append(DaemonModes(statusReply: reply).diagnosis)
         if profile == DaemonStatus.u2fOnlyProfile {
             findings.append(
                 .note(

@@ -21,17 +21,19 @@ struct InfoCommand: AsyncParsableCommand {
         // missing daemon is reported as such; only an unreadable reply leaves the profile unknown.
         let reply = try await connection.vendor(.status)
         let profile = (try? DaemonStatus(bytes: reply))?.profile
+        let modes = DaemonModes(statusReply: reply)
         if profile == DaemonStatus.u2fOnlyProfile {
             if global.json {
                 Output.json(
                     .object([
                         ("profile", .string(DaemonStatus.u2fOnlyProfile)),
+                        ("modes", .object(modes.json)),
                         ("generation", .string(Self.generation(["U2F_V2"]))),
                         ("versions", .array([.string("U2F_V2")]))
                     ]))
             } else {
                 print(
-                    "profile     \(DaemonStatus.u2fOnlyProfile) (CTAP1/U2F only: no CTAP2 getInfo)\ngeneration  \(Self.generation(["U2F_V2"]))\nversions    U2F_V2"
+                    "profile     \(DaemonStatus.u2fOnlyProfile) (CTAP1/U2F only: no CTAP2 getInfo)\ngeneration  \(Self.generation(["U2F_V2"]))\nversions    U2F_V2\nmodes       \(modes.summary)"
                 )
             }
             return
@@ -50,6 +52,7 @@ struct InfoCommand: AsyncParsableCommand {
             Output.json(
                 .object([
                     ("profile", .optional(profile)),
+                    ("modes", .object(modes.json)),
                     ("generation", .string(Self.generation(info.versions))),
                     ("versions", .array(info.versions.map(JSON.string))),
                     ("aaguid", .string(Names.aaguid(info.aaguid))),
@@ -89,6 +92,7 @@ struct InfoCommand: AsyncParsableCommand {
         let rows: [[String]] =
             [
                 ["profile", profile ?? "unknown"],
+                ["modes", modes.summary],
                 ["generation", Self.generation(info.versions)],
                 ["versions", info.versions.joined(separator: ", ")],
                 ["AAGUID", Names.aaguid(info.aaguid)],

@@ -3,7 +3,8 @@ import CTAP
 import CTAPHID
 import Foundation
 
-/// `passkeyctl status`: is the daemon up, where, since when (vendor command STATUS).
+/// `passkeyctl status`: is the daemon up, where, since when, how it answers for the person
+/// (vendor command STATUS).
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Whether passkeyd is running, where and since when.")
@@ -26,7 +27,8 @@ struct StatusCommand: AsyncParsableCommand {
                         ("pending", .string(status.pending))
                     ] + (status.promptID.map { [("promptId", JSON.int(Int(truncatingIfNeeded: $0)))] } ?? [])
                         + (status.rpID.map { [("rpId", JSON.string($0))] } ?? [])
-                        + (status.profile.map { [("profile", JSON.string($0))] } ?? [])))
+                        + (status.profile.map { [("profile", JSON.string($0))] } ?? [])
+                        + DaemonModes(statusReply: reply).json))
         } else {
             let uptime = Int(Date().timeIntervalSince(status.startedAt))
             print(
@@ -34,6 +36,7 @@ struct StatusCommand: AsyncParsableCommand {
                     + (status.profile.map { " as a \($0) key" } ?? "") + ", "
                     + "since \(status.startedAt.formatted(.iso8601)) (up \(Self.duration(uptime))); pending prompt: \(status.pending)"
                     + (status.promptID.map { " #\($0)" } ?? "") + (status.rpID.map { " for \($0)" } ?? "") + ".")
+            print("modes: \(DaemonModes(statusReply: reply).summary)")
         }
     }
 
