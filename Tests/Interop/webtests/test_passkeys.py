@@ -215,3 +215,13 @@ def test_override_bits_clear_the_uv_and_up_flags(authenticator, page, rp):
     assert absent["server"]["verified"] is False and "present" in absent["server"]["error"].lower(), absent
     authenticator.set_response_override_bits()
     assert_signed_in(sign_in(page), rp, account.name)
+
+
+@pytest.mark.virtual_authenticator(has_resident_key=False)
+def test_an_authenticator_without_resident_keys_registers_only_server_side_credentials(authenticator, page, rp):
+    page.goto(rp.url())
+    name = new_name("server-side")
+    registered = register(page, name, resident=False)
+    assert_registered(registered, rp, name, ALGORITHMS["ES256"])
+    assert sign_in(page)["error"]["name"] == "NotAllowedError", "nothing to discover"
+    assert_signed_in(sign_in(page, {"allow": [name]}), rp, name)
