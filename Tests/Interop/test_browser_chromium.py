@@ -24,7 +24,7 @@ def kind():
 
 def test_passkeyd_not_running_is_a_clear_error_and_the_fallback_is_honoured(tmp_path):
     """The host is installed but nothing listens on its socket: the page gets NotAllowedError
-    saying so; once the options page's "fall back to the browser's own WebAuthn" is ticked, the
+    saying so, without the socket's path (the options page has the reason, and the host's mode); once the options page's "fall back to the browser's own WebAuthn" is ticked, the
     same page registers with the browser's own authenticator (Chrome's virtual one here)."""
     session = Session("chromium", str(tmp_path / "nobody-here.sock"))
     site = RelyingParty().start()
@@ -33,9 +33,13 @@ def test_passkeyd_not_running_is_a_clear_error_and_the_fallback_is_honoured(tmp_
         outcome = register(page, "nobody")
         assert outcome["error"]["name"] == "NotAllowedError", outcome
         assert "passkeyd" in outcome["error"]["message"], outcome
+        # The socket's path may name the user: pages never get it, the options page does.
+        assert str(tmp_path) not in json.dumps(outcome), outcome
         assert site.verified == []
 
         options = session.browser.new_page(f"chrome-extension://{EXTENSION_ID}/options.html")
+        assert "automation" in options.wait_for("document.getElementById('mode').textContent")
+        assert options.wait_for("document.getElementById('problem').textContent").startswith("Last problem")
         options.evaluate("document.getElementById('fallback').click(), true")
         options.wait_for("document.getElementById('status').textContent.includes('own WebAuthn')")
         options.close()
