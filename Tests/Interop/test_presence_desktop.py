@@ -402,3 +402,31 @@ def test_passkeyd_help_says_each_modes_default():
                           ("--counter", "per-credential (default)"), ("--attestation", "self (default")):
         assert flag in flat
         assert default in flat, f"{flag}: {default}"
+
+
+def test_doctor_checks_profile_manifests_and_says_which_hosts_run_unattended(daemon_factory, tmp_path):
+    """A manifest written with --profile is checked when doctor is told the profile; a host installed
+    with --automation is a note (nobody is asked), the default install is ok."""
+    from passkeyd_pin import passkeyctl_binary
+    d = daemon_factory("--presence", "auto", "--uv", "auto")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "PASSKEYD_SOCKET")}
+    env["HOME"] = str(home)
+
+    def ctl(*args):
+        return subprocess.run([passkeyctl_binary(), "--socket", d.socket, *args], capture_output=True, text=True,
+                              timeout=60, env=env)
+
+    profile = tmp_path / "ci-profile"
+    assert ctl("browser", "install", "--chromium").returncode == 0
+    assert ctl("browser", "install", "--chromium", "--profile", str(profile), "--automation").returncode == 0
+    checks = {c["check"]: c for c in json.loads(ctl("doctor", "--json", "--browser-profile", str(profile)).stdout)["checks"]}
+    assert checks["browser host mode (Chromium)"]["verdict"] == "ok"
+    assert checks[f"browser host (Chromium profile {profile})"]["verdict"] == "ok"
+    automation = checks[f"browser host mode (Chromium profile {profile})"]
+    assert automation["verdict"] == "note" and "approved without asking" in automation["found"]
+    # Without --browser-profile the profile's manifest is not looked at; a missing one is a note.
+    missing = tmp_path / "never-installed"
+    checks = {c["check"]: c for c in json.loads(ctl("doctor", "--json", "--browser-profile", str(missing)).stdout)["checks"]}
+    assert checks[f"browser host (Chromium profile {missing})"]["verdict"] == "note"

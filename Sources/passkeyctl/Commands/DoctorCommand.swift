@@ -16,6 +16,12 @@ struct DoctorCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var global: GlobalOptions
+    @Option(
+        name: .customLong("browser-profile"),
+        help:
+            "Also check the Chromium host manifest `browser install --profile DIR` wrote in this --user-data-dir (repeatable)."
+    )
+    var browserProfiles: [String] = []
 
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -29,6 +35,7 @@ struct DoctorCommand: AsyncParsableCommand {
         if !folder.isProblem, !file.isProblem { findings += await daemon() }
         findings += keystore()
         findings += BrowserHostCheck.findings(environment: environment)
+        findings += BrowserHostModeCheck.findings(profiles: browserProfiles, environment: environment)
         report(findings)
         for finding in findings {
             if case .problem(let status) = finding.verdict { throw ExitCode(status.rawValue) }
