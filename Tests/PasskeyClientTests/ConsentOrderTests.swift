@@ -76,7 +76,7 @@ import WebAuthn
             await h.rp.authenticationOptions(allowCredentials: [credential.descriptor]))
         guard case .passkey(let assertion) = result else { throw WebAuthnError.unknown("no passkey") }
         #expect(assertion.rawId == credential.id)
-        #expect(await h.userAgent.signIns.last == "Sign in to example.com as Passkey?")
+        #expect(await h.userAgent.signIns.last == "Sign in to example.com with a passkey?")
         #expect(await recorder.assertions.map(\.userPresent) == [false, true], "one silent probe, then the real one")
     }
 

@@ -16,11 +16,12 @@ public enum Consent: Sendable, Hashable {
         }
     }
 
-    /// The account's line, as a chooser shows it; nil for a sign-in whose account is unknown.
+    /// The account's line, as a chooser shows it; nil for a sign-in whose account is unknown or
+    /// nameless (the authenticator reveals names only after user verification, CTAP 2.1 §6.2.2).
     public var accountLabel: String? {
         switch self {
         case .registration(_, let userName, _): return userName
-        case .signIn(_, let account): return account.map { CredentialChoice.passkey($0).label }
+        case .signIn(_, let account): return account.flatMap { $0.name ?? $0.displayName }
         }
     }
 
@@ -28,9 +29,9 @@ public enum Consent: Sendable, Hashable {
     public var question: String {
         switch self {
         case .registration(let rpID, let userName, _): return "Create a passkey for \(userName) on \(rpID)?"
-        case .signIn(let rpID, let account):
-            guard let account else { return "Sign in to \(rpID) with a passkey?" }
-            return "Sign in to \(rpID) as \(CredentialChoice.passkey(account).label)?"
+        case .signIn(let rpID, _):
+            guard let label = accountLabel else { return "Sign in to \(rpID) with a passkey?" }
+            return "Sign in to \(rpID) as \(label)?"
         }
     }
 }
