@@ -131,6 +131,15 @@ import Testing
         #expect(try await device.send(.passkeydDelete, delete).0 == .noCredentials)
     }
 
+    @Test func aDeviceWithoutResidentKeysSaysSoAndRefusesOne() async throws {
+        let h = Harness(profile: DeviceProfile.fido21.withoutResidentKeys())
+        let (status, body) = try await h.send(.getInfo)
+        #expect(status == .success)
+        #expect(try GetInfoResponse(cbor: try #require(body)).options["rk"] == false)
+        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(rk: true).cbor) == .unsupportedOption)
+        #expect(try await h.status(of: .makeCredential, Fixture.makeCredential(rk: false).cbor) == .success)
+    }
+
     @Test func theConditionalAnswerIsTakenOnceForItsRP() async {
         let controls = TestControls()
         await controls.apply(ControlSettings(conditional: ConditionalAnswer(credentialID: [1], rpID: "a.example")))
