@@ -290,6 +290,87 @@ def test_a_signal_reaches_the_authenticator_and_is_seen_by_watch(daemon_factory)
         host.close()
 
 
+def asserted_events(watch, until_user: str | None, timeout: float = 60) -> list[dict]:
+    """credential.asserted events from `watch` until one for `until_user` came (or, None, for a
+    short quiet spell), read through a thread so a silent watch cannot hang the test."""
+    import queue
+    import threading
+
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in iter(watch.stdout.readline, b"")],
+                     daemon=True).start()
+    events, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=2 if until_user is None else max(0.1, deadline - time.monotonic()))
+        except queue.Empty:
+            if until_user is None:
+                break
+            continue
+        event = json.loads(line)
+        if event["event"] == "credential.asserted":
+            events.append(event)
+            if until_user is not None and event.get("userName") == until_user:
+                break
+    return events
+
+
+def test_picking_alice_makes_no_assertion_with_bobs_credential(daemon_factory):
+    """Issue 40 item 7: the chooser once signed with every account (bob's counter rose and
+    credential.asserted was logged for bob when alice was picked). Now the accounts are listed
+    without signing, and only the chosen one signs: the daemon's own events say so."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    host = NativeHost(daemon.socket)
+    watch = subprocess.Popen([PASSKEYCTL, "--socket", daemon.socket, "watch", "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert b"Watching passkeyd" in watch.stderr.readline()
+        alice, bob = register(host, "alice"), register(host, "bob")
+        options, as_json = request_options()
+        rid = host.request("get", options=as_json, mediation="optional")
+        chooser = host.next()
+        assert chooser["type"] == "choose", chooser
+        pick = [e["label"] for e in chooser["entries"]].index("alice")
+        host.send({"type": "choice", "target": chooser["id"], "index": pick})
+        verify_assertion(host.reply(rid), options, alice, "alice")
+        events = asserted_events(watch, "alice")
+        assert [b64(e["credentialId"]) for e in events] == [alice.credential_id], events
+        assert bob.credential_id not in [b64(e["credentialId"]) for e in asserted_events(watch, None)]
+    finally:
+        watch.terminate()
+        watch.wait(timeout=30)
+        host.close()
+
+
+def test_a_declined_consent_is_not_allowed_and_nothing_signs(daemon_factory):
+    """Without --automation the host asks `confirm` once the account is known; declining it is
+    NotAllowedError and the daemon makes no assertion."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    host = NativeHost(daemon.socket, automation=False)
+    watch = subprocess.Popen([PASSKEYCTL, "--socket", daemon.socket, "watch", "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert b"Watching passkeyd" in watch.stderr.readline()
+        options, as_json = registration_options("nora")
+        rid = host.request("create", options=as_json)
+        consent = host.next()
+        assert consent["type"] == "confirm", consent
+        host.send({"type": "choice", "target": consent["id"], "index": 0})
+        assert host.reply(rid)["type"] == "result"
+        _, as_json = request_options()
+        rid = host.request("get", options=as_json)
+        consent = host.next()
+        assert consent["type"] == "confirm" and consent["request"] == rid, consent
+        host.send({"type": "choice", "target": consent["id"], "index": None})
+        declined = host.reply(rid)
+        assert declined["type"] == "error" and declined["name"] == "NotAllowedError", declined
+        assert asserted_events(watch, None) == []
+    finally:
+        watch.terminate()
+        watch.wait(timeout=30)
+        host.close()
+
+
 def options_b64(data: bytes) -> str:
     from base64 import urlsafe_b64encode
     return urlsafe_b64encode(data).rstrip(b"=").decode()
