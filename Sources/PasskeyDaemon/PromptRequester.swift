@@ -11,10 +11,14 @@ public struct PromptRequester: Sendable, Equatable {
     /// arguments (ssh-sk-helper) its name and its parent's command line: "ssh-sk-helper (ssh host)".
     public var program: String
 
-    /// The requester of the transaction this task runs: bound by the connection that starts the
-    /// transaction, read by `PromptBroker.ask` (a task-local, so the authenticator in between
-    /// needs to know nothing of connections).
-    @TaskLocal public static var current: PromptRequester?
+    /// The peer of the connection whose transaction this task runs: bound by the connection when
+    /// it starts the transaction, read by `PromptBroker.ask` (a task-local, so the authenticator in
+    /// between needs to know nothing of connections). Only the credentials: /proc is read when a
+    /// prompt is actually shown, never on a sign-in that asks nobody.
+    @TaskLocal public static var peer: PeerCredentials?
+
+    /// The program behind `peer`, when this task has one.
+    public static var current: PromptRequester? { PromptRequester(peer: peer) }
 
     public init(pid: Int32, program: String) {
         self.pid = pid

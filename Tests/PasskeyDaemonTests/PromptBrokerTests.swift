@@ -1,5 +1,6 @@
 import Authenticator
 import Foundation
+import PasskeydLocal
 import Testing
 
 @testable import PasskeyDaemon
@@ -117,14 +118,15 @@ import Testing
         let broker = PromptBroker(notifier: desktop)
         let presence = DaemonUserPresence(mode: .prompt, broker: broker)
         let request = UserActionRequest(purpose: .getAssertion, rpID: "ssh:")
-        let outcome = await PromptRequester.$current.withValue(
-            PromptRequester(pid: 42, program: "ssh-sk-helper (ssh h)")
-        ) {
-            await presence.confirmPresence(request)
-        }
+        var me = PeerCredentials()
+        me.pid = getpid()
+        let asking = me
+        let outcome = await PromptRequester.$peer.withValue(asking) { await presence.confirmPresence(request) }
         #expect(outcome == .denied)
         let shown = try #require(await desktop.shown.first)
-        #expect(shown.requester?.program == "ssh-sk-helper (ssh h)")
+        // This test process, named from /proc/self's pid.
+        #expect(shown.requester?.pid == getpid())
+        #expect(shown.requester?.program.isEmpty == false)
         #expect(shown.rpID == "ssh:")
         #expect(await broker.pendingPrompt == nil)
     }
