@@ -1,8 +1,10 @@
 import PasskeyClient
 
-/// Connections to passkeyd kept for the host's next requests. A ceremony has a connection to
-/// itself while it runs (a getNextAssertion run belongs to one CTAPHID channel, CTAP 2.1
-/// §6.3), and the next ceremony reuses it instead of connecting and allocating a channel again.
+/// Connections to passkeyd kept for the host's next requests. A request borrows one while it
+/// talks to the authenticator and gives it back while it waits for the person
+/// (`CeremonyTransport`; a getNextAssertion run belongs to one CTAPHID channel, CTAP 2.1 §6.3,
+/// and never spans a wait), and the next exchange reuses it instead of connecting and allocating
+/// a channel again. As many connections are open as requests are talking at that moment.
 actor TransportPool {
     let socket: String
     private var idle: [UnixSocketTransport] = []
