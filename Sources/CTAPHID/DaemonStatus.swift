@@ -23,6 +23,11 @@ public struct DaemonStatus: Sendable, Equatable {
 
     /// The device profile (`u2f`, `fido2.0`, `fido2.1`); absent from older daemons.
     public var profile: String?
+    /// How the daemon answers for the person: its `--presence` and `--uv` modes, and whether
+    /// prompts also reach the desktop; absent from older daemons.
+    public var presence: String?
+    public var uv: String?
+    public var desktopPrompt: Bool?
 
     public var cbor: CBORValue {
         var map: [CBORValue: CBORValue] = [
@@ -35,6 +40,9 @@ public struct DaemonStatus: Sendable, Equatable {
         if let promptID { map["promptId"] = .unsigned(promptID) }
         if let rpID { map["rpId"] = .textString(rpID) }
         if let profile { map["profile"] = .textString(profile) }
+        if let presence { map["presence"] = .textString(presence) }
+        if let uv { map["uv"] = .textString(uv) }
+        if let desktopPrompt { map["desktopPrompt"] = .boolean(desktopPrompt) }
         return .map(map)
     }
 
@@ -49,6 +57,9 @@ public struct DaemonStatus: Sendable, Equatable {
         promptID = try map.optional("promptId", CBORRead.unsigned)
         rpID = try map.optional("rpId", CBORRead.text)
         profile = try map.optional("profile", CBORRead.text)
+        presence = try map.optional("presence", CBORRead.text)
+        uv = try map.optional("uv", CBORRead.text)
+        desktopPrompt = try map.optional("desktopPrompt", CBORRead.bool)
     }
 
     /// Decodes the STATUS reply's bytes (docs/vendor-commands.md).

@@ -461,35 +461,39 @@ actor CTAPHIDConnection {
         let executor = executor
         let quickTransactions = quickTransactions
         let preference: (any TaskExecutor)? = quick ? executor : nil
-        let task = Task(executorPreference: preference) { [weak self] in
-            let answer =
-                command == .msg
-                ? await handler.handleAPDU(payload, from: caller, progress: report)
-                : await handler.handleBeforeDurable(payload, from: caller, progress: report)
-            // Free the device before the store's flush: the next transaction, from any
-            // channel, runs meanwhile and its registration shares a later flush (group
-            // commit). This answer still waits for the flush covering everything before it.
-            device.channels.endTransaction(caller)
-            // The flush runs on the waiting task's thread: this loop's, unless others share it (`LoopOccupancy`).
-            let durable =
-                quick && quickTransactions.waitForFlushOffLoop(handler)
-                ? await withTaskExecutorPreference(globalConcurrentExecutor) { await handler.durable() }
-                : await handler.durable()
-            // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
-            let response = durable ? answer : command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
-            // A `drop` fault: the device vanished mid-transaction, as an unplug does.
-            if await device.controls.takeDrop(caller) {
-                await self?.unplug()
-                return
-            }
-            guard let self else { return }
-            // A quick transaction ends on the connection's event loop, this actor's executor: it
-            // answers from here, without a job through the loop's queue to enter the actor.
-            if quick, executor.eventLoop.inEventLoop {
-                finishOnLoop(transactionID, channel: channel, command: command, response: response)
-            } else {
-                await self.finishTransaction(
-                    transactionID, channel: channel, command: command, response: response, quick: quick)
+        // The peer rides along as a task-local, so a prompt can name the program that asks
+        // (`PromptRequester`); /proc is read only when a prompt is shown.
+        let task = PromptRequester.$peer.withValue(requester) {
+            Task(executorPreference: preference) { [weak self] in
+                let answer =
+                    command == .msg
+                    ? await handler.handleAPDU(payload, from: caller, progress: report)
+                    : await handler.handleBeforeDurable(payload, from: caller, progress: report)
+                // Free the device before the store's flush: the next transaction, from any
+                // channel, runs meanwhile and its registration shares a later flush (group
+                // commit). This answer still waits for the flush covering everything before it.
+                device.channels.endTransaction(caller)
+                // The flush runs on the waiting task's thread: this loop's, unless others share it (`LoopOccupancy`).
+                let durable =
+                    quick && quickTransactions.waitForFlushOffLoop(handler)
+                    ? await withTaskExecutorPreference(globalConcurrentExecutor) { await handler.durable() }
+                    : await handler.durable()
+                // ISO 7816-4 0x6F00 (no precise diagnosis) for an APDU, CTAP1_ERR_OTHER for CBOR.
+                let response = durable ? answer : command == .msg ? [0x6F, 0x00] : [CTAPStatus.other.rawValue]
+                // A `drop` fault: the device vanished mid-transaction, as an unplug does.
+                if await device.controls.takeDrop(caller) {
+                    await self?.unplug()
+                    return
+                }
+                guard let self else { return }
+                // A quick transaction ends on the connection's event loop, this actor's executor: it
+                // answers from here, without a job through the loop's queue to enter the actor.
+                if quick, executor.eventLoop.inEventLoop {
+                    finishOnLoop(transactionID, channel: channel, command: command, response: response)
+                } else {
+                    await self.finishTransaction(
+                        transactionID, channel: channel, command: command, response: response, quick: quick)
+                }
             }
         }
         running = (channel, transactionID, task, executor.eventLoop.now)

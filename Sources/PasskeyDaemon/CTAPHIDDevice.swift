@@ -48,7 +48,8 @@ actor CTAPHIDDevice {
         let status = DaemonStatus(
             version: DaemonInfo.currentVersion, pid: Int(info.pid), socket: info.socketPath, startedAt: info.startedAt,
             pending: prompt?.kind.rawValue ?? "none", promptID: prompt?.id, rpID: prompt?.rpID,
-            profile: handler.profileName)
+            profile: handler.profileName, presence: broker.modes?.presence.rawValue,
+            uv: broker.modes?.verification.rawValue, desktopPrompt: broker.modes?.desktopPrompt)
         return status.cbor.encoded
     }
 }

@@ -311,8 +311,6 @@ def test_ssh_login_fails_on_deny_with_sshs_own_message(ssh_key, sshd, notificati
     assert len(notifications.notified()) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="needs CTAPHIDConnection to bind PromptRequester.current to its peer "
-                                       "(H6a report): until then a prompt says 'A program'")
 def test_the_prompt_names_the_program_that_asks(ssh_key, sshd, notifications):
     d, tools, key = ssh_key
     sshd.authorize(public_key(key))
@@ -372,8 +370,6 @@ def test_pamtester_fails_on_deny(pam, notifications):
 # -- the modes, visible ------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="needs STATUS to carry presence/uv/desktopPrompt (DaemonStatus and "
-                                       "CTAPHIDDevice.status(), H6a report): until then passkeyctl says 'unknown'")
 def test_info_status_and_doctor_show_the_modes_and_doctor_warns_about_auto(daemon_factory):
     auto = daemon_factory("--presence", "auto", "--uv", "auto")
     info = json.loads(passkeyctl(auto.socket, "info", "--json", pin=None).stdout)
