@@ -93,7 +93,7 @@ def measure_host(passkeyctl: str, socket: str, origin: str, operation: str, oper
     `answers` gets the last reply, for the echo host."""
     from native_host import NativeHost
 
-    host = NativeHost(socket, command=[passkeyctl, "browser", "host", "--socket", socket, "chrome-extension://bench/"])
+    host = NativeHost(socket, command=[passkeyctl, "browser", "host", "--automation", "--socket", socket, "chrome-extension://bench/"])
     user = 0
 
     def request(kind: str) -> dict:
@@ -182,7 +182,7 @@ def main() -> int:
             profile = os.path.join(home, "chromium")
             env = {"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"), "XDG_DATA_HOME": os.path.join(home, ".local", "share")}
             base = {k: v for k, v in os.environ.items() if not k.startswith("PASSKEY")}
-            installed = subprocess.run([args.passkeyctl, "--socket", daemon.socket, "browser", "install", "--chromium", "--profile", profile],
+            installed = subprocess.run([args.passkeyctl, "--socket", daemon.socket, "browser", "install", "--chromium", "--profile", profile, "--automation"],
                                        env={**base, **env}, capture_output=True, text=True, timeout=60)
             if installed.returncode != 0:
                 raise RuntimeError(f"passkeyctl browser install failed: {installed.stderr}")
