@@ -25,4 +25,16 @@ if pkg-config --exists libfido2 2>/dev/null && make -C integrations/c >&2; then
 fi
 
 # Seeded keystores (100 000 credentials take a while to make) are kept under .build/.
-exec "$bin/passkeybench" --passkeyd "$bin/passkeyd" --cache-dir .build/bench-cache "${libfido2[@]}" "$@"
+"$bin/passkeybench" --passkeyd "$bin/passkeyd" --cache-dir .build/bench-cache "${libfido2[@]}" "$@"
+
+# The web developer's figures (issue 41), on the same release binaries in the same run:
+# passkeyd.testing's add_credential rate over the socket, and a Playwright test's fixture ready
+# (daemon + browser + extension) with one sign-in, beside the same on Chromium's own virtual
+# authenticator (the ratio's target: ≤ 1.5×). Skipped with a sentence where Playwright or
+# Chromium is missing.
+py=.venv/bin/python
+echo
+echo "## Test suites (passkeyd.testing, Playwright)"
+PASSKEYD_BIN="$bin/passkeyd" "$py" scripts/python-testing-bench.py -n 500 || echo "add_credential: skipped (exit $?)"
+"$py" scripts/web-fixture-bench.py --rounds 5 --passkeyd "$bin/passkeyd" --passkeyctl "$bin/passkeyctl" \
+  | tail -n 1 || echo "web fixture: skipped (exit $?)"
