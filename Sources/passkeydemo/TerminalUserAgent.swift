@@ -92,6 +92,13 @@ actor TerminalUserAgent: UserAgent {
         return await console.confirm()
     }
 
+    /// A registration is confirmed as before; a sign-in's consent is the touch the demo asks for
+    /// next ("Touch your authenticator…"), as a hardware key's is: one question, not two.
+    func approve(_ consent: Consent) async -> Bool {
+        guard case .registration = consent else { return true }
+        return await confirm(consent.question)
+    }
+
     func show(_ status: KeepaliveStatus) async {
         guard status == .userPresenceNeeded, touchPrompt == nil else { return }
         console.say("Touch your authenticator… (Enter approves, Esc refuses)")

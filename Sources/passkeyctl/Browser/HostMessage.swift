@@ -7,7 +7,9 @@ enum HostMessage: Sendable, Encodable {
     /// A request's answer: the members its type defines (a credential, capabilities, ...).
     case result(id: String, HostResult)
     /// A request that failed (a DOMException for the page), or a message that could not be parsed (id nil).
-    case error(id: String?, name: String, message: String, unavailable: Bool)
+    /// `detail` is the sentence for the extension's console only (it may name the socket's path,
+    /// and so the user): the background script logs it and never hands it to the page.
+    case error(id: String?, name: String, message: String, unavailable: Bool, detail: String? = nil)
     /// A question to the person about the page's `request`, which the extension answers with a
     /// `choice` naming `id` (the host's).
     case question(id: String, request: String, rpId: String, Question)
@@ -41,7 +43,9 @@ enum HostMessage: Sendable, Encodable {
     }
 
     static func error(id: String?, _ error: WebAuthnError) -> HostMessage {
-        .error(id: id, name: error.name.rawValue, message: error.message, unavailable: Self.isUnavailable(error))
+        .error(
+            id: id, name: error.name.rawValue, message: error.message, unavailable: Self.isUnavailable(error),
+            detail: error.detail)
     }
 
     /// passkeyd could not be reached: nothing listens on the socket. The extension may then fall
@@ -53,7 +57,7 @@ enum HostMessage: Sendable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, id, name, message, unavailable, request, rpId, entries, status, retriesLeft
+        case type, id, name, message, unavailable, detail, request, rpId, entries, status, retriesLeft
         case ceremony, account, displayName
     }
 
@@ -64,12 +68,13 @@ enum HostMessage: Sendable, Encodable {
             try c.encode("result", forKey: .type)
             try c.encode(id, forKey: .id)
             try result.encode(to: encoder)
-        case .error(let id, let name, let message, let unavailable):
+        case .error(let id, let name, let message, let unavailable, let detail):
             try c.encode("error", forKey: .type)
             try c.encode(id, forKey: .id)
             try c.encode(name, forKey: .name)
             try c.encode(message, forKey: .message)
             try c.encode(unavailable, forKey: .unavailable)
+            try c.encodeIfPresent(detail, forKey: .detail)
         case .question(let id, let request, let rpId, let question):
             try c.encode(id, forKey: .id)
             try c.encode(request, forKey: .request)
