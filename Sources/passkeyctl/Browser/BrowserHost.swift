@@ -184,9 +184,14 @@ actor BrowserHost {
         // The request holds a daemon connection only while it talks to the authenticator, never
         // while the person is asked (`CeremonyTransport`).
         let transport = CeremonyTransport(pool: transports)
-        let agent = ReleasingUserAgent(
-            inner: BrowserUserAgent(request: caller.id, rpID: shown, port: port, choosers: choosers),
-            transport: transport)
+        var browserAgent = BrowserUserAgent(request: caller.id, rpID: shown, port: port, choosers: choosers)
+        browserAgent.armedConditionalAnswer = { [transports] rpID in
+            let controls = DeviceControls(transport: await transports.take())
+            let answer = try? await controls.takeConditionalAnswer(rpID: rpID)
+            await transports.give(controls.transport)
+            return answer?.credentialID
+        }
+        let agent = ReleasingUserAgent(inner: browserAgent, transport: transport)
         let outcome: Result<T, WebAuthnError>
         do throws(WebAuthnError) {
             let client = try WebAuthnClient(

@@ -14,6 +14,9 @@ struct BrowserUserAgent: UserAgent {
     let choosers: Choosers
     /// Unattended automation (`browser host --automation`): consent is given without asking.
     var automation: Bool = HostMode.automation
+    /// The credential a test armed to answer this RP's next conditional request (CONTROLS
+    /// `takeConditional`, docs/vendor-commands.md), taken once; nil when none is (the default).
+    var armedConditionalAnswer: @Sendable (_ rpID: String) async -> [UInt8]? = { _ in nil }
 
     func chooseCredential(from choices: [CredentialChoice], rpID: String) async -> CredentialChoice? {
         await ask(choices, rpID: rpID, conditional: false)
@@ -21,7 +24,16 @@ struct BrowserUserAgent: UserAgent {
 
     /// Waits until the person picks a suggestion; cancelling the request (abort) ends the wait.
     func offerSuggestions(_ choices: [CredentialChoice], rpID: String) async -> CredentialChoice? {
-        await ask(choices, rpID: rpID, conditional: true)
+        // A test's armed answer picks at once, as Chrome's virtual authenticator answers every
+        // conditional request unasked; the consent that follows is asked as after any pick.
+        if let armed = await armedConditionalAnswer(rpID),
+            let choice = choices.first(where: {
+                if case .passkey(let account) = $0 { account.credentialID == armed } else { false }
+            })
+        {
+            return choice
+        }
+        return await ask(choices, rpID: rpID, conditional: true)
     }
 
     private func ask(_ choices: [CredentialChoice], rpID: String, conditional: Bool) async -> CredentialChoice? {
