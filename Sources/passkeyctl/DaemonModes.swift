@@ -1,9 +1,8 @@
-import CBOR
-import CTAP
+import CTAPHID
 
 /// How the daemon answers for the person (its `--presence`, `--uv` and whether prompts reach the
-/// desktop), read from the STATUS map's `presence`, `uv` and `desktopPrompt` entries
-/// (docs/vendor-commands.md); a daemon that does not report them leaves them unknown.
+/// desktop), read from STATUS's `presence`, `uv` and `desktopPrompt` entries (`DaemonStatus`,
+/// docs/vendor-commands.md); a daemon that does not report them leaves them unknown.
 struct DaemonModes: Sendable, Equatable {
     var presence: String?
     var uv: String?
@@ -17,10 +16,8 @@ struct DaemonModes: Sendable, Equatable {
 
     /// The modes in a STATUS reply's bytes; unknown where the map does not say.
     init(statusReply bytes: [UInt8]) {
-        guard let value = try? CBORDecoder.decode(bytes), case .map(let map) = value else { return }
-        if case .textString(let text)? = map["presence"] { presence = text }
-        if case .textString(let text)? = map["uv"] { uv = text }
-        if case .boolean(let flag)? = map["desktopPrompt"] { desktopPrompt = flag }
+        let status = try? DaemonStatus(bytes: bytes)
+        self.init(presence: status?.presence, uv: status?.uv, desktopPrompt: status?.desktopPrompt)
     }
 
     var isKnown: Bool { presence != nil }
