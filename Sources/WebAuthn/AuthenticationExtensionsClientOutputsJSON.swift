@@ -14,4 +14,10 @@ public struct AuthenticationExtensionsClientOutputsJSON: Sendable, Hashable, Cod
     public var credProps: CredentialProperties?
     public var prf: AuthenticationExtensionsPRFOutputsJSON?
     public var largeBlob: AuthenticationExtensionsLargeBlobOutputsJSON?
+    /// `credBlob` at registration (CTAP 2.1 §12.2): whether the authenticator stored the blob.
+    public var credBlob: Bool?
+    /// `getCredBlob` at authentication (CTAP 2.1 §12.2): the credential's blob, empty when it has none.
+    @Base64URLEncoded public var getCredBlob: [UInt8]?
+    /// `hmacCreateSecret` at registration (CTAP 2.1 §12.5): whether the credential has an hmac-secret.
+    public var hmacCreateSecret: Bool?
 }

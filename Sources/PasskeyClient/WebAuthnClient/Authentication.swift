@@ -244,6 +244,11 @@ struct Ceremony: Sendable {
             options: RequestOptions(up: up ? nil : false, uv: verification.usesBuiltIn ? true : nil))
         if let prf { request.extensions.setGetAssertionInput(HMACSecret.self, prf.input) }
         if largeBlob != nil { request.extensions.setGetAssertionInput(LargeBlobKey.self, true) }
+        // getCredBlob (CTAP 2.1 §12.2) with the signing assertion; an authenticator without
+        // credBlob ignores an extension it does not know (CTAP 2.1 §6.2).
+        if up, options.extensions?.getCredBlob == true {
+            request.extensions.setGetAssertionInput(CredBlob.self, true)
+        }
         if case .token(let token) = verification {
             request.pinUvAuthParam = token.authenticate(clientDataHash)
             request.pinUvAuthProtocol = token.protocolVersion
@@ -259,6 +264,12 @@ struct Ceremony: Sendable {
         var outputs = AuthenticationExtensionsClientOutputsJSON()
         if let prf {
             outputs.prf = AuthenticationExtensionsPRFOutputsJSON(results: prf.results(in: response.authenticatorData))
+        }
+        if options.extensions?.getCredBlob == true {
+            // An authenticator without credBlob, or a credential without a blob: empty, as CTAP 2.1 §12.2 has it.
+            let blob = try? AuthenticatorData(bytes: response.authenticatorData).extensionOutputs()
+                .getAssertionOutput(CredBlob.self)
+            outputs.getCredBlob = blob ?? []
         }
         if let largeBlob {
             let token: PinUvAuthToken? = if case .token(let token) = verification { token } else { nil }

@@ -39,6 +39,7 @@ extension WebAuthnClient {
             case .preferred: residentKey = info.options["rk"] == true
             case .discouraged: residentKey = false
             }
+            let protection = try CredentialProtection.requested(options.extensions, info: info)
             let wantsLargeBlob = try largeBlobSupport(
                 options.extensions?.largeBlob, info: info, residentKey: residentKey)
             let protected = info.options["uv"] == true || info.options["clientPin"] == true
@@ -56,8 +57,19 @@ extension WebAuthnClient {
             // largeBlob (WebAuthn L3 §10.1.5): a discoverable credential gets a largeBlobKey (CTAP 2.1 §12.3).
             if wantsLargeBlob { request.extensions.setMakeCredentialInput(LargeBlobKey.self, true) }
             // prf (WebAuthn L3 §10.1.4) at creation enables hmac-secret on the credential.
-            let wantsPRF = options.extensions?.prf != nil && info.extensions.contains(HMACSecret.identifier)
-            if wantsPRF { request.extensions.setMakeCredentialInput(HMACSecret.self, true) }
+            // So does hmacCreateSecret (CTAP 2.1 §12.5), the same authenticator extension by its CTAP name.
+            let hasHMACSecret = info.extensions.contains(HMACSecret.identifier)
+            let wantsPRF = options.extensions?.prf != nil && hasHMACSecret
+            let wantsHMACSecret = options.extensions?.hmacCreateSecret == true && hasHMACSecret
+            if wantsPRF || wantsHMACSecret { request.extensions.setMakeCredentialInput(HMACSecret.self, true) }
+            if let protection { request.extensions.setMakeCredentialInput(CredProtect.self, protection) }
+            // credBlob (CTAP 2.1 §12.2): sent only when the authenticator has it and the blob fits
+            // its maxCredBlobLength; otherwise the output says it was not stored.
+            let credBlob = options.extensions?.credBlob.flatMap { blob in
+                info.extensions.contains(CredBlob.identifier) && blob.count <= (info.maxCredBlobLength ?? 0)
+                    ? blob : nil
+            }
+            if let credBlob { request.extensions.setMakeCredentialInput(CredBlob.self, credBlob) }
             if case .token(let token) = verification {
                 request.pinUvAuthParam = token.authenticate(clientDataHash)
                 request.pinUvAuthProtocol = token.protocolVersion
@@ -75,10 +87,16 @@ extension WebAuthnClient {
             if options.extensions?.largeBlob != nil {
                 outputs.largeBlob = .init(supported: wantsLargeBlob && response.largeBlobKey != nil)
             }
+            let authenticatorOutputs = try? AuthenticatorData(bytes: response.attestation.authenticatorData)
+                .extensionOutputs()
+            let enabled = (try? authenticatorOutputs?.makeCredentialOutput(HMACSecret.self)) == true
             if options.extensions?.prf != nil {
-                let enabled = try? AuthenticatorData(bytes: response.attestation.authenticatorData).extensionOutputs()
-                    .makeCredentialOutput(HMACSecret.self)
-                outputs.prf = AuthenticationExtensionsPRFOutputsJSON(enabled: wantsPRF && enabled == true)
+                outputs.prf = AuthenticationExtensionsPRFOutputsJSON(enabled: wantsPRF && enabled)
+            }
+            if options.extensions?.hmacCreateSecret == true { outputs.hmacCreateSecret = wantsHMACSecret && enabled }
+            if options.extensions?.credBlob != nil {
+                let stored = (try? authenticatorOutputs?.makeCredentialOutput(CredBlob.self)) == true
+                outputs.credBlob = credBlob != nil && stored
             }
             do throws(CTAPStatus) {
                 return try RegistrationResponseJSON(

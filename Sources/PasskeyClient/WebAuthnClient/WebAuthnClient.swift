@@ -73,22 +73,43 @@ public struct WebAuthnClient: Sendable {
         return (json, Array(SHA256.hash(data: json)))
     }
 
-    /// getClientCapabilities() (WebAuthn L3 §5.1.7): what this client really implements. The two
-    /// platform-authenticator capabilities are the authenticator's to tell (`Attachment`): its
-    /// getInfo is asked, and an authenticator that cannot be reached has neither.
+    /// getClientCapabilities() (WebAuthn L3 §5.1.7): what this client really implements, under
+    /// every key Chromium reports. The two platform-authenticator capabilities are the
+    /// authenticator's to tell (`Attachment`), and so are the extensions the client forwards
+    /// (getInfo's extensions and options): an authenticator that cannot be reached has none.
+    /// False where the client does nothing: AppID (FIDO U2F credentials, WebAuthn L3 §10.1.1–2),
+    /// payment (§5.10), minPinLength (not forwarded), hybrid transport, related origins (§5.11).
     public func getClientCapabilities() async -> [String: Bool] {
-        let attachment = try? await Attachment(makeSession().getInfo())
+        let info = try? await makeSession().getInfo()
+        let attachment = info.map(Attachment.init)
+        let extensions = Set(info?.extensions ?? [])
+        let credBlob = extensions.contains(CredBlob.identifier)
+        let credProtect = extensions.contains(CredProtect.identifier)
         return [
             "conditionalCreate": false,
             "conditionalGet": true,
             "hybridTransport": false,
+            "immediateGet": true,
             "passkeyPlatformAuthenticator": attachment?.isPasskeyPlatformAuthenticator ?? false,
             "userVerifyingPlatformAuthenticator": attachment?.isUserVerifyingPlatformAuthenticator ?? false,
             "relatedOrigins": false,
             "signalAllAcceptedCredentials": true,
             "signalCurrentUserDetails": true,
             "signalUnknownCredential": true,
-            "extension:credProps": true
+            "extension:appid": false,
+            "extension:appidExclude": false,
+            "extension:cmtgKey": false,
+            "extension:credBlob": credBlob,
+            "extension:credProps": true,
+            "extension:credentialProtectionPolicy": credProtect,
+            "extension:crossDeviceFallbackUrl": false,
+            "extension:enforceCredentialProtectionPolicy": credProtect,
+            "extension:getCredBlob": credBlob,
+            "extension:hmacCreateSecret": extensions.contains(HMACSecret.identifier),
+            "extension:largeBlob": extensions.contains(LargeBlobKey.identifier) && info?.options["largeBlobs"] == true,
+            "extension:minPinLength": false,
+            "extension:payment": false,
+            "extension:prf": extensions.contains(HMACSecret.identifier)
         ]
     }
 
