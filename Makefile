@@ -12,7 +12,14 @@ FUZZ_SMOKE_RUNS ?= 20000
 FUZZ_SMOKE_MAX_TIME ?= 60
 FUZZ_SMOKE_SEED ?= 1
 
-.PHONY: deps build release test test-unit unit interop architecture format format-lint run bench docs fuzz clean install uninstall man screenshots
+.PHONY: deps build release release-build dist build-needs test test-unit unit interop architecture format format-lint run bench docs fuzz clean install uninstall man screenshots
+
+## The release build everything shipped comes from (`make install`, `make dist`, the release smoke
+## tests, the fuzz build's macro plugin): the Swift runtime linked in (--static-swift-stdlib), so
+## the executables run where no Swift toolchain is. A folder of its own, so a release build never
+## waits for (or holds) the lock of the debug build in .build.
+RELEASE_SCRATCH ?= .build-release
+RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 
 deps:
 	@scripts/deps.sh
@@ -20,20 +27,34 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## Everything `make install` copies, built as the user (so `sudo make install` only copies).
-release: deps
-	$(SWIFT) build -c release
+## What building passkeyd needs (never installed here: `make deps` is the test setup).
+build-needs:
+	@scripts/build-needs.sh
+
+release-build: build-needs
+	$(RELEASE_BUILD)
+
+## Everything `make install` and `make dist` copy, built as the user (so `sudo make install` only copies).
+release: release-build
 	$(MAKE) --no-print-directory man CONFIG=release
 	$(MAKE) --no-print-directory -C integrations/c
 	$(MAKE) --no-print-directory -C integrations/ssh
 	$(MAKE) --no-print-directory -C integrations/preload
 
-## Every test the project has: the Swift suites, the interop suites against a real daemon, a fuzz smoke run.
-test: deps architecture format-lint
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
-	@if [ -f Tests/Interop/Makefile ]; then $(MAKE) -C Tests/Interop PY=$(PY) SWIFT=$(SWIFT) all; fi
-	FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) FUZZ_MAX_TIME=$(FUZZ_SMOKE_MAX_TIME) FUZZ_SEED=$(FUZZ_SMOKE_SEED) SWIFT=$(SWIFT) scripts/fuzz.sh
+## The release packages in dist/out (docs/packaging.md): passkeyd_VERSION_ARCH.deb and
+## passkeyd-VERSION-linux-ARCH.tar.gz, byte-identical for one commit and SOURCE_DATE_EPOCH.
+DIST_PYTHON = $(if $(wildcard $(PY)),$(PY),python3)
+dist: release
+	RELEASE_DIR=$(RELEASE_SCRATCH)/release MAN_DIR=$(RELEASE_SCRATCH)/plugins/GenerateManual/outputs \
+	  PYTHON=$(DIST_PYTHON) scripts/dist.sh
+
+## Every test the project has: the Swift suites, the interop suites against a real daemon, the
+## packages checked in a clean Debian root, a fuzz smoke run. Each configuration is built once;
+## the release and fuzz builds run (niced) beside the debug tests; a stage-times table ends it
+## (scripts/test.sh says what runs beside what).
+test:
+	@PY=$(PY) SWIFT=$(SWIFT) FUZZ_SMOKE_RUNS=$(FUZZ_SMOKE_RUNS) FUZZ_SMOKE_MAX_TIME=$(FUZZ_SMOKE_MAX_TIME) \
+	  FUZZ_SMOKE_SEED=$(FUZZ_SMOKE_SEED) scripts/test.sh
 
 ## The module map: imports against Package.swift and docs/architecture.md, each CTAP key stated
 ## once (scripts/check-ctap-keys), and the checks' own tests.
@@ -74,9 +95,9 @@ screenshots: deps
 		test_web_demo.py -k "feature_list or registration_ends or courier_welcome"
 
 ## Starts the daemon in the foreground on its defaults (Ctrl-C stops it).
-run: deps
-	$(SWIFT) build -c release --product passkeyd
-	exec .build/release/passkeyd
+run: build-needs
+	$(RELEASE_BUILD) --product passkeyd
+	exec $(RELEASE_SCRATCH)/release/passkeyd
 
 bench: deps
 	@scripts/bench.sh
@@ -98,11 +119,12 @@ fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz docs-build integrations/c/build integrations/ssh/build integrations/preload/build
+	rm -rf .build $(RELEASE_SCRATCH) .build-fuzz .build-dist dist/out docs-build integrations/c/build integrations/ssh/build integrations/preload/build
 
 ## `make install` (docs/integrations.md): the executables, shell completions, man pages,
 ## systemd user units, the libfido2 adapter, the OpenSSH provider and the preload library under PREFIX (DESTDIR for packagers).
-## CONFIG=debug installs the debug build instead (what `make test`'s install test uses).
+## It builds what it installs and nothing else: no test dependency, no service (scripts/build-needs.sh
+## only says what is missing). CONFIG=debug installs the debug build instead (what `make test`'s install test uses).
 PREFIX ?= $(HOME)/.local
 DESTDIR ?=
 CONFIG ?= release
@@ -118,9 +140,12 @@ USER_UNITS = $(SHAREDIR)/systemd/user
 EXTENSION_DIR = $(SHAREDIR)/passkeyd/browser-extension
 EXECUTABLES := passkeyd passkeyctl passkeydemo
 UNITS := passkeyd.socket passkeyd.service passkeyd-standalone.service
-PRODUCTS = .build/$(CONFIG)
+# The release build is the static one in its own folder (RELEASE_BUILD above).
+SCRATCH = $(if $(filter release,$(CONFIG)),$(RELEASE_SCRATCH),.build)
+BUILD_CONFIG = $(if $(filter release,$(CONFIG)),-c release --static-swift-stdlib,-c $(CONFIG)) --scratch-path $(SCRATCH)
+PRODUCTS = $(SCRATCH)/$(CONFIG)
 # Written by `make man` (swift-argument-parser's generate-manual plugin).
-MAN_OUT := .build/plugins/GenerateManual/outputs
+MAN_OUT = $(SCRATCH)/plugins/GenerateManual/outputs
 MAN_STAMP = $(MAN_OUT)/.made-from-$(CONFIG)
 
 ## Under sudo, products already built by the user are installed as they are, so nothing
@@ -129,8 +154,8 @@ install:
 	@if [ -n "$${SUDO_USER:-}" ] && [ -x $(PRODUCTS)/passkeyctl ]; then \
 	  echo "install: using the $(CONFIG) products $$SUDO_USER built"; \
 	else \
-	  $(MAKE) --no-print-directory deps && \
-	  $(SWIFT) build -c $(CONFIG) && \
+	  scripts/build-needs.sh && \
+	  $(SWIFT) build $(BUILD_CONFIG) && \
 	  $(MAKE) --no-print-directory $(MAN_STAMP); \
 	fi
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASH_COMPLETIONS) $(DESTDIR)$(ZSH_COMPLETIONS) \
@@ -166,12 +191,21 @@ uninstall:
 	$(MAKE) --no-print-directory -C integrations/preload uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 ## Man pages for the executables, from their own --help (swift-argument-parser's generate-manual
-## plugin, which builds every product first); remade only when an executable changed.
+## tool, built with the same flags as the products, so building it never relinks them — its
+## plugin would build every product without --static-swift-stdlib); remade only when an
+## executable changed. Dated by the commit (SOURCE_DATE_EPOCH), not the day of the build, so
+## two builds of one commit write the same pages.
 man: $(MAN_STAMP)
+
+MAN_DATE = $$(date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)} +%Y-%m-%d)
 
 ## The generator leaves a discussion's blank lines in the page, which mdoc warns about
 ## ("Empty input line"): each becomes the paragraph break it means (.Pp).
 $(MAN_STAMP): $(addprefix $(PRODUCTS)/,$(EXECUTABLES))
-	$(SWIFT) package --disable-sandbox generate-manual --configuration $(CONFIG)
+	$(SWIFT) build $(BUILD_CONFIG) --product generate-manual
+	for p in $(EXECUTABLES); do \
+	  mkdir -p $(MAN_OUT)/$$p && \
+	  $(PRODUCTS)/generate-manual $(PRODUCTS)/$$p --date $(MAN_DATE) --output-directory $(MAN_OUT)/$$p || exit 1; \
+	done
 	sed -i 's/^$$/.Pp/' $(MAN_OUT)/*/*.1
 	touch $@

@@ -201,6 +201,28 @@ if Context.environment["PASSKEYD_FUZZ"] == "1" {
     for target in package.targets where instrumented.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + sanitize
     }
+    // PASSKEYD_MACRO_PLUGIN names the macro plugin an ordinary release build already made
+    // (scripts/fuzz.sh passes .build-release's): the targets that expand `@CTAPMap` and
+    // `@MemberwiseInit` load it as the compiler's plugin executable, and the `.macro` target goes,
+    // so this build folder never builds swift-syntax (~6.5 min on two cores). The macros
+    // expand to the same code: the plugin is the same source, built in release either way.
+    if let plugin = Context.environment["PASSKEYD_MACRO_PLUGIN"], !plugin.isEmpty {
+        let macroTarget = "PasskeydMacrosPlugin"
+        let load: [SwiftSetting] = [
+            .unsafeFlags(["-Xfrontend", "-load-plugin-executable", "-Xfrontend", "\(plugin)#\(macroTarget)"])
+        ]
+        package.targets.removeAll { $0.name == macroTarget || $0.type == .test }
+        for target in package.targets {
+            let usesMacros = target.dependencies.contains {
+                if case .byNameItem(name: "PasskeydMacros", _) = $0 { return true }
+                return false
+            }
+            if target.name == "PasskeydMacros" { target.dependencies = [] }
+            if usesMacros || target.name == "PasskeydMacros" {
+                target.swiftSettings = (target.swiftSettings ?? []) + load
+            }
+        }
+    }
     func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
         .executableTarget(
             name: name, dependencies: ["FuzzSupport", "LibFuzzerDriver"] + dependencies, path: "Fuzz/Targets/\(name)",

@@ -13,6 +13,8 @@
 #   FUZZ_SEED=1                            libFuzzer's random seed; unset, a new one each run. The smoke
 #                                          run in `make test` fixes it, so CI replays the inputs checked here
 #   FUZZ_OUT=.build-fuzz                   where logs, found inputs and failing inputs go
+#   FUZZ_BUILD_ONLY=1                      build the targets and stop (`make test` builds them beside other work)
+#   RELEASE_SCRATCH=.build-release         the ordinary release build whose macro plugin the fuzz build loads
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -37,11 +39,20 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${ALL_TARGETS[@]}")
 
 build_start=$SECONDS
+# The macro plugin comes from the ordinary release build (`make release-build`, the same flags),
+# built there if it is not yet: the fuzz manifest then loads it instead of building swift-syntax
+# a second time in release (Package.swift, PASSKEYD_MACRO_PLUGIN).
+RELEASE_SCRATCH="${RELEASE_SCRATCH:-.build-release}"
+nice -n "$FUZZ_NICE" "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
+  --target PasskeydMacrosPlugin >&2
+export PASSKEYD_MACRO_PLUGIN="$PWD/$RELEASE_SCRATCH/release/PasskeydMacrosPlugin-tool"
+[ -x "$PASSKEYD_MACRO_PLUGIN" ] || { echo "fuzz: no macro plugin at $PASSKEYD_MACRO_PLUGIN" >&2; exit 1; }
 for target in "${targets[@]}"; do
   PASSKEYD_FUZZ=1 nice -n "$FUZZ_NICE" "$SWIFT" build -c release --scratch-path "$SCRATCH" --product "$target" >&2
 done
 bin="$(PASSKEYD_FUZZ=1 "$SWIFT" build -c release --scratch-path "$SCRATCH" --show-bin-path)"
 echo "fuzz: built ${#targets[@]} target(s) in $((SECONDS - build_start)) s" >&2
+[ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 
 summary=()
 status=0

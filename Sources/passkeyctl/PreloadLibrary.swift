@@ -5,8 +5,9 @@ import Foundation
 enum PreloadLibrary {
     static let fileName = "libpasskeyd-preload.so"
 
-    /// `$PASSKEYD_PRELOAD` when set; else next to the install (`<bindir>/../lib/passkeyd/`); else the
-    /// source tree's build (`integrations/preload/build/`) above this executable's `.build` folder.
+    /// `$PASSKEYD_PRELOAD` when set; else next to the install (`<bindir>/../lib/<multiarch>/passkeyd/`
+    /// or `<bindir>/../lib/passkeyd/`); else the source tree's build (`integrations/preload/build/`)
+    /// above this executable's `.build` folder.
     /// The library is loaded into the programs run, so a file or folder that another user could
     /// have written is refused as the socket's folder is.
     static func find(environment: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) -> String {
@@ -31,24 +32,13 @@ enum PreloadLibrary {
         return found
     }
 
-    /// Where an install or a source tree keeps the library, relative to this executable.
+    /// Where an install or a source tree keeps the library, relative to this executable: the
+    /// packages' `<prefix>/lib/<multiarch>/passkeyd/`, `make install`'s `<prefix>/lib/passkeyd/`
+    /// (InstallLayout), then the source tree's `integrations/preload/build/`.
     static func searchPath() -> [String] {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let binDirectory = executable.deletingLastPathComponent()
-        var paths = [
-            binDirectory.deletingLastPathComponent().appendingPathComponent("lib/passkeyd/\(fileName)").standardized
-                .path
-        ]
-        // A source tree: <tree>/.build/<triple>/<config>/passkeyctl.
-        var folder = binDirectory
-        while folder.path != "/" {
-            if folder.lastPathComponent == ".build" {
-                paths.append(
-                    folder.deletingLastPathComponent().appendingPathComponent("integrations/preload/build/\(fileName)")
-                        .path)
-                break
-            }
-            folder = folder.deletingLastPathComponent()
+        var paths = InstallLayout.libraryFolders().map { "\($0)/\(fileName)" }
+        if let tree = InstallLayout.sourceTree() {
+            paths.append(tree.appendingPathComponent("integrations/preload/build/\(fileName)").path)
         }
         return paths
     }

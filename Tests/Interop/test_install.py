@@ -177,6 +177,39 @@ def test_under_sudo_install_only_copies_what_the_user_built(tmp_path):
     assert (p / "bin" / "passkeyctl").is_file() and (p / "share" / "man" / "man1" / "passkeyctl.1").is_file()
 
 
+def test_install_installs_no_test_dependency_and_starts_no_service(tmp_path):
+    """`make install` on a machine where every test package is missing: package managers, pip,
+    sudo and systemctl are stand-ins that record any call and fail, and dpkg-query says nothing
+    is installed (what would send scripts/deps.sh to apt-get). The install still completes,
+    and nothing was asked of them."""
+    standins = tmp_path / "standins"
+    standins.mkdir()
+    calls = tmp_path / "calls"
+    for tool in ("apt-get", "apt", "aptitude", "sudo", "pip", "pip3", "python3", "systemctl", "service", "dpkg"):
+        (standins / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {calls}\nexit 1\n')
+        (standins / tool).chmod(0o755)
+    (standins / "dpkg-query").write_text(f'#!/bin/sh\necho "dpkg-query $*" >> {calls}.queries\nexit 1\n')
+    (standins / "dpkg-query").chmod(0o755)
+    p = tmp_path / "p"
+    done = make("install", f"PREFIX={p}", PATH=f"{standins}:{os.environ['PATH']}")
+    assert not calls.exists(), calls.read_text()
+    assert "deps:" not in done.stdout + done.stderr
+    assert (p / "bin" / "passkeyd").is_file() and (p / "lib" / "libpasskeyd-sk.so").is_file()
+
+
+def test_install_says_what_building_needs_and_installs_nothing(tmp_path):
+    """scripts/build-needs.sh names what is missing and the Debian packages that bring it."""
+    standins = tmp_path / "standins"
+    standins.mkdir()
+    (standins / "pkg-config").write_text("#!/bin/sh\nexit 1\n")  # no development headers at all
+    (standins / "pkg-config").chmod(0o755)
+    done = subprocess.run([str(REPO / "scripts" / "build-needs.sh")], capture_output=True, text=True, timeout=60,
+                          env=clean_env(PATH=f"{standins}:{os.environ['PATH']}"))
+    assert done.returncode == 1
+    assert "build-needs: missing: sqlite3 (pkg-config), libsecp256k1 (pkg-config), libfido2 (pkg-config)" in done.stderr
+    assert "sudo apt install libsqlite3-dev libsecp256k1-dev libfido2-dev libssl-dev zlib1g-dev" in done.stderr
+
+
 def test_passkeyctl_exec_finds_the_installed_preload_library(prefix, user):
     """`passkeyctl exec` looks next to its install (<bindir>/../lib/passkeyd/) first."""
     done = subprocess.run([str(prefix / "bin" / "passkeyctl"), "exec", "--", "sh", "-c", 'echo "$LD_PRELOAD"'],

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `make test`: every test the project has, each build configuration made once, in stages. What
+# runs beside what, on two cores:
+#
+#   foreground (the tests' own CPU)          background, niced to 19 (only what the tests leave idle)
+#   deps, architecture, format-lint          debian-root: the clean Debian 12 root for the package check
+#   build-tests (debug), swift-test          release: the static release build + man pages + C libraries,
+#   interop-build, interop-suites              then fuzz-build (loads the release build's macro plugin)
+#     + device-suite (its own daemons)
+#   dist, dist-check (the chroot)             release-smoke, fuzz-smoke (one core each, once built)
+#
+# A niced build takes CPU only when the tests wait (browsers, sleeps, the network), and every
+# build folder has its own lock (.build, .build-release, .build-fuzz), so nothing waits for
+# another's lock. Each background stage logs to .build-stages/NAME.log, printed when it is
+# awaited. The table of stage times ends the run, failed or not.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+SWIFT="${SWIFT:-swift}"
+PY="${PY:-$PWD/.venv/bin/python}"
+LOGS=.build-stages
+rm -rf "$LOGS"
+mkdir -p "$LOGS/times"
+T0=$EPOCHREALTIME
+failed=()
+declare -A pids=()
+
+elapsed() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'; }
+
+# stage NAME CMD...: runs CMD, records when it started, how long it took and how it ended.
+stage() {
+  local name="$1" start rc
+  shift
+  start=$(elapsed)
+  echo "== stage $name (at ${start} s)"
+  "$@"
+  rc=$?
+  printf '%s %s %s\n' "$start" "$(($(elapsed) - start))" "$rc" >"$LOGS/times/$name"
+  return $rc
+}
+
+# background NAME CMD...: the same in its own session (so a failure elsewhere can stop it whole).
+background() {
+  local name="$1"
+  shift
+  setsid bash -c "$(declare -f elapsed stage); T0=$T0 LOGS=$LOGS; stage \"\$@\"" _ "$name" "$@" \
+    >"$LOGS/$name.log" 2>&1 &
+  pids[$name]=$!
+  echo "== stage $name started in the background (log: $LOGS/$name.log)"
+}
+
+# await NAME: waits for a background stage, prints its log, fails when it failed.
+await() {
+  local name="$1" rc
+  wait "${pids[$name]}"
+  rc=$?
+  unset "pids[$name]"
+  echo "== stage $name (background) ended rc=$rc; its log:"
+  cat "$LOGS/$name.log"
+  [ "$rc" -eq 0 ] || { failed+=("$name"); return 1; }
+}
+
+table() {
+  echo
+  echo "Stage times (make test; seconds from the start, wall clock):"
+  printf '  %-16s %7s %9s  %s\n' stage start duration result
+  local name start seconds rc
+  for name in $(cd "$LOGS/times" && for f in *; do echo "$(cut -d' ' -f1 "$f") $f"; done | sort -n | cut -d' ' -f2); do
+    read -r start seconds rc <"$LOGS/times/$name"
+    printf '  %-16s %7s %9s  %s\n' "$name" "$start" "$seconds" "$([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)")"
+  done
+  printf '  %-16s %7s %9s\n' total 0 "$(elapsed)"
+}
+
+finish() {
+  local rc=$?
+  for name in "${!pids[@]}"; do
+    kill -TERM -- "-${pids[$name]}" 2>/dev/null &&
+      echo "== stage $name stopped (an earlier stage failed); its log: $LOGS/$name.log"
+  done
+  table
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "make test: FAILED in ${failed[*]}"
+    exit 1
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+
+# run NAME CMD...: a foreground stage; the run stops at its failure.
+run() { stage "$@" || { failed+=("$1"); exit 1; }; }
+
+run deps make --no-print-directory deps
+background debian-root nice -n 19 scripts/debian-root.sh
+run architecture make --no-print-directory architecture
+run format-lint make --no-print-directory format-lint
+background release nice -n 19 bash -c \
+  "make --no-print-directory release && FUZZ_BUILD_ONLY=1 FUZZ_NICE=19 SWIFT=$SWIFT scripts/fuzz.sh"
+run build-tests "$SWIFT" build --build-tests
+run swift-test "$SWIFT" test --skip-build
+run interop-build make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" daemon program
+background device-suite make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" device-suite
+run interop-suites make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" suites
+await device-suite || exit 1
+await release || exit 1
+background release-smoke make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" release-smoke
+# At the tests' own priority: a niced smoke run beside the dist stages would stop at its time limit short of its runs.
+background fuzz-smoke env FUZZ_NICE=0 FUZZ_RUNS="${FUZZ_SMOKE_RUNS:-20000}" FUZZ_MAX_TIME="${FUZZ_SMOKE_MAX_TIME:-60}" \
+  FUZZ_SEED="${FUZZ_SMOKE_SEED:-1}" SWIFT="$SWIFT" scripts/fuzz.sh
+run dist make --no-print-directory dist
+await debian-root || exit 1
+run dist-check make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" dist-check
+await release-smoke || exit 1
+await fuzz-smoke || exit 1
