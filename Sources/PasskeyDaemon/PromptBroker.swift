@@ -80,13 +80,13 @@ public actor PromptBroker {
     public var pendingPrompt: Prompt? { pending?.prompt }
 
     /// Asks and waits for the answer; the program asking is the task's `PromptRequester.current`.
-    public func ask(_ kind: Kind, rpID: String? = nil, purpose: UserActionRequest.Purpose? = nil) async
-        -> PresenceOutcome
-    {
+    public func ask(
+        _ kind: Kind, rpID: String? = nil, purpose: UserActionRequest.Purpose? = nil, account: String? = nil
+    ) async -> PresenceOutcome {
         if Task.isCancelled { return .cancelled }
         nextID += 1
         let prompt = Prompt(
-            id: nextID, kind: kind, rpID: rpID, purpose: purpose, requester: PromptRequester.current)
+            id: nextID, kind: kind, rpID: rpID, purpose: purpose, requester: PromptRequester.current, account: account)
         await controls?.announce(DeviceEvent(kind: .promptPending, rpID: rpID, detail: kind.rawValue))
         let answer = await answer(prompt)
         await controls?.announce(DeviceEvent(kind: .promptAnswered, rpID: rpID, detail: "\(kind.rawValue) \(answer)"))
@@ -95,7 +95,7 @@ public actor PromptBroker {
 
     /// Asks for `request`, as `ask(_:rpID:purpose:)` does.
     public func ask(_ kind: Kind, for request: UserActionRequest) async -> PresenceOutcome {
-        await ask(kind, rpID: request.rpID, purpose: request.purpose)
+        await ask(kind, rpID: request.rpID, purpose: request.purpose, account: request.account)
     }
 
     private func answer(_ prompt: Prompt) async -> PresenceOutcome {

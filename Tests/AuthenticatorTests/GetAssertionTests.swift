@@ -83,6 +83,21 @@ import Testing
         #expect(await h.presence.requests.count == 1, "only the registration asked")
     }
 
+    /// A prompt names the account when the request names one: a registration's user, and a
+    /// sign-in's when only one credential can answer; with several the platform chooses later.
+    @Test func presenceRequestsNameTheAccountWhenOneIsKnown() async throws {
+        let h = Harness()
+        _ = try await register(1, on: h)
+        _ = try await h.getAssertion(Fixture.getAssertion())
+        _ = try await register(1, on: h)
+        _ = try await h.getAssertion(Fixture.getAssertion())
+        let accounts = await h.presence.requests.map(\.account)
+        #expect(accounts == ["user1@example.com", "user1@example.com", "user1@example.com", "user1@example.com"])
+        _ = try await h.makeCredential(Fixture.makeCredential(user: Fixture.user(2)))
+        _ = try await h.getAssertion(Fixture.getAssertion())
+        #expect(await h.presence.requests.last?.account == nil, "two accounts: none named before the choice")
+    }
+
     @Test func signatureCountersArePerCredentialAndPersist() async throws {
         let h = Harness()
         let accounts = try await register(2, on: h)

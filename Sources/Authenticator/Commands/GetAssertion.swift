@@ -56,7 +56,11 @@ extension Authenticator {
 
         // Step 10: user presence unless the platform asked for a silent assertion.
         if wantsPresence, !userPresent {
-            try await collectPresence(purpose)
+            // The prompt names the account when only one credential can answer; with several,
+            // the platform chooses afterwards (step 12), so none is named.
+            var asked = purpose
+            if candidates.count == 1 { asked.account = first.resident?.user.name }
+            try await collectPresence(asked)
             userPresent = true
         }
         // A token that took part in a request with presence cannot authorise another.

@@ -5,7 +5,7 @@ import Foundation
 extension Authenticator {
     /// authenticatorMakeCredential (CTAP 2.1 §6.1.2); step numbers refer to that section.
     func makeCredential(_ request: MakeCredentialRequest) async throws(CTAPStatus) -> MakeCredentialResponse {
-        let purpose = UserActionRequest(purpose: .makeCredential, rpID: request.rp.id)
+        let purpose = UserActionRequest(purpose: .makeCredential, rpID: request.rp.id, account: request.user.name)
         // Steps 1–2: pinUvAuthParam probe and protocol check.
         let tokenProtocol = try await pinUvAuthProtocol(
             for: request.pinUvAuthParam, request.pinUvAuthProtocol, probe: purpose)

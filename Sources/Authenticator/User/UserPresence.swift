@@ -14,6 +14,10 @@ public struct UserActionRequest: Sendable, Hashable {
     public var purpose: Purpose
     /// The relying party concerned, when there is one.
     public var rpID: String?
+    /// The account concerned, when the request names one (a registration's user, or the one
+    /// credential that can answer a sign-in): a prompt names it, so a person can refuse a
+    /// request they did not start.
+    public var account: String?
 }
 
 /// The answer to a request for a touch (CTAP 2.1 §6: user presence).
