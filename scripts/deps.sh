@@ -12,7 +12,7 @@ sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # the daemon (docs/integrations.md): the browsers, OpenSSH, libfido2's tools, pam_u2f.
 apt_packages=(libsqlite3-dev zlib1g-dev libfido2-dev libcbor-dev publicsuffix pkg-config gcc make python3-venv libsecp256k1-dev
   chromium chromium-driver firefox-esr openssh-client openssh-server fido2-tools libpam-u2f pamtester man-db
-  debootstrap dbus-daemon libnotify-bin)
+  debootstrap dbus-daemon libnotify-bin dpkg-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -114,33 +114,13 @@ extension BrowserCommands {
                 }
                 return path
             }
-            guard let found = installed() else {
+            guard let found = InstallLayout.browserExtension() else {
                 throw .usage(
                     "The passkeyd extension is not installed next to this passkeyctl (share/passkeyd/browser-extension) "
                         + "and this is no source tree. Install passkeyd, or name the extension's folder with --extension."
                 )
             }
             return found
-        }
-
-        static func installed() -> String? {
-            let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-                .deletingLastPathComponent()
-            var candidates = [
-                binDirectory.deletingLastPathComponent().appendingPathComponent("share/passkeyd/browser-extension")
-                    .standardized.path
-            ]
-            var folder = binDirectory
-            while folder.path != "/" {
-                if folder.lastPathComponent.hasPrefix(".build") {
-                    candidates.append(
-                        folder.deletingLastPathComponent().appendingPathComponent("integrations/browser/extension").path
-                    )
-                    break
-                }
-                folder = folder.deletingLastPathComponent()
-            }
-            return candidates.first { FileManager.default.fileExists(atPath: $0 + "/manifest.json") }
         }
     }
 }

@@ -154,12 +154,20 @@ struct BrowserCommands: AsyncParsableCommand {
         }
 
         static func loadingAdvice(for browsers: [Browser], profile: String?) -> String {
+            let folder = InstallLayout.browserExtension()
+            let named = folder ?? "FOLDER"
             var lines = [
-                "Then load the passkeyd extension (integrations/browser/extension in the source tree; `make install` copies it to ~/.local/share/passkeyd/browser-extension):"
+                "Then load the passkeyd extension ("
+                    + (folder
+                        ?? "integrations/browser/extension in the source tree, or share/passkeyd/browser-extension where passkeyd is installed")
+                    + "):"
             ]
             if browsers.contains(.chromium) {
+                // Chromium 137+ ignores --load-extension unless that feature is disabled.
                 lines.append(
-                    "  Chromium: chrome://extensions → Developer mode → Load unpacked → that folder, or start it with --load-extension=FOLDER"
+                    "  Chromium: chrome://extensions → Developer mode → Load unpacked → that folder, or start it with"
+                        + " --load-extension=\(named) --disable-extensions-except=\(named)"
+                        + " --disable-features=DisableLoadExtensionCommandLineSwitch"
                         + (profile.map { " --user-data-dir=\($0)" } ?? ""))
             }
             if browsers.contains(.firefox) {
