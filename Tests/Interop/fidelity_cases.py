@@ -438,12 +438,41 @@ case(A, "an appid of this site over http",
 case(A, "an unknown extension is ignored", created("{extensions: {bogus: 1}}"))
 case(A, "credBlob at registration",
      "return F.outcome(async () => F.create(F.resident({extensions: {credBlob: F.rand(8).buffer}}))"
-     ".then((c) => c.getClientExtensionResults()));",
-     gap=HostGap("WebAuthnClient.create: forward credBlob (CTAP 2.1 §12.2) and report clientExtensionResults.credBlob"))
+     ".then((c) => c.getClientExtensionResults()));")
+PROTECT = ("return F.outcome(async () => F.create(F.resident({authenticatorSelection: {residentKey: 'required', "
+           "userVerification: '%s'}, extensions: {credentialProtectionPolicy: '%s'%s}}))"
+           ".then((c) => c.getClientExtensionResults()));")
+case(A, "credentialProtectionPolicy required, enforced, with user verification required",
+     PROTECT % ("required", "userVerificationRequired", ", enforceCredentialProtectionPolicy: true"))
+case(A, "credentialProtectionPolicy required, enforced, with user verification preferred",
+     PROTECT % ("preferred", "userVerificationRequired", ", enforceCredentialProtectionPolicy: true"))
+case(A, "credentialProtectionPolicy required with user verification preferred",
+     PROTECT % ("preferred", "userVerificationRequired", ""))
+case(A, "credentialProtectionPolicy required with user verification discouraged",
+     PROTECT % ("discouraged", "userVerificationRequired", ""))
+case(A, "credentialProtectionPolicy optional, enforced",
+     PROTECT % ("preferred", "userVerificationOptional", ", enforceCredentialProtectionPolicy: true"))
+case(A, "credentialProtectionPolicy with a credential ID list, enforced",
+     PROTECT % ("discouraged", "userVerificationOptionalWithCredentialIDList", ", enforceCredentialProtectionPolicy: true"))
+case(A, "credentialProtectionPolicy optional with a credential ID list",
+     "return F.outcome(async () => F.described(await F.create(F.creation({extensions: {credentialProtectionPolicy: "
+     "'userVerificationOptionalWithCredentialIDList'}}))));")
+case(A, "credBlob too long for the authenticator",
+     "return F.outcome(async () => F.create(F.resident({extensions: {credBlob: F.rand(64).buffer}}))"
+     ".then((c) => c.getClientExtensionResults()));")
+case(A, "getCredBlob with nothing stored",
+     "return F.outcome(async () => { const c = await F.create(F.resident({}));"
+     " const a = await F.get({allowCredentials: [{type: 'public-key', id: c.rawId}], extensions: {getCredBlob: true}});"
+     " const r = a.getClientExtensionResults();"
+     " return [Object.keys(r), r.getCredBlob instanceof ArrayBuffer, r.getCredBlob && r.getCredBlob.byteLength]; });")
+case(A, "capability values for the extensions",
+     "const c = await PublicKeyCredential.getClientCapabilities(); return ['extension:credBlob', 'extension:getCredBlob',"
+     " 'extension:credentialProtectionPolicy', 'extension:enforceCredentialProtectionPolicy',"
+     " 'extension:hmacCreateSecret', 'extension:cmtgKey', 'extension:crossDeviceFallbackUrl', 'extension:payment',"
+     " 'immediateGet', 'hybridTransport'].map((k) => [k, c[k]]);")
 case(A, "hmacCreateSecret at registration",
      "return F.outcome(async () => F.create(F.creation({extensions: {hmacCreateSecret: true}}))"
-     ".then((c) => c.getClientExtensionResults()));",
-     gap=HostGap("WebAuthnClient.create: hmacCreateSecret (CTAP 2.1 §12.5) and its output hmacCreateSecret: true"))
+     ".then((c) => c.getClientExtensionResults()));")
 
 # -- parse*FromJSON (WebAuthn L3 §5.1.11, §5.1.12) -----------------------------------------
 A = "parseFromJSON"
@@ -656,15 +685,12 @@ case(A, "a cross-origin frame's permissions policy, as the frame sees it",
 # -- getClientCapabilities (WebAuthn L3 §5.1.7) ---------------------------------------------
 A = "capabilities"
 case(A, "getClientCapabilities keys",
-     "return Object.keys(await PublicKeyCredential.getClientCapabilities()).sort();",
-     gap=HostGap("the host's capabilities: every key Chromium reports (relatedOrigins, hybridTransport, "
-                 "the extension: keys), true where passkeyd serves it"))
+     "return Object.keys(await PublicKeyCredential.getClientCapabilities()).sort();")
 case(A, "getClientCapabilities value types",
      "return Object.values(await PublicKeyCredential.getClientCapabilities()).every((v) => typeof v === 'boolean');")
 case(A, "the extensions passkeyd serves are reported",
      "const c = await PublicKeyCredential.getClientCapabilities(); return ['extension:prf', 'extension:largeBlob',"
-     " 'extension:credProps'].map((k) => c[k]);",
-     gap=HostGap("the host's capabilities: extension:prf and extension:largeBlob true (passkeyd serves both)"))
+     " 'extension:credProps'].map((k) => c[k]);")
 case(A, "isUserVerifyingPlatformAuthenticatorAvailable",
      "return await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable();")
 case(A, "isConditionalMediationAvailable", "return await PublicKeyCredential.isConditionalMediationAvailable();",

@@ -28,11 +28,12 @@ import WebAuthn
     }
 
     func create(
-        _ client: WebAuthnClient, _ extensions: AuthenticationExtensionsClientInputsJSON, resident: Bool = true
+        _ client: WebAuthnClient, _ extensions: AuthenticationExtensionsClientInputsJSON, resident: Bool = true,
+        userVerification: UserVerificationRequirement = .required
     ) async throws -> RegistrationResponseJSON {
         var options = await rp.registrationOptions(user: ClientHarness.user("alice"))
         options.authenticatorSelection = AuthenticatorSelectionCriteria(
-            residentKey: resident ? .required : .discouraged)
+            residentKey: resident ? .required : .discouraged, userVerification: userVerification)
         options.extensions = extensions
         return try await client.create(options)
     }
@@ -46,7 +47,8 @@ import WebAuthn
     func credentialProtectionPolicyReachesTheAuthenticator(_ policy: CredentialProtectionPolicy) async throws {
         let client = try Self.client()
         let created = try await create(
-            client, .init(credentialProtectionPolicy: policy.rawValue, enforceCredentialProtectionPolicy: true))
+            client, .init(credentialProtectionPolicy: policy.rawValue, enforceCredentialProtectionPolicy: true),
+            resident: policy != .userVerificationOptional)
         let applied = try authenticatorOutputs(created).makeCredentialOutput(CredProtect.self)
         #expect(applied?.rawValue == CredentialProtectionPolicy.allCases.firstIndex(of: policy)! + 1)
     }
@@ -71,7 +73,25 @@ import WebAuthn
         #expect(try authenticatorOutputs(unenforced).makeCredentialOutput(CredProtect.self) == nil)
         _ = try await create(
             client,
-            .init(credentialProtectionPolicy: "userVerificationOptional", enforceCredentialProtectionPolicy: true))
+            .init(credentialProtectionPolicy: "userVerificationOptional", enforceCredentialProtectionPolicy: true),
+            resident: false)
+    }
+
+    /// Chromium's consistency rule, which the page can observe: checked before the person is asked.
+    @Test func aPolicyInconsistentWithTheOtherOptionsIsNotSupported() async throws {
+        let client = try Self.client()
+        for verification in [UserVerificationRequirement.preferred, .discouraged] {
+            await expectWebAuthnError(.notSupported) {
+                try await create(
+                    client, .init(credentialProtectionPolicy: "userVerificationRequired"),
+                    userVerification: verification)
+            }
+        }
+        await expectWebAuthnError(.notSupported) {
+            try await create(
+                client,
+                .init(credentialProtectionPolicy: "userVerificationOptional", enforceCredentialProtectionPolicy: true))
+        }
     }
 
     @Test func credBlobIsStoredAndReturnedByGetCredBlob() async throws {

@@ -18,13 +18,14 @@ extension WebAuthnClient {
             ? [.init(alg: COSEAlgorithm.es256.rawValue), .init(alg: -257)]
             : options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.ctap)
         guard !parameters.isEmpty else { throw .notSupported("None of the requested credential types is supported.") }
+        let selection = options.authenticatorSelection ?? AuthenticatorSelectionCriteria()
+        _ = try CredentialProtection.policy(options.extensions, selection: selection)
         let consent = Consent.registration(
             rpID: rpID, userName: options.user.name, displayName: options.user.displayName)
         guard await userAgent.approve(consent) else {
             throw .notAllowed("Creating the passkey was declined.")
         }
         let (clientDataJSON, clientDataHash) = clientData(.create, challenge: options.challenge)
-        let selection = options.authenticatorSelection ?? AuthenticatorSelectionCriteria()
 
         return try await withCeremonyTimeout(options.timeout, rpID: rpID) {
             () async throws(WebAuthnError) -> RegistrationResponseJSON in
@@ -39,7 +40,7 @@ extension WebAuthnClient {
             case .preferred: residentKey = info.options["rk"] == true
             case .discouraged: residentKey = false
             }
-            let protection = try CredentialProtection.requested(options.extensions, info: info)
+            let protection = try CredentialProtection.requested(options.extensions, selection: selection, info: info)
             let wantsLargeBlob = try largeBlobSupport(
                 options.extensions?.largeBlob, info: info, residentKey: residentKey)
             let protected = info.options["uv"] == true || info.options["clientPin"] == true
