@@ -46,15 +46,19 @@ def conditional_outcome(session: Session, rp: RelyingParty, seconds: float):
         page.close()
 
 
+def register_on_a_page(session: Session, rp: RelyingParty, name: str) -> None:
+    setup = session.page(rp)
+    try:
+        assert_registered(register(setup, name), rp, name, ALGORITHMS["ES256"])
+    finally:
+        setup.close()
+
+
 def test_an_armed_answer_completes_the_next_conditional_request_once(session, authenticator):
     rp = RelyingParty().start()
     try:
         name = new_name("autofill")
-        setup = session.page(rp)
-        try:
-            assert_registered(register(setup, name), rp, name, ALGORITHMS["ES256"])
-        finally:
-            setup.close()
+        register_on_a_page(session, rp, name)
         credential = next(c for c in authenticator.get_credentials() if c.rp_id == "localhost")
 
         authenticator.answer_next_conditional_request(credential.credential_id)
@@ -69,12 +73,7 @@ def test_an_armed_answer_completes_the_next_conditional_request_once(session, au
 def test_without_an_armed_answer_a_conditional_request_waits_for_the_pick(session, authenticator):
     rp = RelyingParty().start()
     try:
-        name = new_name("waits")
-        setup = session.page(rp)
-        try:
-            assert_registered(register(setup, name), rp, name, ALGORITHMS["ES256"])
-        finally:
-            setup.close()
+        register_on_a_page(session, rp, new_name("waits"))
         assert conditional_outcome(session, rp, 3) is None
     finally:
         rp.stop()
