@@ -94,8 +94,9 @@ screenshots: deps
 	cd Tests/Interop && PASSKEYDEMO_SCREENSHOTS=$(CURDIR)/docs/images timeout -k 10 600 $(PY) -m pytest -p no:cacheprovider -q \
 		test_web_demo.py -k "feature_list or registration_ends or courier_welcome"
 
-## Starts the daemon in the foreground on its defaults (Ctrl-C stops it).
-run: build-needs
+## Starts the daemon in the foreground on its defaults (Ctrl-C stops it); installs what is missing first,
+## as the README promises (make install is the one that installs no test dependency).
+run: deps
 	$(RELEASE_BUILD) --product passkeyd
 	exec $(RELEASE_SCRATCH)/release/passkeyd
 
