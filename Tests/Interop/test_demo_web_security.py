@@ -17,11 +17,10 @@ import json
 import shutil
 import tempfile
 import threading
-import time
 
 import pytest
 
-from browser_driver import Chromium, chromium_path
+from browser_driver import Chromium, chromium_path, poll
 from passkeyd_hid import REPO
 from test_web_demo import CAROL, WebDemo, free_port
 
@@ -159,17 +158,6 @@ def browser():
     b.close()
 
 
-def poll(condition, what: str):
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        time.sleep(0.1)
-
-
 def frames(page) -> dict[str, dict]:
     """{iframe name: its frame} from the browser's frame tree (CDP), seen from outside every
     page's script: a refused frame commits Chromium's error page, naming the refused URL."""
@@ -199,7 +187,7 @@ def test_a_same_site_attacker_page_neither_signs_out_nor_frames_the_shop(web, br
         # The attacker's page posts the sign-out form; the browser follows it to the refusal.
         page.send("Page.navigate", {"url": f"{attacker.origin}/sign-out"})
         poll(lambda: page.evaluate("location.href") == f"{shop}/api/sign-out" and
-             page.evaluate("document.readyState") == "complete", "the form was never submitted")
+             page.evaluate("document.readyState") == "complete", TIMEOUT, "the form was never submitted")
         assert json.loads(page.evaluate("document.body.innerText"))["error"] == "cross-origin"
         page.navigate(f"{shop}/signed-in")
         assert page.evaluate("location.pathname") == "/signed-in", "the cross-origin form signed the user out"
@@ -210,7 +198,7 @@ def test_a_same_site_attacker_page_neither_signs_out_nor_frames_the_shop(web, br
         page.navigate(f"{attacker.origin}/frame")
         loaded = poll(lambda: (lambda f: f if f.get("own", {}).get("url", "").endswith("/own") and "shop" in f
                                and f["shop"].get("url") != "about:blank" else None)(frames(page)),
-                      "the frames never loaded")
+                      TIMEOUT, "the frames never loaded")
         assert loaded["shop"]["url"] == "chrome-error://chromewebdata/", loaded["shop"]
         assert loaded["shop"].get("unreachableUrl") == f"{shop}/"
     finally:
