@@ -276,44 +276,52 @@
   const MEDIATIONS = ["silent", "optional", "conditional", "required", "immediate"];
   const mediation = enumeration(MEDIATIONS, "CredentialMediationRequirement");
 
-  const descriptor = dictionary("PublicKeyCredentialDescriptor", {
-    type: [T.DOMString, REQUIRED], id: [T.BufferSource, REQUIRED], transports: [sequence(T.DOMString)],
-  });
-  const prfValues = dictionary("AuthenticationExtensionsPRFValues", {
-    first: [T.BufferSource, REQUIRED], second: [T.BufferSource],
-  });
-  // One AuthenticationExtensionsClientInputs for both ceremonies (its partial dictionaries:
-  // WebAuthn L3 §10.1, CTAP 2.1 §12); each ceremony's checks pick the members they know.
-  const extensionInputs = dictionary("AuthenticationExtensionsClientInputs", {
-    appid: [T.DOMString], appidExclude: [T.DOMString], credProps: [T.boolean],
-    prf: [dictionary("AuthenticationExtensionsPRFInputs", { eval: [prfValues], evalByCredential: [record(prfValues)] })],
-    largeBlob: [dictionary("AuthenticationExtensionsLargeBlobInputs", {
-      support: [T.DOMString], read: [T.boolean], write: [T.BufferSource] })],
-    credentialProtectionPolicy: [T.DOMString], enforceCredentialProtectionPolicy: [T.boolean, false],
-    credBlob: [T.BufferSource], getCredBlob: [T.boolean], minPinLength: [T.boolean], hmacCreateSecret: [T.boolean],
-  });
-  const creationOptions = dictionary("PublicKeyCredentialCreationOptions", {
-    rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED, ENTITY] }), REQUIRED],
-    user: [dictionary("PublicKeyCredentialUserEntity", {
-      id: [T.BufferSource, REQUIRED], name: [T.DOMString, REQUIRED, ENTITY], displayName: [T.DOMString, REQUIRED] }), REQUIRED],
-    challenge: [T.BufferSource, REQUIRED],
-    pubKeyCredParams: [sequence(dictionary("PublicKeyCredentialParameters", {
-      type: [T.DOMString, REQUIRED], alg: [T.long, REQUIRED] })), REQUIRED],
-    timeout: [T.unsignedLong],
-    excludeCredentials: [sequence(descriptor), empty],
-    authenticatorSelection: [dictionary("AuthenticatorSelectionCriteria", {
-      authenticatorAttachment: [T.DOMString], residentKey: [T.DOMString], requireResidentKey: [T.boolean, false],
-      userVerification: [T.DOMString, "preferred"] })],
-    hints: [sequence(T.DOMString), empty],
-    attestation: [T.DOMString, "none"],
-    attestationFormats: [sequence(T.DOMString), empty],
-    extensions: [extensionInputs],
-  });
-  const requestOptions = dictionary("PublicKeyCredentialRequestOptions", {
-    challenge: [T.BufferSource, REQUIRED], timeout: [T.unsignedLong], rpId: [T.DOMString],
-    allowCredentials: [sequence(descriptor), empty], userVerification: [T.DOMString, "preferred"],
-    hints: [sequence(T.DOMString), empty], extensions: [extensionInputs],
-  });
+  /** The options dictionaries of WebAuthn L3 §5.4/§5.5 (`suffix` "") or their JSON forms (§5.1.11,
+   *  §5.1.12, `suffix` "JSON"): the same members, buffers read by `buffer`. Two differences stay:
+   *  only the IDL user entity's name is checked as an entity name, and the JSON descriptor lists
+   *  `id` before `type` (both pinned by the fidelity battery). */
+  function optionDictionaries(buffer, suffix) {
+    const json = suffix === "JSON";
+    const type = [T.DOMString, REQUIRED], id = [buffer, REQUIRED], transports = [sequence(T.DOMString)];
+    const descriptor = dictionary(`PublicKeyCredentialDescriptor${suffix}`,
+      json ? { id, type, transports } : { type, id, transports });
+    const prfValues = dictionary(`AuthenticationExtensionsPRFValues${suffix}`, { first: [buffer, REQUIRED], second: [buffer] });
+    // One AuthenticationExtensionsClientInputs for both ceremonies (its partial dictionaries:
+    // WebAuthn L3 §10.1, CTAP 2.1 §12); each ceremony's checks pick the members they know.
+    const extensionInputs = dictionary(`AuthenticationExtensionsClientInputs${suffix}`, {
+      appid: [T.DOMString], appidExclude: [T.DOMString], credProps: [T.boolean],
+      prf: [dictionary(`AuthenticationExtensionsPRFInputs${suffix}`, { eval: [prfValues], evalByCredential: [record(prfValues)] })],
+      largeBlob: [dictionary(`AuthenticationExtensionsLargeBlobInputs${suffix}`, {
+        support: [T.DOMString], read: [T.boolean], write: [buffer] })],
+      credentialProtectionPolicy: [T.DOMString], enforceCredentialProtectionPolicy: [T.boolean, false],
+      credBlob: [buffer], getCredBlob: [T.boolean], minPinLength: [T.boolean], hmacCreateSecret: [T.boolean],
+    });
+    const creation = dictionary(`PublicKeyCredentialCreationOptions${suffix}`, {
+      rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED, ENTITY] }), REQUIRED],
+      user: [dictionary(`PublicKeyCredentialUserEntity${suffix}`, {
+        id: [buffer, REQUIRED], name: json ? [T.DOMString, REQUIRED] : [T.DOMString, REQUIRED, ENTITY],
+        displayName: [T.DOMString, REQUIRED] }), REQUIRED],
+      challenge: [buffer, REQUIRED],
+      pubKeyCredParams: [sequence(dictionary("PublicKeyCredentialParameters", {
+        type: [T.DOMString, REQUIRED], alg: [T.long, REQUIRED] })), REQUIRED],
+      timeout: [T.unsignedLong],
+      excludeCredentials: [sequence(descriptor), empty],
+      authenticatorSelection: [dictionary("AuthenticatorSelectionCriteria", {
+        authenticatorAttachment: [T.DOMString], residentKey: [T.DOMString], requireResidentKey: [T.boolean, false],
+        userVerification: [T.DOMString, "preferred"] })],
+      hints: [sequence(T.DOMString), empty],
+      attestation: [T.DOMString, "none"],
+      attestationFormats: [sequence(T.DOMString), empty],
+      extensions: [extensionInputs],
+    });
+    const request = dictionary(`PublicKeyCredentialRequestOptions${suffix}`, {
+      challenge: [buffer, REQUIRED], timeout: [T.unsignedLong], rpId: [T.DOMString],
+      allowCredentials: [sequence(descriptor), empty], userVerification: [T.DOMString, "preferred"],
+      hints: [sequence(T.DOMString), empty], extensions: [extensionInputs],
+    });
+    return { creation, request };
+  }
+  const { creation: creationOptions, request: requestOptions } = optionDictionaries(T.BufferSource, "");
   // CredentialCreationOptions / CredentialRequestOptions (Credential Management §2.3, WebAuthn
   // L3 §5.1.3, §5.1.4); the other credential types' members stay the browser's.
   const credentialOptions = (name, publicKey) => dictionary(name, {
@@ -696,40 +704,7 @@
     if (!isBase64url(text)) throw encodingError(member);
     return fromBase64url(text, member);
   };
-  const descriptorJSON = dictionary("PublicKeyCredentialDescriptorJSON", {
-    id: [B64, REQUIRED], type: [T.DOMString, REQUIRED], transports: [sequence(T.DOMString)],
-  });
-  const prfValuesJSON = dictionary("AuthenticationExtensionsPRFValuesJSON", { first: [B64, REQUIRED], second: [B64] });
-  const extensionInputsJSON = dictionary("AuthenticationExtensionsClientInputsJSON", {
-    appid: [T.DOMString], appidExclude: [T.DOMString], credProps: [T.boolean],
-    prf: [dictionary("AuthenticationExtensionsPRFInputsJSON", { eval: [prfValuesJSON], evalByCredential: [record(prfValuesJSON)] })],
-    largeBlob: [dictionary("AuthenticationExtensionsLargeBlobInputsJSON", {
-      support: [T.DOMString], read: [T.boolean], write: [B64] })],
-    credentialProtectionPolicy: [T.DOMString], enforceCredentialProtectionPolicy: [T.boolean, false],
-    credBlob: [B64], getCredBlob: [T.boolean], minPinLength: [T.boolean], hmacCreateSecret: [T.boolean],
-  });
-  const creationOptionsJSON = dictionary("PublicKeyCredentialCreationOptionsJSON", {
-    rp: [dictionary("PublicKeyCredentialRpEntity", { id: [T.DOMString], name: [T.DOMString, REQUIRED, ENTITY] }), REQUIRED],
-    user: [dictionary("PublicKeyCredentialUserEntityJSON", {
-      id: [B64, REQUIRED], name: [T.DOMString, REQUIRED], displayName: [T.DOMString, REQUIRED] }), REQUIRED],
-    challenge: [B64, REQUIRED],
-    pubKeyCredParams: [sequence(dictionary("PublicKeyCredentialParameters", {
-      type: [T.DOMString, REQUIRED], alg: [T.long, REQUIRED] })), REQUIRED],
-    timeout: [T.unsignedLong],
-    excludeCredentials: [sequence(descriptorJSON), empty],
-    authenticatorSelection: [dictionary("AuthenticatorSelectionCriteria", {
-      authenticatorAttachment: [T.DOMString], residentKey: [T.DOMString], requireResidentKey: [T.boolean, false],
-      userVerification: [T.DOMString, "preferred"] })],
-    hints: [sequence(T.DOMString), empty],
-    attestation: [T.DOMString, "none"],
-    attestationFormats: [sequence(T.DOMString), empty],
-    extensions: [extensionInputsJSON],
-  });
-  const requestOptionsJSON = dictionary("PublicKeyCredentialRequestOptionsJSON", {
-    challenge: [B64, REQUIRED], timeout: [T.unsignedLong], rpId: [T.DOMString],
-    allowCredentials: [sequence(descriptorJSON), empty], userVerification: [T.DOMString, "preferred"],
-    hints: [sequence(T.DOMString), empty], extensions: [extensionInputsJSON],
-  });
+  const { creation: creationOptionsJSON, request: requestOptionsJSON } = optionDictionaries(B64, "JSON");
   const parsers = {
     parseCreationOptionsFromJSON(options) {
       return operation("parseCreationOptionsFromJSON", "PublicKeyCredential", () => creationOptionsJSON(options));
