@@ -16,6 +16,11 @@ os.environ.setdefault("PASSKEYD_BIN", daemon_binary())
 ORIGIN = "https://example.com"
 RP_ID = "example.com"
 
+# webtests/ is a suite of its own (test_web_frameworks.py runs it in a pytest of its own, once per
+# authenticator). Its conftest.py is also a module named `conftest`: collected here it would take
+# this one's place in sys.modules, and a later `from conftest import make_client` would fail.
+collect_ignore = [] if os.environ.get("WEBTESTS_AUTHENTICATOR") else ["webtests"]
+
 
 class ApprovingInteraction(UserInteraction):
     """A user who allows built-in UV and has no PIN to give."""

@@ -28,7 +28,7 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from conftest import ORIGIN, RP_ID
+from conftest import ORIGIN, RP_ID, make_client
 
 PASSKEYCTL = os.environ.get("PASSKEYCTL_BIN", os.path.join(os.path.dirname(__file__), "../../.build/debug/passkeyctl"))
 
@@ -120,7 +120,6 @@ def test_large_blobs_written_by_one_client_are_read_by_the_other(daemon_factory)
     array's format (CTAP 2.1 §6.10.3: DEFLATE, AES-GCM under the credential's largeBlobKey)."""
     from fido2.utils import websafe_decode, websafe_encode
 
-    from conftest import make_client
 
     daemon = daemon_factory("--presence", "auto", "--uv", "auto")
     options = json.loads(options_to_json(generate_registration_options(
