@@ -19,7 +19,12 @@ FUZZ_SMOKE_SEED ?= 1
 ## the executables run where no Swift toolchain is. A folder of its own, so a release build never
 ## waits for (or holds) the lock of the debug build in .build.
 RELEASE_SCRATCH ?= .build-release
-RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
+# RELEASE_MACRO_PLUGIN (make test sets it): a macro plugin this source's debug build already made,
+# loaded instead of building swift-syntax a second time, in release (Package.swift, PASSKEYD_MACRO_PLUGIN).
+# Every build in RELEASE_SCRATCH gets it alike: a manifest that differs between two of them
+# would rebuild the folder.
+RELEASE_ENV = $(if $(RELEASE_MACRO_PLUGIN),PASSKEYD_MACRO_PLUGIN=$(RELEASE_MACRO_PLUGIN))
+RELEASE_BUILD = $(RELEASE_ENV) $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 
 deps:
 	@scripts/deps.sh
@@ -120,7 +125,7 @@ fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 clean:
-	rm -rf .build $(RELEASE_SCRATCH) .build-fuzz .build-dist dist/out docs-build integrations/c/build integrations/ssh/build integrations/preload/build
+	rm -rf .build $(RELEASE_SCRATCH) .build-fuzz .build-dist .build-plugins dist/out docs-build integrations/c/build integrations/ssh/build integrations/preload/build
 
 ## `make install` (docs/integrations.md): the executables, shell completions, man pages,
 ## systemd user units, the libfido2 adapter, the OpenSSH provider and the preload library under PREFIX (DESTDIR for packagers).
@@ -144,6 +149,7 @@ UNITS := passkeyd.socket passkeyd.service passkeyd-standalone.service
 # The release build is the static one in its own folder (RELEASE_BUILD above).
 SCRATCH = $(if $(filter release,$(CONFIG)),$(RELEASE_SCRATCH),.build)
 BUILD_CONFIG = $(if $(filter release,$(CONFIG)),-c release --static-swift-stdlib,-c $(CONFIG)) --scratch-path $(SCRATCH)
+SCRATCH_ENV = $(if $(filter release,$(CONFIG)),$(RELEASE_ENV))
 PRODUCTS = $(SCRATCH)/$(CONFIG)
 # Written by `make man` (swift-argument-parser's generate-manual plugin).
 MAN_OUT = $(SCRATCH)/plugins/GenerateManual/outputs
@@ -156,7 +162,7 @@ install:
 	  echo "install: using the $(CONFIG) products $$SUDO_USER built"; \
 	else \
 	  scripts/build-needs.sh && \
-	  $(SWIFT) build $(BUILD_CONFIG) && \
+	  $(SCRATCH_ENV) $(SWIFT) build $(BUILD_CONFIG) && \
 	  $(MAKE) --no-print-directory $(MAN_STAMP); \
 	fi
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASH_COMPLETIONS) $(DESTDIR)$(ZSH_COMPLETIONS) \
@@ -203,7 +209,7 @@ MAN_DATE = $$(date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/de
 ## The generator leaves a discussion's blank lines in the page, which mdoc warns about
 ## ("Empty input line"): each becomes the paragraph break it means (.Pp).
 $(MAN_STAMP): $(addprefix $(PRODUCTS)/,$(EXECUTABLES))
-	$(SWIFT) build $(BUILD_CONFIG) --product generate-manual
+	$(SCRATCH_ENV) $(SWIFT) build $(BUILD_CONFIG) --product generate-manual
 	for p in $(EXECUTABLES); do \
 	  mkdir -p $(MAN_OUT)/$$p && \
 	  $(PRODUCTS)/generate-manual $(PRODUCTS)/$$p --date $(MAN_DATE) --output-directory $(MAN_OUT)/$$p || exit 1; \

@@ -190,6 +190,30 @@ let package = Package(
     ]
 )
 
+// PASSKEYD_MACRO_PLUGIN names a macro plugin another build of this same source already made
+// (scripts/test.sh hands the debug build's to the release and fuzz builds; Makefile, RELEASE_BUILD):
+// the targets that expand `@CTAPMap` and `@MemberwiseInit` load it as the compiler's plugin
+// executable and the `.macro` target goes, so that build folder never builds swift-syntax
+// (~6.5 min on two cores in release). The macros expand to the same code whichever build of the
+// plugin expands them; the test targets go too (such a build makes products, never tests).
+if let plugin = Context.environment["PASSKEYD_MACRO_PLUGIN"], !plugin.isEmpty {
+    let macroTarget = "PasskeydMacrosPlugin"
+    let load: [SwiftSetting] = [
+        .unsafeFlags(["-Xfrontend", "-load-plugin-executable", "-Xfrontend", "\(plugin)#\(macroTarget)"])
+    ]
+    package.targets.removeAll { $0.name == macroTarget || $0.type == .test }
+    for target in package.targets {
+        let usesMacros = target.dependencies.contains {
+            if case .byNameItem(name: "PasskeydMacros", _) = $0 { return true }
+            return false
+        }
+        if target.name == "PasskeydMacros" { target.dependencies = [] }
+        if usesMacros || target.name == "PasskeydMacros" {
+            target.swiftSettings = (target.swiftSettings ?? []) + load
+        }
+    }
+}
+
 // `make fuzz` (docs/fuzzing.md): libFuzzer targets, declared only when PASSKEYD_FUZZ=1 so no
 // ordinary build sees them. Only this package's own modules are instrumented (coverage and
 // AddressSanitizer); dependencies build as in any release build, which keeps the clean build
@@ -200,28 +224,6 @@ if Context.environment["PASSKEYD_FUZZ"] == "1" {
     let instrumented: Set<String> = ["CBOR", "CTAP", "CTAPHID", "Authenticator", "Keystore"]
     for target in package.targets where instrumented.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + sanitize
-    }
-    // PASSKEYD_MACRO_PLUGIN names the macro plugin an ordinary release build already made
-    // (scripts/fuzz.sh passes .build-release's): the targets that expand `@CTAPMap` and
-    // `@MemberwiseInit` load it as the compiler's plugin executable, and the `.macro` target goes,
-    // so this build folder never builds swift-syntax (~6.5 min on two cores). The macros
-    // expand to the same code: the plugin is the same source, built in release either way.
-    if let plugin = Context.environment["PASSKEYD_MACRO_PLUGIN"], !plugin.isEmpty {
-        let macroTarget = "PasskeydMacrosPlugin"
-        let load: [SwiftSetting] = [
-            .unsafeFlags(["-Xfrontend", "-load-plugin-executable", "-Xfrontend", "\(plugin)#\(macroTarget)"])
-        ]
-        package.targets.removeAll { $0.name == macroTarget || $0.type == .test }
-        for target in package.targets {
-            let usesMacros = target.dependencies.contains {
-                if case .byNameItem(name: "PasskeydMacros", _) = $0 { return true }
-                return false
-            }
-            if target.name == "PasskeydMacros" { target.dependencies = [] }
-            if usesMacros || target.name == "PasskeydMacros" {
-                target.swiftSettings = (target.swiftSettings ?? []) + load
-            }
-        }
     }
     func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
         .executableTarget(

@@ -39,13 +39,18 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${ALL_TARGETS[@]}")
 
 build_start=$SECONDS
-# The macro plugin comes from the ordinary release build (`make release-build`, the same flags),
-# built there if it is not yet: the fuzz manifest then loads it instead of building swift-syntax
-# a second time in release (Package.swift, PASSKEYD_MACRO_PLUGIN).
-RELEASE_SCRATCH="${RELEASE_SCRATCH:-.build-release}"
-nice -n "$FUZZ_NICE" "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
-  --target PasskeydMacrosPlugin >&2
-export PASSKEYD_MACRO_PLUGIN="$PWD/$RELEASE_SCRATCH/release/PasskeydMacrosPlugin-tool"
+# The fuzz manifest loads a macro plugin another build made instead of building swift-syntax
+# again (Package.swift, PASSKEYD_MACRO_PLUGIN): RELEASE_MACRO_PLUGIN's when given (make test
+# hands over the debug build's), else the ordinary release build's (`make release-build`, the
+# same flags), built there if it is not yet.
+if [ -n "${RELEASE_MACRO_PLUGIN:-}" ]; then
+  export PASSKEYD_MACRO_PLUGIN="$RELEASE_MACRO_PLUGIN"
+else
+  RELEASE_SCRATCH="${RELEASE_SCRATCH:-.build-release}"
+  nice -n "$FUZZ_NICE" "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
+    --target PasskeydMacrosPlugin >&2
+  export PASSKEYD_MACRO_PLUGIN="$PWD/$RELEASE_SCRATCH/release/PasskeydMacrosPlugin-tool"
+fi
 [ -x "$PASSKEYD_MACRO_PLUGIN" ] || { echo "fuzz: no macro plugin at $PASSKEYD_MACRO_PLUGIN" >&2; exit 1; }
 for target in "${targets[@]}"; do
   PASSKEYD_FUZZ=1 nice -n "$FUZZ_NICE" "$SWIFT" build -c release --scratch-path "$SCRATCH" --product "$target" >&2

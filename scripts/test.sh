@@ -4,15 +4,22 @@
 #
 #   foreground (the tests' own CPU)          background, niced to 19 (only what the tests leave idle)
 #   deps, architecture, format-lint          debian-root: the clean Debian 12 root for the package check
-#   build-tests (debug), swift-test          release: the static release build + man pages + C libraries,
-#   interop-build, interop-suites              then fuzz-build (loads the release build's macro plugin)
+#   macro-plugin (debug: swift-syntax)       release: the static release build + man pages + C libraries,
+#   build-tests (debug), swift-test            then fuzz-build (both load the debug macro plugin)
+#   interop-build, interop-suites
 #     + device-suite (its own daemons)
 #   dist, dist-check (the chroot)             release-smoke, fuzz-smoke (one core each, once built)
 #
 # A niced build takes CPU only when the tests wait (browsers, sleeps, the network), and every
 # build folder has its own lock (.build, .build-release, .build-fuzz), so nothing waits for
-# another's lock. Each background stage logs to .build-stages/NAME.log, printed when it is
-# awaited. The table of stage times ends the run, failed or not.
+# another's lock. `nice` alone does not do it: a background stage is a session of its own
+# (setsid), which Linux schedules as an autogroup of its own, shared fairly with the tests'
+# whatever its processes' nice values (sched(7), "The autogroup feature"), and SwiftPM starts
+# its compilers at nice 0 anyway. So a niced stage sets its autogroup's nice value, which every
+# process it starts shares. The release and fuzz builds load the debug build's macro plugin
+# (RELEASE_MACRO_PLUGIN; Package.swift, PASSKEYD_MACRO_PLUGIN): swift-syntax is built once.
+# Each background stage logs to .build-stages/NAME.log, printed when it is awaited. The table of
+# stage times ends the run, failed or not.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -40,10 +47,14 @@ stage() {
 }
 
 # background NAME CMD...: the same in its own session (so a failure elsewhere can stop it whole).
+# With NICE=N, at that nice value, its autogroup's included (see above).
 background() {
-  local name="$1"
+  local name="$1" yield="${NICE:-}"
   shift
-  setsid bash -c "$(declare -f elapsed stage); T0=$T0 LOGS=$LOGS; stage \"\$@\"" _ "$name" "$@" \
+  if [ -n "$yield" ]; then set -- nice -n "$yield" "$@"; fi
+  setsid bash -c "$(declare -f elapsed stage); T0=$T0 LOGS=$LOGS
+    [ -z '$yield' ] || echo '$yield' >/proc/self/autogroup 2>/dev/null || true
+    stage \"\$@\"" _ "$name" "$@" \
     >"$LOGS/$name.log" 2>&1 &
   pids[$name]=$!
   echo "== stage $name started in the background (log: $LOGS/$name.log)"
@@ -91,10 +102,23 @@ trap finish EXIT
 run() { stage "$@" || { failed+=("$1"); exit 1; }; }
 
 run deps make --no-print-directory deps
-background debian-root nice -n 19 scripts/debian-root.sh
+NICE=19 background debian-root scripts/debian-root.sh
 run architecture make --no-print-directory architecture
 run format-lint make --no-print-directory format-lint
-background release nice -n 19 bash -c \
+# The macro plugin first (swift-syntax, in debug): the release and fuzz builds load it, from a
+# copy named after its sources and the compiler. SwiftPM does not track a loaded plugin as an
+# input: a new name when they change is what rebuilds what the old one expanded (the flags
+# changed), and the copy is never relinked under a compiler that runs it (build-tests).
+run macro-plugin "$SWIFT" build --target PasskeydMacrosPlugin
+plugin_id=$({ "$SWIFT" --version 2>&1; cat Sources/PasskeydMacrosPlugin/*.swift; } | sha256sum | cut -c1-16)
+export RELEASE_MACRO_PLUGIN="$PWD/.build-plugins/PasskeydMacrosPlugin-$plugin_id"
+if [ ! -x "$RELEASE_MACRO_PLUGIN" ]; then
+  mkdir -p .build-plugins &&
+    install -m 755 "$("$SWIFT" build --show-bin-path)/PasskeydMacrosPlugin-tool" "$RELEASE_MACRO_PLUGIN.new" &&
+    mv "$RELEASE_MACRO_PLUGIN.new" "$RELEASE_MACRO_PLUGIN" ||
+    { echo "make test: no macro plugin to hand to the release build"; failed+=(macro-plugin); exit 1; }
+fi
+NICE=19 background release bash -c \
   "make --no-print-directory release && FUZZ_BUILD_ONLY=1 FUZZ_NICE=19 SWIFT=$SWIFT scripts/fuzz.sh"
 run build-tests "$SWIFT" build --build-tests
 run swift-test "$SWIFT" test --skip-build
