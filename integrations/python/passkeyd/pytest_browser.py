@@ -14,10 +14,15 @@
   `passkeyd_launch_options` (override it) gives Playwright's launch arguments.
 - `passkeyd_page`: the context's page.
 - `passkeyd_driver`: the same through Selenium (passkeyd.selenium.chrome_driver).
+- `passkeyd_firefox`: Firefox ESR with the passkeyd add-on in a HOME of its own, bound to that
+  authenticator, driven over WebDriver BiDi (passkeyd.firefox.launch);
+  `passkeyd_firefox_options` (override it) gives launch's keyword arguments.
 
-Load it with `-p passkeyd.pytest_browser`, or `pytest_plugins = ["passkeyd.pytest_browser"]` in
-the top-level conftest.py. Playwright and Selenium are imported only by the fixtures that use
-them: a suite needs only the one it drives.
+Installing the package loads these (passkeyd.pytest_plugin, its pytest11 entry point, names this
+module in its `pytest_plugins`); `-p passkeyd.pytest_browser` and `pytest_plugins =
+["passkeyd.pytest_browser"]` still work, and `-p no:passkeyd.pytest_browser` leaves them out. Every
+name starts with `passkeyd_`, so none is pytest-playwright's. Playwright and Selenium are imported
+only by the fixtures that use them: a suite needs only the one it drives.
 """
 
 from __future__ import annotations
@@ -90,3 +95,21 @@ def passkeyd_driver(passkeyd_authenticator, tmp_path_factory):
     driver = chrome_driver(passkeyd_authenticator, tmp_path_factory.mktemp("passkeyd-selenium-profile"))
     yield driver
     driver.quit()
+
+
+@pytest.fixture(scope="session")
+def passkeyd_firefox_options() -> dict:
+    """Keyword arguments for passkeyd.firefox.launch (binary, headless, prefs, extension, ...);
+    override this fixture to change them."""
+    return {}
+
+
+@pytest.fixture
+def passkeyd_firefox(passkeyd_authenticator, passkeyd_firefox_options, tmp_path_factory):
+    """Firefox ESR with the passkeyd add-on, the host installed into a HOME of its own for the
+    test's passkeyd: a passkeyd.firefox.Firefox (`navigate`, `evaluate`, `wait_for`, `new_page`)."""
+    from .firefox import launch
+
+    home = tmp_path_factory.mktemp("passkeyd-firefox-home")
+    with launch(passkeyd_authenticator, home=str(home), **passkeyd_firefox_options) as firefox:
+        yield firefox
