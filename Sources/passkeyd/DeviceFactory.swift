@@ -26,13 +26,16 @@ enum DeviceFactory {
         configuration.maxCredentialIDLength = max(
             configuration.maxCredentialIDLength, CredentialSource.maxImportedIDLength)
         // The test controls meet the device here and nowhere else: the non-discoverable
-        // credentials a test imports beside the keystore, and presence and UV as a test set them
+        // credentials a test imports beside the keystore (and, with the controls open, those the
+        // device makes, so a test suite lists them), and presence and UV as a test set them
         // (CONTROLS; docs/vendor-commands.md). With no control set, each asks the mode's own.
         let controlledPresence = ControlledUserPresence(
             configured: presence, waiting: DaemonUserPresence(mode: .prompt, broker: presence.broker),
             controls: controls)
         let authenticator = Authenticator(
-            store: NonDiscoverableCredentials(base: store), presence: controlledPresence,
+            store: NonDiscoverableCredentials(
+                base: store, keepingMadeCredentials: controls.admitsTokenlessCredentialControls),
+            presence: controlledPresence,
             verifier: verifier.isConfigured ? ControlledUserVerifier(configured: verifier, controls: controls) : nil,
             configuration: configuration,
             logger: Logger(label: "passkeyd.authenticator"), controls: controls)

@@ -84,6 +84,10 @@ extension Authenticator {
                 privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), extensions: extensionState)
             source.backup = configuration.backup
             try await saveResident(source)
+        } else if let kept = try await keptNonDiscoverable(
+            request, algorithm: algorithm, key: key, extensions: extensionState)
+        {
+            credentialID = kept
         } else {
             credentialID = try CredentialWrapping.wrap(
                 key, extensions: extensionState, rpIDHash: rpIDHash, wrappingKey: state.wrappingKey)
@@ -124,6 +128,21 @@ extension Authenticator {
     /// unless the credential replaces one, in the same atomic write.
     private func saveResident(_ source: CredentialSource) async throws(CTAPStatus) {
         do { try await store.save(source) } catch { throw storeFailure(error) }
+    }
+
+    /// Step 17's non-discoverable credential stored client-side (WebAuthn L3 §6.2.2), under a
+    /// random ID, when the store keeps such credentials (`CredentialStore.keepNonDiscoverable`);
+    /// nil when it keeps none, and the key is then sealed inside the ID (server-side).
+    private func keptNonDiscoverable(
+        _ request: MakeCredentialRequest, algorithm: COSEAlgorithm, key: CredentialKey,
+        extensions: CredentialExtensionState
+    ) async throws(CTAPStatus) -> [UInt8]? {
+        var source = CredentialSource(
+            id: SecureRandom.bytes(32), rp: request.rp, user: request.user, algorithm: algorithm,
+            privateKey: key.rawRepresentation, signCount: 0, createdAt: Date(), extensions: extensions)
+        // BE/BS as a non-resident credential reports them: the device's.
+        source.backup = configuration.backup
+        do { return try await store.keepNonDiscoverable(source) ? source.id : nil } catch { throw storeFailure(error) }
     }
 
     /// The credProtect level of a credential ID if it is one of ours for this RP.

@@ -4,7 +4,8 @@ import Foundation
 /// A stored public key credential source (WebAuthn §4, "Public Key Credential
 /// Source"): everything needed to sign for one discoverable credential.
 public struct CredentialSource: Sendable, Hashable {
-    /// The credential ID. Random for resident credentials.
+    /// The credential ID. Random for resident credentials and for the non-discoverable ones a
+    /// store keeps (`CredentialStore.keepNonDiscoverable`).
     public var id: [UInt8]
     public var rp: PublicKeyCredentialRpEntity
     public var user: PublicKeyCredentialUserEntity

@@ -34,6 +34,15 @@ public protocol CredentialStore: Sendable {
     /// Replaces the name and display name of a credential's user (credential management's
     /// updateUserInformation). The user handle never changes: a different `user.id` is ignored.
     func updateUser(credentialID: [UInt8], to user: PublicKeyCredentialUserEntity) async throws(CredentialStoreError)
+    /// Keeps a non-discoverable credential the device has just made, under the random ID it
+    /// carries, and returns true: stored client-side (WebAuthn L3 §6.2.2), it answers a request
+    /// whose allowList names that ID through `credential(id:)`, and is never discovered, listed or
+    /// counted as the resident ones are. Or keeps nothing and returns false, and the device seals
+    /// the key inside the ID instead (server-side, `CredentialWrapping`). The device's own stores
+    /// keep none (the default); `NonDiscoverableCredentials` keeps them while a daemon's test
+    /// controls are open, as Chrome's virtual authenticator keeps every credential it makes.
+    nonisolated(nonsending) func keepNonDiscoverable(_ credential: CredentialSource) async throws(CredentialStoreError)
+        -> Bool
     /// Removes one credential; removing an absent one is not an error.
     func delete(credentialID: [UInt8]) async throws(CredentialStoreError)
     /// Removes every credential and the device state, or replaces it with a factory-fresh
@@ -55,4 +64,9 @@ extension CredentialStore {
     /// A store whose every call is durable when it returns has nothing left to flush.
     public func durable() async throws(CredentialStoreError) {}
     public var isDurable: Bool { true }
+
+    /// A store keeps no non-discoverable credential: the device wraps each one's key into its ID.
+    public nonisolated(nonsending) func keepNonDiscoverable(_ credential: CredentialSource)
+        async throws(CredentialStoreError) -> Bool
+    { false }
 }

@@ -18,17 +18,19 @@ extension Authenticator {
         let parameters = request.parameters
         if let bound = token?.rpID, bound != parameters.rpID { throw .pinAuthInvalid }
         var all: [CredentialSource]
-        do {
-            if let id = parameters.credentialID {
-                all = try await store.credential(id: id).map { [$0] } ?? []
-                if let rpID = parameters.rpID { all.removeAll { $0.rp.id != rpID } }
-                if let bound = token?.rpID { all.removeAll { $0.rp.id != bound } }
-            } else if let rpID = parameters.rpID {
-                all = try await store.credentials(rpID: rpID)
-            } else {
-                all = try await store.allCredentials()
-            }
-        } catch { throw storeFailure(error) }
+        if let id = parameters.credentialID {
+            all = try await listed(id).map { [$0] } ?? []
+            if let rpID = parameters.rpID { all.removeAll { $0.rp.id != rpID } }
+            if let bound = token?.rpID { all.removeAll { $0.rp.id != bound } }
+        } else {
+            do {
+                if let rpID = parameters.rpID {
+                    all = try await store.credentials(rpID: rpID)
+                } else {
+                    all = try await store.allCredentials()
+                }
+            } catch { throw storeFailure(error) }
+        }
         let hidden = await nonDiscoverableCredentials?.nonDiscoverable(rpID: parameters.rpID) ?? []
         let hiddenIDs = Set(hidden.map(\.id))
         if parameters.credentialID == nil { all += hidden }
@@ -86,9 +88,7 @@ extension Authenticator {
     {
         let token = try authorizeTransfer(request, .passkeydDelete)
         let id = request.parameters.credentialID
-        let stored: CredentialSource?
-        do { stored = try await store.credential(id: id) } catch { throw storeFailure(error) }
-        guard let source = stored else { throw .noCredentials }
+        guard let source = try await listed(id) else { throw .noCredentials }
         if let bound = token?.rpID, bound != source.rp.id { throw .pinAuthInvalid }
         do { try await store.delete(credentialID: id) } catch { throw storeFailure(error) }
         logger.info("credential deleted by the test controls")
@@ -100,14 +100,20 @@ extension Authenticator {
         store as? NonDiscoverableCredentials
     }
 
+    /// The credential with this ID as the test controls list it: a non-discoverable one the
+    /// device made with the user it was made for (the spec steps see it without), any other as
+    /// stored.
+    private func listed(_ id: [UInt8]) async throws(CTAPStatus) -> CredentialSource? {
+        if let kept = await nonDiscoverableCredentials?.nonDiscoverable(id: id) { return kept }
+        do { return try await store.credential(id: id) } catch { throw storeFailure(error) }
+    }
+
     func setCredentialFlags(_ request: AuthenticatedVendorRequest<CredentialFlagsParameters>) async throws(CTAPStatus)
         -> CredentialSource
     {
         let token = try authorizeTransfer(request, .passkeydCredentialFlags)
         let parameters = request.parameters
-        let stored: CredentialSource?
-        do { stored = try await store.credential(id: parameters.credentialID) } catch { throw storeFailure(error) }
-        guard var source = stored else { throw .noCredentials }
+        guard var source = try await listed(parameters.credentialID) else { throw .noCredentials }
         if let bound = token?.rpID, bound != source.rp.id { throw .pinAuthInvalid }
         let current = source.backup ?? .singleDevice
         // WebAuthn L3 §6.1: BS never without BE.
