@@ -7,8 +7,12 @@ public enum AttestationStatement: Sendable, Hashable {
     case none
     /// `packed` (WebAuthn L3 §8.2): `alg` and `sig`; self attestation when `x5c` is absent.
     case packed(alg: Int, sig: [UInt8], x5c: [[UInt8]]?)
+    /// `fido-u2f` (WebAuthn L3 §8.6): a CTAP1/U2F registration's signature and its one
+    /// attestation certificate, as a client builds it from U2F_REGISTER's response (CTAP 2.1 §10.2).
+    case fidoU2F(sig: [UInt8], x5c: [[UInt8]])
 
-    /// A packed statement's keys (WebAuthn L3 §8.2), the only place they are written.
+    /// A packed statement's keys (WebAuthn L3 §8.2), the only place they are written;
+    /// `sig` and `x5c` are fido-u2f's too (§8.6).
     enum PackedKey: String, CodingKey {
         case alg, sig, x5c
     }
@@ -17,6 +21,7 @@ public enum AttestationStatement: Sendable, Hashable {
         switch self {
         case .none: return "none"
         case .packed: return "packed"
+        case .fidoU2F: return "fido-u2f"
         }
     }
 
@@ -31,6 +36,8 @@ public enum AttestationStatement: Sendable, Hashable {
                     (.alg, CBORValue(alg)), (.sig, .byteString(sig)),
                     (.x5c, x5c.map { .array($0.map { .byteString($0) }) })
                 ])
+        case .fidoU2F(let sig, let x5c):
+            return .keyed(PackedKey.self, [(.sig, .byteString(sig)), (.x5c, .array(x5c.map { .byteString($0) }))])
         }
     }
 
@@ -46,6 +53,11 @@ public enum AttestationStatement: Sendable, Hashable {
             self = .packed(
                 alg: try map.required(PackedKey.alg, CBORRead.int),
                 sig: try map.required(PackedKey.sig, CBORRead.bytes), x5c: x5c)
+        case "fido-u2f":
+            // §8.6: exactly one certificate.
+            let x5c = try map.required(PackedKey.x5c, CBORRead.bytesArray)
+            guard x5c.count == 1 else { throw .invalidParameter }
+            self = .fidoU2F(sig: try map.required(PackedKey.sig, CBORRead.bytes), x5c: x5c)
         default:
             throw .invalidParameter
         }

@@ -54,6 +54,9 @@ extension RelyingParty {
             guard try attested.publicKey.verifies(sig, over: authDataBytes + clientDataHash) else {
                 throw .invalidAttestationSignature
             }
+        case .fidoU2F:
+            // Refused by step 21 above; named so a new format is a decision, not a default.
+            throw .unsupportedAttestationFormat(format)
         }
         // Step 25.
         guard attested.credentialID.count <= 1023 else { throw .credentialIDTooLong }

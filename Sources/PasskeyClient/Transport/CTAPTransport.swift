@@ -11,6 +11,25 @@ public protocol CTAPTransport: Sendable {
         -> [UInt8]
     /// Simulated unplug/replug, where the transport can ask for one (passkeyd's REPLUG vendor command).
     func replug() async throws(TransportError)
+    /// The protocols the authenticator says it answers, as CTAPHID_INIT's capability flags say
+    /// it (CTAP 2.1 §11.2.9.1.3: CBOR set for CTAP2, NMSG clear for CTAP1/U2F). A transport
+    /// that cannot tell answers `.ctap2`.
+    func protocols() async throws(TransportError) -> CTAPProtocols
+    /// Sends one CTAP1/U2F command APDU (CTAPHID_MSG, CTAP 2.1 §11.2.9.1.1) and returns the
+    /// response APDU (data ‖ status word). `.unsupported` where the transport has no CTAPHID_MSG.
+    func sendAPDU(_ apdu: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void)
+        async throws(TransportError) -> [UInt8]
+}
+
+extension CTAPTransport {
+    /// CTAP2, unless the transport learns otherwise.
+    public func protocols() async throws(TransportError) -> CTAPProtocols { .ctap2 }
+    /// No CTAPHID_MSG, unless the transport has one.
+    public func sendAPDU(_ apdu: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void)
+        async throws(TransportError) -> [UInt8]
+    {
+        throw .unsupported
+    }
 }
 
 /// Why a message did not reach the authenticator or its answer did not come back.

@@ -22,6 +22,18 @@ public struct InProcessTransport: CTAPTransport {
         await device.handle(message, from: caller) { keepalive($0) }
     }
 
+    /// What the authenticator answers: its profile's protocols.
+    public func protocols() async throws(TransportError) -> CTAPProtocols {
+        device.protocols
+    }
+
+    /// Hands the APDU to the authenticator's CTAP1/U2F side (a CTAP2-only one answers SW_INS_NOT_SUPPORTED).
+    public func sendAPDU(_ apdu: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void)
+        async throws(TransportError) -> [UInt8]
+    {
+        await device.handleAPDU(apdu, from: caller) { keepalive($0) }
+    }
+
     /// Power-cycles the authenticator: its volatile state starts afresh.
     public func replug() async throws(TransportError) {
         await device.powerCycle()

@@ -29,6 +29,8 @@ public actor UnixSocketTransport: CTAPTransport {
         let socket: ReportSocket
         let cid: UInt32
         let reader: ReportReader
+        /// What CTAPHID_INIT's capability flags said the device serves.
+        var capabilities: CTAPHIDCapabilities = [.cbor]
     }
 
     /// A transport for the socket at `path`, by default where passkeyd puts it (`$PASSKEYD_SOCKET`,
@@ -45,6 +47,26 @@ public actor UnixSocketTransport: CTAPTransport {
         async throws(TransportError) -> [UInt8]
     {
         try await transact(command: .cbor, payload: message, keepalive: keepalive)
+    }
+
+    /// One CTAPHID_MSG transaction (CTAP 2.1 §11.2.9.1.1): a CTAP1/U2F command APDU in, the
+    /// response APDU out.
+    public func sendAPDU(_ apdu: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void)
+        async throws(TransportError) -> [UInt8]
+    {
+        try await transact(command: .msg, payload: apdu, keepalive: keepalive)
+    }
+
+    /// The protocols CTAPHID_INIT's capability flags name (CTAP 2.1 §11.2.9.1.3): CTAP2 when
+    /// CBOR is set, CTAP1/U2F unless NMSG is. Connects first if needed.
+    public func protocols() async throws(TransportError) -> CTAPProtocols {
+        await beginTransaction()
+        defer { endTransaction() }
+        let capabilities = try await connected().capabilities
+        var protocols: CTAPProtocols = []
+        if capabilities.contains(.cbor) { protocols.insert(.ctap2) }
+        if !capabilities.contains(.nmsg) { protocols.insert(.ctap1) }
+        return protocols
     }
 
     /// passkeyd's REPLUG vendor command: the device's volatile state starts afresh.
@@ -236,7 +258,8 @@ public actor UnixSocketTransport: CTAPTransport {
             if case .failure(let error) = result { throw error }
             throw .protocolViolation("CTAPHID_INIT answered without our nonce or with an unusable channel")
         }
-        let connection = Connection(socket: socket, cid: response.channel, reader: reader)
+        let connection = Connection(
+            socket: socket, cid: response.channel, reader: reader, capabilities: response.capabilities)
         self.connection = connection
         return connection
     }

@@ -42,24 +42,26 @@ struct Ceremony: Sendable {
     let clientDataHash: [UInt8]
     let passwords: [PasswordCredential]
 
-    private var allowList: [PublicKeyCredentialDescriptor] {
+    var allowList: [PublicKeyCredentialDescriptor] {
         options.allowCredentials.filter { $0.type == "public-key" }.map(\.ctap)
     }
 
-    private func call<T: Sendable>(_ body: () async throws(CTAP2Error) -> T) async throws(WebAuthnError) -> T {
+    func call<T: Sendable>(_ body: () async throws(CTAP2Error) -> T) async throws(WebAuthnError) -> T {
         try await client.call(rpID, body)
     }
 
-    /// A session on the authenticator and what it can do: where every mode starts.
-    private func start() async throws(WebAuthnError) -> (CTAP2Session, GetInfoResponse) {
+    /// A session on the authenticator and the protocol it speaks: where every mode starts.
+    private func start() async throws(WebAuthnError) -> (CTAP2Session, AuthenticatorProtocol) {
         let session = client.makeSession()
-        return (session, try await call { () async throws(CTAP2Error) in try await session.getInfo() })
+        return (session, try await client.authenticatorProtocol(session, rpID: rpID))
     }
 
     /// A modal request: the person touches, then picks when there is a choice to make.
     func modal() async throws(WebAuthnError) -> GetResult {
-        let (session, info) = try await start()
-        return try await modal(session: session, info: info)
+        switch try await start() {
+        case (let session, .ctap2(let info)): return try await modal(session: session, info: info)
+        case (_, .ctap1): return try await modalOverCTAP1()
+        }
     }
 
     /// The modal order (WebAuthn L3 §5.1.4.1 steps 18–20; docs/client.md): the accounts are found
@@ -114,7 +116,7 @@ struct Ceremony: Sendable {
 
     /// Asks the person to approve signing in as `account` (nil: the authenticator picks among the
     /// allowed credentials). Asked after the choice and before any presence is spent.
-    private func approve(_ account: PasskeyAccount?) async throws(WebAuthnError) {
+    func approve(_ account: PasskeyAccount?) async throws(WebAuthnError) {
         guard await client.userAgent.approve(.signIn(rpID: rpID, account: account)) else {
             throw .notAllowed("Signing in was declined.")
         }
@@ -153,7 +155,8 @@ struct Ceremony: Sendable {
 
     /// Conditional mediation: silent discovery feeds the suggestion bar; a pick completes it.
     func conditional() async throws(WebAuthnError) -> GetResult {
-        let (session, info) = try await start()
+        let (session, reached) = try await start()
+        guard case .ctap2(let info) = reached else { return try await conditionalOverCTAP1() }
         let accounts = try await discoverSilently(session: session, info: info, withNames: true)
         client.loggers.authentication.debug(
             "conditional suggestions ready", metadata: ["rp": "\(rpID)", "count": "\(accounts.count + passwords.count)"]
@@ -167,7 +170,8 @@ struct Ceremony: Sendable {
 
     /// Immediate mediation: nothing available locally fails at once, without any UI.
     func immediate() async throws(WebAuthnError) -> GetResult {
-        let (session, info) = try await start()
+        let (session, reached) = try await start()
+        guard case .ctap2(let info) = reached else { return try await immediateOverCTAP1() }
         let accounts = try await discoverSilently(session: session, info: info, withNames: false)
         guard !accounts.isEmpty || !passwords.isEmpty else {
             throw .notAllowed("No passkey for \(rpID) is available on this device.", cause: .ctap(.noCredentials))

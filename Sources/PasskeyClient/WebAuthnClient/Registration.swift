@@ -30,12 +30,21 @@ extension WebAuthnClient {
         return try await withCeremonyTimeout(options.timeout, rpID: rpID) {
             () async throws(WebAuthnError) -> RegistrationResponseJSON in
             let session = makeSession()
-            let info = try await call(rpID) { () async throws(CTAP2Error) in try await session.getInfo() }
-            // §6.2.2 (authenticator selection): a required resident key needs an authenticator that has them.
+            let info: GetInfoResponse
+            switch try await authenticatorProtocol(session, rpID: rpID) {
+            case .ctap2(let reported): info = reported
+            case .ctap1:
+                return try await createOverCTAP1(
+                    options, rpID: rpID, parameters: parameters, selection: selection,
+                    clientDataJSON: clientDataJSON, clientDataHash: clientDataHash)
+            }
+            // §6.2.2 (authenticator selection): a required resident key needs an authenticator that
+            // has them. Chromium finds no suitable authenticator among those present and the request
+            // ends in NotAllowedError, which tells the page no more than any other refusal.
             let residentKey: Bool
             switch selection.effectiveResidentKey {
             case .required:
-                guard info.options["rk"] == true else { throw .constraint("This authenticator cannot store passkeys.") }
+                guard info.options["rk"] == true else { throw .notAllowed("This authenticator cannot store passkeys.") }
                 residentKey = true
             case .preferred: residentKey = info.options["rk"] == true
             case .discouraged: residentKey = false
@@ -113,7 +122,7 @@ extension WebAuthnClient {
     /// §10.1.5 client extension processing (registration): read and write belong to
     /// authentication; `required` fails where no large blob can be stored (an authenticator
     /// without largeBlobs, or a credential that is not discoverable).
-    private func largeBlobSupport(
+    func largeBlobSupport(
         _ inputs: AuthenticationExtensionsLargeBlobInputsJSON?, info: GetInfoResponse,
         residentKey: Bool
     ) throws(WebAuthnError) -> Bool {

@@ -29,6 +29,16 @@ actor CeremonyTransport: CTAPTransport {
         try await borrowed().replug()
     }
 
+    func protocols() async throws(TransportError) -> CTAPProtocols {
+        try await borrowed().protocols()
+    }
+
+    func sendAPDU(_ apdu: [UInt8], keepalive: @escaping @Sendable (KeepaliveStatus) -> Void)
+        async throws(TransportError) -> [UInt8]
+    {
+        try await borrowed().sendAPDU(apdu, keepalive: keepalive)
+    }
+
     /// Gives the connection back to the pool; the next message borrows one again.
     func release() async {
         guard let transport = lent else { return }
