@@ -9,7 +9,6 @@ ones are volatile: a restart forgets them."""
 from __future__ import annotations
 
 import hashlib
-import os
 
 import pytest
 from cryptography.hazmat.primitives import serialization
