@@ -3,9 +3,9 @@ import Crypto
 import Logging
 import WebAuthn
 
-/// The platform role for one origin: what a browser does for a web page. Takes a
-/// relying party's WebAuthn options, checks them, talks CTAP2 to the authenticator,
-/// asks the person through a `UserAgent`, and returns the JSON the server expects.
+/// The platform role for one origin: what a browser does for a web page. Takes a relying party's
+/// WebAuthn options, checks them, talks CTAP2 to the authenticator (CTAP1/U2F to a U2F-only key,
+/// CTAP 2.1 §10), asks the person through a `UserAgent`, and returns the JSON the server expects.
 public struct WebAuthnClient: Sendable {
     /// How the authenticator is reached.
     public let transport: any CTAPTransport
