@@ -4,11 +4,11 @@
 #
 #   foreground (the tests' own CPU)          background, niced to 19 (only what the tests leave idle)
 #   deps, architecture, format-lint          debian-root: the clean Debian 12 root for the package check
-#   macro-plugin (debug: swift-syntax)       release: the static release build + man pages + C libraries,
-#   build-tests (debug), swift-test            then fuzz-build (both load the debug macro plugin)
+#   macro-plugin (debug: swift-syntax)       release: the static release build + man pages + C libraries
+#   build-tests (debug), swift-test            (it loads the debug build's macro plugin)
 #   interop-build, interop-suites
 #     + device-suite (its own daemons)
-#   dist, dist-check (the chroot)             release-smoke, fuzz-smoke (one core each, once built)
+#   dist, dist-check (the chroot)             release-smoke; fuzz: its build (the same plugin), a smoke run
 #
 # A niced build takes CPU only when the tests wait (browsers, sleeps, the network), and every
 # build folder has its own lock (.build, .build-release, .build-fuzz), so nothing waits for
@@ -118,8 +118,7 @@ if [ ! -x "$RELEASE_MACRO_PLUGIN" ]; then
     mv "$RELEASE_MACRO_PLUGIN.new" "$RELEASE_MACRO_PLUGIN" ||
     { echo "make test: no macro plugin to hand to the release build"; failed+=(macro-plugin); exit 1; }
 fi
-NICE=19 background release bash -c \
-  "make --no-print-directory release && FUZZ_BUILD_ONLY=1 FUZZ_NICE=19 SWIFT=$SWIFT scripts/fuzz.sh"
+NICE=19 background release make --no-print-directory release
 run build-tests "$SWIFT" build --build-tests
 run swift-test "$SWIFT" test --skip-build
 run interop-build make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" daemon program
@@ -128,11 +127,12 @@ run interop-suites make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$S
 await device-suite || exit 1
 await release || exit 1
 background release-smoke make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" release-smoke
-# At the tests' own priority: a niced smoke run beside the dist stages would stop at its time limit short of its runs.
-background fuzz-smoke env FUZZ_NICE=0 FUZZ_RUNS="${FUZZ_SMOKE_RUNS:-20000}" FUZZ_MAX_TIME="${FUZZ_SMOKE_MAX_TIME:-60}" \
+# The fuzz build once the release build is done (dist needs only that one), beside the dist
+# stages; at the tests' own priority: a niced smoke run would stop at its time limit short of its runs.
+background fuzz env FUZZ_NICE=0 FUZZ_RUNS="${FUZZ_SMOKE_RUNS:-20000}" FUZZ_MAX_TIME="${FUZZ_SMOKE_MAX_TIME:-60}" \
   FUZZ_SEED="${FUZZ_SMOKE_SEED:-1}" SWIFT="$SWIFT" scripts/fuzz.sh
 run dist make --no-print-directory dist
 await debian-root || exit 1
 run dist-check make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" dist-check
 await release-smoke || exit 1
-await fuzz-smoke || exit 1
+await fuzz || exit 1
