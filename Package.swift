@@ -175,7 +175,7 @@ let package = Package(
             name: "PasskeyClientTests",
             dependencies: [
                 "PasskeydTestSupport", "PasskeyClient", "PasskeyDaemon", "WebAuthn", "RelyingParty", "Authenticator",
-                "CBOR", "CTAP", "CTAPHID", "PasskeydLocal", logging
+                "CBOR", "CTAP", "CTAPHID", "PasskeydLocal", logging, crypto[0]
             ]),
         // Runs the real passkeyctl against a real passkeyd on a temporary socket and data directory.
         .testTarget(
