@@ -48,7 +48,7 @@ if [ -n "${RELEASE_MACRO_PLUGIN:-}" ]; then
 else
   RELEASE_SCRATCH="${RELEASE_SCRATCH:-.build-release}"
   nice -n "$FUZZ_NICE" "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
-    --target PasskeydMacrosPlugin >&2
+    --target PasskeydMacros >&2
   export PASSKEYD_MACRO_PLUGIN="$PWD/$RELEASE_SCRATCH/release/PasskeydMacrosPlugin-tool"
 fi
 [ -x "$PASSKEYD_MACRO_PLUGIN" ] || { echo "fuzz: no macro plugin at $PASSKEYD_MACRO_PLUGIN" >&2; exit 1; }

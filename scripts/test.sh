@@ -109,7 +109,9 @@ run format-lint make --no-print-directory format-lint
 # copy named after its sources and the compiler. SwiftPM does not track a loaded plugin as an
 # input: a new name when they change is what rebuilds what the old one expanded (the flags
 # changed), and the copy is never relinked under a compiler that runs it (build-tests).
-run macro-plugin "$SWIFT" build --target PasskeydMacrosPlugin
+# `--target PasskeydMacrosPlugin` only compiles the macro module; building the target that
+# declares the macros is what links the plugin executable (PasskeydMacrosPlugin-tool).
+run macro-plugin "$SWIFT" build --target PasskeydMacros
 plugin_id=$({ "$SWIFT" --version 2>&1; cat Sources/PasskeydMacrosPlugin/*.swift; } | sha256sum | cut -c1-16)
 export RELEASE_MACRO_PLUGIN="$PWD/.build-plugins/PasskeydMacrosPlugin-$plugin_id"
 if [ ! -x "$RELEASE_MACRO_PLUGIN" ]; then
