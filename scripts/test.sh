@@ -35,14 +35,24 @@ declare -A pids=()
 elapsed() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }'; }
 
 # stage NAME CMD...: runs CMD, records when it started, how long it took and how it ended.
+# The CPU time is what the stage's processes used (user + system, bash's `times` for the
+# children of a subshell of its own, so a background stage reaped meanwhile is not counted):
+# on two cores, the sum over the stages is what bounds the whole run, not any one wall clock.
 stage() {
   local name="$1" start rc
   shift
   start=$(elapsed)
   echo "== stage $name (at ${start} s)"
-  "$@"
+  ( "$@"
+    rc=$?
+    times >"$LOGS/times/$name.cpu" # not in a pipe: a pipe's subshell counts from zero
+    exit $rc )
   rc=$?
-  printf '%s %s %s\n' "$start" "$(($(elapsed) - start))" "$rc" >"$LOGS/times/$name"
+  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); cpu += t[1] * 60 + t[2] }
+                 printf "%.0f", cpu }' "$LOGS/times/$name.cpu" >"$LOGS/times/$name.cpu.s" 2>/dev/null
+  printf '%s %s %s %s\n' "$start" "$(($(elapsed) - start))" "$rc" "$(cat "$LOGS/times/$name.cpu.s" 2>/dev/null)" \
+    >"$LOGS/times/$name"
+  rm -f "$LOGS/times/$name.cpu" "$LOGS/times/$name.cpu.s"
   return $rc
 }
 
@@ -74,13 +84,15 @@ await() {
 table() {
   echo
   echo "Stage times (make test; seconds from the start, wall clock):"
-  printf '  %-16s %7s %9s  %s\n' stage start duration result
-  local name start seconds rc
-  for name in $(cd "$LOGS/times" && for f in *; do echo "$(cut -d' ' -f1 "$f") $f"; done | sort -n | cut -d' ' -f2); do
-    read -r start seconds rc <"$LOGS/times/$name"
-    printf '  %-16s %7s %9s  %s\n' "$name" "$start" "$seconds" "$([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)")"
+  printf '  %-16s %7s %9s %8s  %s\n' stage start duration "cpu s" result
+  local name start seconds rc cpu total_cpu=0
+  for name in $(cd "$LOGS/times" && for f in *; do [[ $f == *.* ]] || echo "$(cut -d' ' -f1 "$f") $f"; done | sort -n | cut -d' ' -f2); do
+    read -r start seconds rc cpu <"$LOGS/times/$name"
+    [ "${cpu:--}" = - ] || total_cpu=$((total_cpu + cpu))
+    printf '  %-16s %7s %9s %8s  %s\n' "$name" "$start" "$seconds" "${cpu:--}" \
+      "$([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)")"
   done
-  printf '  %-16s %7s %9s\n' total 0 "$(elapsed)"
+  printf '  %-16s %7s %9s %8s\n' total 0 "$(elapsed)" "$total_cpu"
 }
 
 finish() {
