@@ -39,7 +39,7 @@ elapsed() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }
 # children of a subshell of its own, so a background stage reaped meanwhile is not counted):
 # on two cores, the sum over the stages is what bounds the whole run, not any one wall clock.
 stage() {
-  local name="$1" start rc
+  local name="$1" start rc cpu
   shift
   start=$(elapsed)
   echo "== stage $name (at ${start} s)"
@@ -48,11 +48,11 @@ stage() {
     times >"$LOGS/times/$name.cpu" # not in a pipe: a pipe's subshell counts from zero
     exit $rc )
   rc=$?
-  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); cpu += t[1] * 60 + t[2] }
-                 printf "%.0f", cpu }' "$LOGS/times/$name.cpu" >"$LOGS/times/$name.cpu.s" 2>/dev/null
-  printf '%s %s %s %s\n' "$start" "$(($(elapsed) - start))" "$rc" "$(cat "$LOGS/times/$name.cpu.s" 2>/dev/null)" \
-    >"$LOGS/times/$name"
-  rm -f "$LOGS/times/$name.cpu" "$LOGS/times/$name.cpu.s"
+  # `times`' second line: the children's user and system time, as 1m2.345s each.
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); cpu += t[1] * 60 + t[2] }
+                       printf "%.0f", cpu }' "$LOGS/times/$name.cpu" 2>/dev/null)
+  rm -f "$LOGS/times/$name.cpu"
+  printf '%s %s %s %s\n' "$start" "$(($(elapsed) - start))" "$rc" "${cpu:--}" >"$LOGS/times/$name"
   return $rc
 }
 
@@ -88,8 +88,8 @@ table() {
   local name start seconds rc cpu total_cpu=0
   for name in $(cd "$LOGS/times" && for f in *; do [[ $f == *.* ]] || echo "$(cut -d' ' -f1 "$f") $f"; done | sort -n | cut -d' ' -f2); do
     read -r start seconds rc cpu <"$LOGS/times/$name"
-    [ "${cpu:--}" = - ] || total_cpu=$((total_cpu + cpu))
-    printf '  %-16s %7s %9s %8s  %s\n' "$name" "$start" "$seconds" "${cpu:--}" \
+    [ "$cpu" = - ] || total_cpu=$((total_cpu + cpu))
+    printf '  %-16s %7s %9s %8s  %s\n' "$name" "$start" "$seconds" "$cpu" \
       "$([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)")"
   done
   printf '  %-16s %7s %9s %8s\n' total 0 "$(elapsed)" "$total_cpu"
