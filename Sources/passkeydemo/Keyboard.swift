@@ -9,7 +9,9 @@ import Foundation
 /// one of the cooperative threads; the saved settings come back with `restore()`.
 actor Keyboard {
     private var buffered: [Key] = []
-    private var waiting: CheckedContinuation<Key, Never>?
+    /// The reader waiting for a key (numbered, so a cancellation ends only its own wait).
+    private var waiting: (reader: UInt64, continuation: CheckedContinuation<Key, Never>)?
+    private var readers: UInt64 = 0
     /// The settings found at start, put back by `restore()`.
     private nonisolated let original: termios?
 
@@ -66,22 +68,36 @@ actor Keyboard {
     func deliver(_ key: Key) {
         if let waiting {
             self.waiting = nil
-            waiting.resume(returning: key)
+            waiting.continuation.resume(returning: key)
         } else {
             buffered.append(key)
         }
     }
 
     /// The next key. One reader at a time: a second caller takes over and the first gets `.escape`.
+    /// A reader whose task is cancelled (a touch prompt the ceremony no longer needs) gets `.escape`
+    /// too, and only that reader: a cancelled prompt never takes the key the next screen waits for.
     func next() async -> Key {
+        if Task.isCancelled { return .escape }
         if !buffered.isEmpty { return buffered.removeFirst() }
-        waiting?.resume(returning: .escape)
-        return await withCheckedContinuation { waiting = $0 }
+        readers &+= 1
+        let reader = readers
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiting?.continuation.resume(returning: .escape)
+                waiting = (reader, continuation)
+            }
+        } onCancel: {
+            // Runs where `cancel()` was called; the hop onto the actor lands after `next()` has
+            // stored its continuation, since the actor runs one job at a time.
+            Task { await self.giveUp(reader) }
+        }
     }
 
-    /// Gives up a pending `next()` (it returns `.escape`), e.g. when the prompt it served has gone.
-    func abandon() {
-        waiting?.resume(returning: .escape)
-        waiting = nil
+    /// Ends `reader`'s wait with `.escape`, if it is still the one waiting.
+    private func giveUp(_ reader: UInt64) {
+        guard let waiting, waiting.reader == reader else { return }
+        self.waiting = nil
+        waiting.continuation.resume(returning: .escape)
     }
 }

@@ -121,7 +121,7 @@ actor TerminalUserAgent: UserAgent {
     func endTouchPrompt() async {
         guard let touchPrompt else { return }
         self.touchPrompt = nil
+        // Its key read ends with the cancellation (Keyboard.next), and only its own read.
         touchPrompt.cancel()
-        await console.keyboard.abandon()
     }
 }

@@ -60,17 +60,21 @@ class Terminal:
     def wait(self, timeout: float = 30.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            try:
-                os.read(self.fd, 4096)
-            except OSError:
-                pass
+            # Drain what it still writes, never blocking: a demo that does not exit must fail
+            # this wait at its deadline, not hang the suite in a read.
+            if select.select([self.fd], [], [], 0.05)[0]:
+                try:
+                    self.screen += os.read(self.fd, 4096).decode("utf-8", "replace")
+                except OSError:
+                    pass
             done, status = os.waitpid(self.pid, os.WNOHANG)
             if done:
                 os.close(self.fd)
                 return os.waitstatus_to_exitcode(status)
             time.sleep(0.05)
         os.kill(self.pid, signal.SIGKILL)
-        raise AssertionError("passkeydemo did not exit")
+        raise AssertionError(f"passkeydemo did not exit; the screen since the last match:\n"
+                             f"{ANSI.sub('', self.screen)[self.seen:]}")
 
 
 @pytest.fixture
