@@ -2,6 +2,9 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
+# Every SwiftPM build runs in an environment that is the same whoever started it (scripts/same-env
+# says why: SwiftPM rebuilds part of the tree when any variable differs).
+SWIFTPM = $(CURDIR)/scripts/same-env $(SWIFT)
 VENV := .venv
 PY := $(CURDIR)/$(VENV)/bin/python
 # Inputs per fuzz target: `make fuzz`, and the smoke run at the end of `make test`, which also
@@ -24,13 +27,13 @@ RELEASE_SCRATCH ?= .build-release
 # Every build in RELEASE_SCRATCH gets it alike: a manifest that differs between two of them
 # would rebuild the folder.
 RELEASE_ENV = $(if $(RELEASE_MACRO_PLUGIN),PASSKEYD_MACRO_PLUGIN=$(RELEASE_MACRO_PLUGIN))
-RELEASE_BUILD = $(RELEASE_ENV) $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
+RELEASE_BUILD = $(RELEASE_ENV) $(SWIFTPM) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 
 deps:
 	@scripts/deps.sh
 
 build: deps
-	$(SWIFT) build
+	$(SWIFTPM) build
 
 ## What building passkeyd needs (never installed here: `make deps` is the test setup).
 build-needs:
@@ -81,7 +84,7 @@ format-lint: deps
 ## and PasskeyctlTests, without the interop suites and the architecture check.
 UNIT_SKIP := ^(PasskeydTests|PasskeyctlTests)\.
 test-unit: deps
-	$(SWIFT) build --build-tests
+	$(SWIFTPM) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(UNIT_SKIP)'
 
 ## The former name of test-unit.
@@ -93,9 +96,9 @@ interop: deps
 ## The web demo's pictures in docs/images (docs/passkeydemo.md, README), taken by its test in
 ## headless Chromium with the extension against a real passkeyd.
 screenshots: deps
-	$(SWIFT) build --product passkeyd
-	$(SWIFT) build --product passkeyctl
-	$(SWIFT) build --product passkeydemo
+	$(SWIFTPM) build --product passkeyd
+	$(SWIFTPM) build --product passkeyctl
+	$(SWIFTPM) build --product passkeydemo
 	cd Tests/Interop && PASSKEYDEMO_SCREENSHOTS=$(CURDIR)/docs/images timeout -k 10 600 $(PY) -m pytest -p no:cacheprovider -q \
 		test_web_demo.py -k "feature_list or registration_ends or courier_welcome"
 
@@ -115,7 +118,7 @@ DOCC_TARGETS := PasskeyClient RelyingParty
 docs:
 	@mkdir -p docs-build
 	@for target in $(DOCC_TARGETS); do \
-		$(SWIFT) package --allow-writing-to-directory docs-build generate-documentation --target $$target \
+		$(SWIFTPM) package --allow-writing-to-directory docs-build generate-documentation --target $$target \
 			--output-path docs-build/$$target.doccarchive --warnings-as-errors || exit 1; \
 	done
 	SWIFT=$(SWIFT) scripts/check-docc-examples
@@ -162,7 +165,7 @@ install:
 	  echo "install: using the $(CONFIG) products $$SUDO_USER built"; \
 	else \
 	  scripts/build-needs.sh && \
-	  $(SCRATCH_ENV) $(SWIFT) build $(BUILD_CONFIG) && \
+	  $(SCRATCH_ENV) $(SWIFTPM) build $(BUILD_CONFIG) && \
 	  $(MAKE) --no-print-directory $(MAN_STAMP); \
 	fi
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASH_COMPLETIONS) $(DESTDIR)$(ZSH_COMPLETIONS) \
@@ -209,7 +212,7 @@ MAN_DATE = $$(date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/de
 ## The generator leaves a discussion's blank lines in the page, which mdoc warns about
 ## ("Empty input line"): each becomes the paragraph break it means (.Pp).
 $(MAN_STAMP): $(addprefix $(PRODUCTS)/,$(EXECUTABLES))
-	$(SCRATCH_ENV) $(SWIFT) build $(BUILD_CONFIG) --product generate-manual
+	$(SCRATCH_ENV) $(SWIFTPM) build $(BUILD_CONFIG) --product generate-manual
 	for p in $(EXECUTABLES); do \
 	  mkdir -p $(MAN_OUT)/$$p && \
 	  $(PRODUCTS)/generate-manual $(PRODUCTS)/$$p --date $(MAN_DATE) --output-directory $(MAN_OUT)/$$p || exit 1; \

@@ -7,12 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 SWIFT="${SWIFT:-swift}"
+# SwiftPM in the same environment whoever started it (scripts/same-env says why).
+SWIFTPM=("$PWD/scripts/same-env" "$SWIFT")
 
-"$SWIFT" build -c release --product passkeyd >&2
-"$SWIFT" build -c release --product passkeybench >&2
+"${SWIFTPM[@]}" build -c release --product passkeyd >&2
+"${SWIFTPM[@]}" build -c release --product passkeybench >&2
 # The browser extension figure goes through `passkeyctl browser host` (scripts/browser-extension-bench.py).
-"$SWIFT" build -c release --product passkeyctl >&2
-bin="$("$SWIFT" build -c release --show-bin-path)"
+"${SWIFTPM[@]}" build -c release --product passkeyctl >&2
+bin="$("${SWIFTPM[@]}" build -c release --show-bin-path)"
 
 # The libfido2 client (scripts/libfido2-bench.c) against the shipped socket adapter; without
 # libfido2-dev the report says the figure was skipped.

@@ -124,7 +124,9 @@ sed -e "s|@VERSION@|$VERSION|" -e "s|@ARCH@|$ARCH|" -e "s|@DEPENDS@|$depends|" \
 chmod 644 "$deb_root/DEBIAN/control" "$deb_root/DEBIAN/md5sums"
 find "$deb_root/DEBIAN" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 deb="$DIST_OUT/passkeyd_${VERSION}_${ARCH}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$deb_root" "$deb" >/dev/null
+# xz at level 1: level 6 (dpkg's default) takes 84 CPU seconds per 98 MB executable, level 1 takes
+# 23, for a .deb 16 % larger; make test builds the packages twice (the reproducibility check).
+dpkg-deb --root-owner-group -Zxz -z1 --build "$deb_root" "$deb" >/dev/null
 
 # The tarball: the same tree under passkeyd-VERSION/, and install.sh to put it under a prefix.
 name="passkeyd-$VERSION"
@@ -137,7 +139,7 @@ chmod 644 "$tar_root/MULTIARCH"
 touch -h -d "@$SOURCE_DATE_EPOCH" "$tar_root" "$tar_root/install.sh" "$tar_root/MULTIARCH"
 tarball="$DIST_OUT/$name-linux-$ARCH.tar.gz"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" --format=gnu \
-  -C "$work/tar" -cf - "$name" | gzip -9n >"$tarball"
+  -C "$work/tar" -cf - "$name" | gzip -6n >"$tarball" # -9: three times the CPU for 0.5 % less
 
 for f in "$deb" "$tarball"; do
   printf 'dist: %s (%s bytes, sha256 %s)\n' "$f" "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -d' ' -f1)"

@@ -13,7 +13,12 @@
 #   FUZZ_SEED=1                            libFuzzer's random seed; unset, a new one each run. The smoke
 #                                          run in `make test` fixes it, so CI replays the inputs checked here
 #   FUZZ_OUT=.build-fuzz                   where logs, found inputs and failing inputs go
-#   FUZZ_BUILD_ONLY=1                      build the targets and stop (`make test` builds them beside other work)
+#   FUZZ_BUILD_ONLY=1                      build the targets and stop
+#   FUZZ_CONFIG=release                    the configuration the targets are built in
+#   FUZZ_SCRATCH=.build-fuzz               the build folder. `make test`'s smoke run names the debug
+#                                          tree its tests were built in (.build, FUZZ_CONFIG=debug): only
+#                                          the five instrumented modules and the targets compile there
+#                                          (and back, uninstrumented, at the next ordinary debug build)
 #   RELEASE_SCRATCH=.build-release         the ordinary release build whose macro plugin the fuzz build loads
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,14 +26,17 @@ export PATH="/opt/swift/usr/bin:$PATH"
 # The Swift runtime's crash reporter reads memory ASan would flag; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 SWIFT="${SWIFT:-swift}"
+# SwiftPM in the same environment whoever started it (scripts/same-env says why).
+SWIFTPM=("$PWD/scripts/same-env" "$SWIFT")
 FUZZ_RUNS="${FUZZ_RUNS:-1000000}"
 FUZZ_MAX_TIME="${FUZZ_MAX_TIME:-3600}"
 FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-10}"
 FUZZ_NICE="${FUZZ_NICE:-15}"
 seed=()
 [ -z "${FUZZ_SEED:-}" ] || seed=(-seed="$FUZZ_SEED")
-SCRATCH=.build-fuzz
-OUT="${FUZZ_OUT:-$SCRATCH}"
+CONFIG="${FUZZ_CONFIG:-release}"
+SCRATCH="${FUZZ_SCRATCH:-.build-fuzz}"
+OUT="${FUZZ_OUT:-.build-fuzz}"
 ALL_TARGETS=(FuzzCBORDecoder FuzzCTAPRequests FuzzCTAPHIDReassembler FuzzAuthenticator FuzzKeystore)
 # Targets whose harness awaits actors: the detached task's own memory is freed just after the
 # input returns, which libFuzzer's per-input leak check takes for a leak and then spends a
@@ -39,24 +47,28 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${ALL_TARGETS[@]}")
 
 build_start=$SECONDS
-# The fuzz manifest loads a macro plugin another build made instead of building swift-syntax
-# again (Package.swift, PASSKEYD_MACRO_PLUGIN): RELEASE_MACRO_PLUGIN's when given (make test
-# hands over the debug build's), else the ordinary release build's (`make release-build`, the
-# same flags), built there if it is not yet.
-if [ -n "${RELEASE_MACRO_PLUGIN:-}" ]; then
+# A folder of its own loads a macro plugin another build made instead of building swift-syntax
+# again (Package.swift, PASSKEYD_MACRO_PLUGIN): RELEASE_MACRO_PLUGIN's when given, else the
+# ordinary release build's (`make release-build`, the same flags), built there if it is not yet.
+# The debug tree has its plugin built already; loading another would change its manifest (the
+# macro and test targets go) and so rebuild it.
+if [ "$SCRATCH" = .build ]; then
+  unset PASSKEYD_MACRO_PLUGIN
+elif [ -n "${RELEASE_MACRO_PLUGIN:-}" ]; then
   export PASSKEYD_MACRO_PLUGIN="$RELEASE_MACRO_PLUGIN"
 else
   RELEASE_SCRATCH="${RELEASE_SCRATCH:-.build-release}"
-  nice -n "$FUZZ_NICE" "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
+  nice -n "$FUZZ_NICE" "${SWIFTPM[@]}" build -c release --static-swift-stdlib --scratch-path "$RELEASE_SCRATCH" \
     --target PasskeydMacros >&2
   export PASSKEYD_MACRO_PLUGIN="$PWD/$RELEASE_SCRATCH/release/PasskeydMacrosPlugin-tool"
 fi
-[ -x "$PASSKEYD_MACRO_PLUGIN" ] || { echo "fuzz: no macro plugin at $PASSKEYD_MACRO_PLUGIN" >&2; exit 1; }
+[ -z "${PASSKEYD_MACRO_PLUGIN:-}" ] || [ -x "$PASSKEYD_MACRO_PLUGIN" ] ||
+  { echo "fuzz: no macro plugin at $PASSKEYD_MACRO_PLUGIN" >&2; exit 1; }
 for target in "${targets[@]}"; do
-  PASSKEYD_FUZZ=1 nice -n "$FUZZ_NICE" "$SWIFT" build -c release --scratch-path "$SCRATCH" --product "$target" >&2
+  PASSKEYD_FUZZ=1 nice -n "$FUZZ_NICE" "${SWIFTPM[@]}" build -c "$CONFIG" --scratch-path "$SCRATCH" --product "$target" >&2
 done
-bin="$(PASSKEYD_FUZZ=1 "$SWIFT" build -c release --scratch-path "$SCRATCH" --show-bin-path)"
-echo "fuzz: built ${#targets[@]} target(s) in $((SECONDS - build_start)) s" >&2
+bin="$(PASSKEYD_FUZZ=1 "${SWIFTPM[@]}" build -c "$CONFIG" --scratch-path "$SCRATCH" --show-bin-path)"
+echo "fuzz: built ${#targets[@]} target(s) ($CONFIG, in $SCRATCH) in $((SECONDS - build_start)) s" >&2
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 
 summary=()

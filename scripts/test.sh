@@ -8,15 +8,16 @@
 #   build-tests (debug), swift-test            (it loads the debug build's macro plugin)
 #   interop-build, interop-suites
 #     + device-suite (its own daemons)
-#   dist, dist-check (the chroot)             release-smoke; fuzz: its build (the same plugin), a smoke run
+#   dist, dist-check (the chroot)             release-smoke; fuzz (not niced): its build in the
+#                                               debug tree, now idle, and a smoke run
 #
 # A niced build takes CPU only when the tests wait (browsers, sleeps, the network), and every
-# build folder has its own lock (.build, .build-release, .build-fuzz), so nothing waits for
-# another's lock. `nice` alone does not do it: a background stage is a session of its own
+# build folder has its own lock (.build, .build-release), so nothing waits for another's lock.
+# `nice` alone does not do it: a background stage is a session of its own
 # (setsid), which Linux schedules as an autogroup of its own, shared fairly with the tests'
 # whatever its processes' nice values (sched(7), "The autogroup feature"), and SwiftPM starts
 # its compilers at nice 0 anyway. So a niced stage sets its autogroup's nice value, which every
-# process it starts shares. The release and fuzz builds load the debug build's macro plugin
+# process it starts shares. The release build loads the debug build's macro plugin
 # (RELEASE_MACRO_PLUGIN; Package.swift, PASSKEYD_MACRO_PLUGIN): swift-syntax is built once.
 # Each background stage logs to .build-stages/NAME.log, printed when it is awaited. The table of
 # stage times ends the run, failed or not.
@@ -24,6 +25,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 SWIFT="${SWIFT:-swift}"
+# SwiftPM in the same environment whoever started it (scripts/same-env says why).
+SWIFTPM=("$PWD/scripts/same-env" "$SWIFT")
 PY="${PY:-$PWD/.venv/bin/python}"
 LOGS=.build-stages
 rm -rf "$LOGS"
@@ -117,34 +120,36 @@ run deps make --no-print-directory deps
 NICE=19 background debian-root scripts/debian-root.sh
 run architecture make --no-print-directory architecture
 run format-lint make --no-print-directory format-lint
-# The macro plugin first (swift-syntax, in debug): the release and fuzz builds load it, from a
+# The macro plugin first (swift-syntax, in debug): the release build loads it, from a
 # copy named after its sources and the compiler. SwiftPM does not track a loaded plugin as an
 # input: a new name when they change is what rebuilds what the old one expanded (the flags
 # changed), and the copy is never relinked under a compiler that runs it (build-tests).
 # `--target PasskeydMacrosPlugin` only compiles the macro module; building the target that
 # declares the macros is what links the plugin executable (PasskeydMacrosPlugin-tool).
-run macro-plugin "$SWIFT" build --target PasskeydMacros
+run macro-plugin "${SWIFTPM[@]}" build --target PasskeydMacros
 plugin_id=$({ "$SWIFT" --version 2>&1; cat Sources/PasskeydMacrosPlugin/*.swift; } | sha256sum | cut -c1-16)
 export RELEASE_MACRO_PLUGIN="$PWD/.build-plugins/PasskeydMacrosPlugin-$plugin_id"
 if [ ! -x "$RELEASE_MACRO_PLUGIN" ]; then
   mkdir -p .build-plugins &&
-    install -m 755 "$("$SWIFT" build --show-bin-path)/PasskeydMacrosPlugin-tool" "$RELEASE_MACRO_PLUGIN.new" &&
+    install -m 755 "$("${SWIFTPM[@]}" build --show-bin-path)/PasskeydMacrosPlugin-tool" "$RELEASE_MACRO_PLUGIN.new" &&
     mv "$RELEASE_MACRO_PLUGIN.new" "$RELEASE_MACRO_PLUGIN" ||
     { echo "make test: no macro plugin to hand to the release build"; failed+=(macro-plugin); exit 1; }
 fi
 NICE=19 background release make --no-print-directory release
-run build-tests "$SWIFT" build --build-tests
+run build-tests "${SWIFTPM[@]}" build --build-tests
 run swift-test "$SWIFT" test --skip-build
 run interop-build make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" daemon program
 background device-suite make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" device-suite
 run interop-suites make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" suites
 await device-suite || exit 1
+# The fuzz smoke in the debug tree, now that no test builds there: only the five instrumented
+# modules and the targets compile (a folder of its own would build swift-crypto and GRDB a
+# third time, ~8 CPU minutes). Optimised code is release-smoke's to check. At the tests' own
+# priority: a niced smoke run would stop at its time limit short of its runs.
+background fuzz env FUZZ_NICE=0 FUZZ_CONFIG=debug FUZZ_SCRATCH=.build FUZZ_RUNS="${FUZZ_SMOKE_RUNS:-20000}" \
+  FUZZ_MAX_TIME="${FUZZ_SMOKE_MAX_TIME:-60}" FUZZ_SEED="${FUZZ_SMOKE_SEED:-1}" SWIFT="$SWIFT" scripts/fuzz.sh
 await release || exit 1
 background release-smoke make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" release-smoke
-# The fuzz build once the release build is done (dist needs only that one), beside the dist
-# stages; at the tests' own priority: a niced smoke run would stop at its time limit short of its runs.
-background fuzz env FUZZ_NICE=0 FUZZ_RUNS="${FUZZ_SMOKE_RUNS:-20000}" FUZZ_MAX_TIME="${FUZZ_SMOKE_MAX_TIME:-60}" \
-  FUZZ_SEED="${FUZZ_SMOKE_SEED:-1}" SWIFT="$SWIFT" scripts/fuzz.sh
 run dist make --no-print-directory dist
 await debian-root || exit 1
 run dist-check make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" dist-check
