@@ -47,12 +47,12 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${ALL_TARGETS[@]}")
 
 build_start=$SECONDS
-# A folder of its own loads a macro plugin another build made instead of building swift-syntax
-# again (Package.swift, PASSKEYD_MACRO_PLUGIN): RELEASE_MACRO_PLUGIN's when given, else the
-# ordinary release build's (`make release-build`, the same flags), built there if it is not yet.
-# The debug tree has its plugin built already; loading another would change its manifest (the
-# macro and test targets go) and so rebuild it.
-if [ "$SCRATCH" = .build ]; then
+# A folder that built its own macro plugin (the debug tree) keeps using it: loading another would
+# change its manifest (the macro and test targets go) and so rebuild it. Any other folder loads
+# one another build made instead of building swift-syntax again (Package.swift,
+# PASSKEYD_MACRO_PLUGIN): RELEASE_MACRO_PLUGIN's when given, else the ordinary release build's
+# (`make release-build`, the same flags), built there if it is not yet.
+if [ -x "$SCRATCH/$CONFIG/PasskeydMacrosPlugin-tool" ]; then
   unset PASSKEYD_MACRO_PLUGIN
 elif [ -n "${RELEASE_MACRO_PLUGIN:-}" ]; then
   export PASSKEYD_MACRO_PLUGIN="$RELEASE_MACRO_PLUGIN"
