@@ -39,8 +39,16 @@ build: deps
 build-needs:
 	@scripts/build-needs.sh
 
+## Each shipped executable is built by name (EXECUTABLES, below). A plain `swift build` let
+## SwiftPM plan products nobody asked for: CI's `make dist`, after `make release` had built
+## everything, set out to link GRDB's dynamic library product (GRDB-dynamic), which cannot link
+## against the static Swift runtime ("cannot find -lCoreFoundation"), and failed. By name, a
+## plan holds only what the executables need. `make install` builds the same way.
+BUILD_EXECUTABLES = for p in $(EXECUTABLES); do $(SCRATCH_ENV) $(SWIFTPM) build $(BUILD_CONFIG) --product $$p || exit 1; done
+
+release-build: override CONFIG = release
 release-build: build-needs
-	$(RELEASE_BUILD)
+	$(BUILD_EXECUTABLES)
 
 ## Everything `make install` and `make dist` copy, built as the user (so `sudo make install` only copies).
 release: release-build
@@ -165,7 +173,7 @@ install:
 	  echo "install: using the $(CONFIG) products $$SUDO_USER built"; \
 	else \
 	  scripts/build-needs.sh && \
-	  $(SCRATCH_ENV) $(SWIFTPM) build $(BUILD_CONFIG) && \
+	  $(BUILD_EXECUTABLES) && \
 	  $(MAKE) --no-print-directory $(MAN_STAMP); \
 	fi
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASH_COMPLETIONS) $(DESTDIR)$(ZSH_COMPLETIONS) \
