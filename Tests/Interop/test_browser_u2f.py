@@ -19,7 +19,7 @@ from webauthn.helpers.structs import (AttestationConveyancePreference, Authentic
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "integrations" / "python"))
 
-from browser_driver import chromium_path  # noqa: E402
+from browser_driver import chromium_path, firefox_path  # noqa: E402
 from browser_flows import (ALGORITHMS, RelyingParty, Session, assert_registered, assert_signed_in, base64url,  # noqa: E402
                            new_name, register, sign_in)
 from conftest import ORIGIN, RP_ID  # noqa: E402
@@ -65,23 +65,42 @@ def site():
     rp.stop()
 
 
+def registers_and_signs_in(page, site) -> None:
+    """create() through U2F_REGISTER (fido-u2f, verified), then two get()s whose counter rises."""
+    name = new_name("u2f")
+    outcome = register(page, name, resident=False)
+    assert_registered(outcome, site, name, ALGORITHMS["ES256"])
+    assert outcome["server"]["format"] == "fido-u2f", outcome["server"]
+    assert outcome["server"]["signCount"] == 0
+    signed = sign_in(page, {"allow": [name]})
+    assert_signed_in(signed, site, name)
+    assert signed["server"]["signCount"] >= 1, "U2F's counter, verified by py_webauthn"
+    again = sign_in(page, {"allow": [name]})
+    assert_signed_in(again, site, name)
+    assert again["server"]["signCount"] > signed["server"]["signCount"]
+
+
 @needs_chromium
 def test_a_page_registers_and_signs_in_on_a_u2f_only_key(session, site):
     page = session.page(site)
     try:
-        name = new_name("u2f")
-        outcome = register(page, name, resident=False)
-        assert_registered(outcome, site, name, ALGORITHMS["ES256"])
-        assert outcome["server"]["format"] == "fido-u2f", outcome["server"]
-        assert outcome["server"]["signCount"] == 0
-        signed = sign_in(page, {"allow": [name]})
-        assert_signed_in(signed, site, name)
-        assert signed["server"]["signCount"] >= 1, "U2F's counter, verified by py_webauthn"
-        again = sign_in(page, {"allow": [name]})
-        assert_signed_in(again, site, name)
-        assert again["server"]["signCount"] > signed["server"]["signCount"]
+        registers_and_signs_in(page, site)
     finally:
         page.close()
+
+
+@pytest.mark.skipif(firefox_path() is None, reason="Debian's firefox-esr is not installed (make deps)")
+def test_firefox_registers_and_signs_in_on_a_u2f_only_key(authenticator, site):
+    """The same page in Firefox ESR: its extension reaches the same host, whose client speaks U2F."""
+    firefox = Session("firefox", authenticator.socket)
+    try:
+        page = firefox.page(site)
+        try:
+            registers_and_signs_in(page, site)
+        finally:
+            page.close()
+    finally:
+        firefox.close()
 
 
 @needs_chromium
