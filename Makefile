@@ -27,7 +27,8 @@ RELEASE_SCRATCH ?= .build-release
 # Every build in RELEASE_SCRATCH gets it alike: a manifest that differs between two of them
 # would rebuild the folder.
 RELEASE_ENV = $(if $(RELEASE_MACRO_PLUGIN),PASSKEYD_MACRO_PLUGIN=$(RELEASE_MACRO_PLUGIN))
-RELEASE_BUILD = $(RELEASE_ENV) $(SWIFTPM) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
+RELEASE_FLAGS = -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
+RELEASE_BUILD = $(RELEASE_ENV) $(SWIFTPM) build $(RELEASE_FLAGS)
 
 deps:
 	@scripts/deps.sh
@@ -60,7 +61,9 @@ release: release-build
 ## The release packages in dist/out (docs/packaging.md): passkeyd_VERSION_ARCH.deb and
 ## passkeyd-VERSION-linux-ARCH.tar.gz, byte-identical for one commit and SOURCE_DATE_EPOCH.
 DIST_PYTHON = $(if $(wildcard $(PY)),$(PY),python3)
-dist: release
+# RELEASE_BUILT=1: `make release` has just run (make test's release stage), so dist only packages:
+# no SwiftPM run in that folder beside the release smoke tests, which run its products.
+dist: $(if $(RELEASE_BUILT),,release)
 	RELEASE_DIR=$(RELEASE_SCRATCH)/release MAN_DIR=$(RELEASE_SCRATCH)/plugins/GenerateManual/outputs \
 	  PYTHON=$(DIST_PYTHON) scripts/dist.sh
 
@@ -159,7 +162,7 @@ EXECUTABLES := passkeyd passkeyctl passkeydemo
 UNITS := passkeyd.socket passkeyd.service passkeyd-standalone.service
 # The release build is the static one in its own folder (RELEASE_BUILD above).
 SCRATCH = $(if $(filter release,$(CONFIG)),$(RELEASE_SCRATCH),.build)
-BUILD_CONFIG = $(if $(filter release,$(CONFIG)),-c release --static-swift-stdlib,-c $(CONFIG)) --scratch-path $(SCRATCH)
+BUILD_CONFIG = $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS),-c $(CONFIG) --scratch-path $(SCRATCH))
 SCRATCH_ENV = $(if $(filter release,$(CONFIG)),$(RELEASE_ENV))
 PRODUCTS = $(SCRATCH)/$(CONFIG)
 # Written by `make man` (swift-argument-parser's generate-manual plugin).

@@ -150,7 +150,7 @@ background fuzz env FUZZ_NICE=0 FUZZ_CONFIG=debug FUZZ_SCRATCH=.build FUZZ_RUNS=
   FUZZ_MAX_TIME="${FUZZ_SMOKE_MAX_TIME:-60}" FUZZ_SEED="${FUZZ_SMOKE_SEED:-1}" SWIFT="$SWIFT" scripts/fuzz.sh
 await release || exit 1
 background release-smoke make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" RELEASE_BUILT=1 release-smoke
-run dist make --no-print-directory dist
+run dist make --no-print-directory RELEASE_BUILT=1 dist
 await debian-root || exit 1
 run dist-check make --no-print-directory -C Tests/Interop PY="$PY" SWIFT="$SWIFT" dist-check
 await release-smoke || exit 1

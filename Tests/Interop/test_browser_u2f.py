@@ -58,6 +58,13 @@ def session(authenticator):
     s.close()
 
 
+@pytest.fixture(scope="module")
+def firefox(authenticator):
+    s = Session("firefox", authenticator.socket)
+    yield s
+    s.close()
+
+
 @pytest.fixture()
 def site():
     rp = DirectAttestationSite().start()
@@ -90,17 +97,13 @@ def test_a_page_registers_and_signs_in_on_a_u2f_only_key(session, site):
 
 
 @pytest.mark.skipif(firefox_path() is None, reason="Debian's firefox-esr is not installed (make deps)")
-def test_firefox_registers_and_signs_in_on_a_u2f_only_key(authenticator, site):
+def test_firefox_registers_and_signs_in_on_a_u2f_only_key(firefox, site):
     """The same page in Firefox ESR: its extension reaches the same host, whose client speaks U2F."""
-    firefox = Session("firefox", authenticator.socket)
+    page = firefox.page(site)
     try:
-        page = firefox.page(site)
-        try:
-            registers_and_signs_in(page, site)
-        finally:
-            page.close()
+        registers_and_signs_in(page, site)
     finally:
-        firefox.close()
+        page.close()
 
 
 @needs_chromium
