@@ -21,6 +21,35 @@ import Testing
         #expect(!list.isPublicSuffix("example.co.uk"))
     }
 
+    /// The list's lines as its format reads them, whichever line ending a copy has: each rule up
+    /// to its first whitespace, lowercased, in ASCII and beyond.
+    @Test func listLinesAreReadUpToWhitespaceWhateverTheirEndingsAndCase() {
+        let list = PublicSuffixList(
+            listText:
+                "// header\r\nCOM\r\n  org.example\tfirst.example\r\nnet.example // trailing.example\rio\u{0B}dev\u{0C}"
+                + "*.KAWASAKI.JP\n!City.Kawasaki.JP\nÉCOLE.fr comment.fr\n香港\u{2028}ΕΛ.example\u{00A0}after.example\n\n"
+        )
+        for suffix in ["com", "org.example", "net.example", "io", "dev", "école.fr", "香港", "ελ.example"] {
+            #expect(list.isPublicSuffix(suffix), "\(suffix)")
+        }
+        for word in ["first.example", "trailing.example", "comment.fr", "after.example"] {
+            #expect(!list.isPublicSuffix(word), "only a line's first token is its rule: \(word)")
+        }
+        #expect(list.publicSuffix(of: "a.b.kawasaki.jp") == "b.kawasaki.jp", "wildcard, lowercased")
+        #expect(list.publicSuffix(of: "city.kawasaki.jp") == "kawasaki.jp", "exception, lowercased")
+    }
+
+    /// Debian's whole list, as the host reads it: a sample of each kind of rule.
+    @Test func debiansListKnowsItsRulesOfEachKind() throws {
+        let list = try #require(PublicSuffixList.system())
+        #expect(list.isPublicSuffix("co.uk"))
+        #expect(list.isPublicSuffix("github.io"), "the private section applies")
+        #expect(list.publicSuffix(of: "a.b.kawasaki.jp") == "b.kawasaki.jp", "wildcard")
+        #expect(list.publicSuffix(of: "www.city.kawasaki.jp") == "kawasaki.jp", "exception")
+        #expect(list.isPublicSuffix("香港"), "a rule outside ASCII")
+        #expect(!list.isPublicSuffix("example.com"))
+    }
+
     @Test func rpIDMayBeTheHostOrARegistrableSuffix() throws {
         let origin = try Origin("https://login.example.co.uk")
         #expect(try Self.policy.validate(rpID: nil, origin: origin) == "login.example.co.uk")
