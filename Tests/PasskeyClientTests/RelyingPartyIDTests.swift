@@ -22,14 +22,16 @@ import Testing
     }
 
     /// The list's lines as its format reads them, whichever line ending a copy has: each rule up
-    /// to its first whitespace, lowercased, in ASCII and beyond.
+    /// to its first whitespace, lowercased, and a rule beyond ASCII in the ASCII form hosts come in.
     @Test func listLinesAreReadUpToWhitespaceWhateverTheirEndingsAndCase() {
         let list = PublicSuffixList(
             listText:
                 "// header\r\nCOM\r\n  org.example\tfirst.example\r\nnet.example // trailing.example\rio\u{0B}dev\u{0C}"
                 + "*.KAWASAKI.JP\n!City.Kawasaki.JP\nÉCOLE.fr comment.fr\n香港\u{2028}ΕΛ.example\u{00A0}after.example\n\n"
         )
-        for suffix in ["com", "org.example", "net.example", "io", "dev", "école.fr", "香港", "ελ.example"] {
+        for suffix in [
+            "com", "org.example", "net.example", "io", "dev", "xn--cole-9oa.fr", "xn--j6w193g", "xn--qxam.example"
+        ] {
             #expect(list.isPublicSuffix(suffix), "\(suffix)")
         }
         for word in ["first.example", "trailing.example", "comment.fr", "after.example"] {
@@ -46,8 +48,25 @@ import Testing
         #expect(list.isPublicSuffix("github.io"), "the private section applies")
         #expect(list.publicSuffix(of: "a.b.kawasaki.jp") == "b.kawasaki.jp", "wildcard")
         #expect(list.publicSuffix(of: "www.city.kawasaki.jp") == "kawasaki.jp", "exception")
-        #expect(list.isPublicSuffix("香港"), "a rule outside ASCII")
+        #expect(list.isPublicSuffix("xn--55qx5d.cn"), "公司.cn, a rule outside ASCII, as an origin's host spells it")
         #expect(!list.isPublicSuffix("example.com"))
+    }
+
+    /// A page under an IDN public suffix cannot claim the suffix itself as its RP ID, however
+    /// it spells it (Chromium: SecurityError): before, the list's Unicode rules were filed as
+    /// written, never matched the ASCII host, and `公司.cn` passed as a registrable domain.
+    @Test(arguments: ["公司.cn", "xn--55qx5d.cn", "公司.CN"])
+    func anIDNPublicSuffixIsNoRPID(rpID: String) throws {
+        let origin = try Origin("https://shop.公司.cn")
+        #expect(origin.host == "shop.xn--55qx5d.cn")
+        do {
+            _ = try Self.policy.validate(rpID: rpID, origin: origin)
+            Issue.record("\(rpID) was accepted for \(origin)")
+        } catch {
+            #expect(error.name == .security)
+            #expect(error.message == "The relying party ID xn--55qx5d.cn is a public suffix.")
+        }
+        #expect(try Self.policy.validate(rpID: "shop.公司.cn", origin: origin) == "shop.xn--55qx5d.cn")
     }
 
     @Test func rpIDMayBeTheHostOrARegistrableSuffix() throws {

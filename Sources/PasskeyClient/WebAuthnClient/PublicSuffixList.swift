@@ -18,8 +18,8 @@ public struct PublicSuffixList: Sendable {
     ///
     /// The browser host parses Debian's 14 000 lines each time a browser starts it, before its
     /// first answer: ASCII lines (all but a few hundred) are read as bytes, and only a line with
-    /// other characters goes through `Character`'s Unicode rules (its newlines, whitespace and
-    /// lowercasing), which read the whole list at ten times the cost.
+    /// other characters goes through `Character`'s Unicode rules (its newlines and whitespace),
+    /// which read the whole list at ten times the cost, and is filed in its ASCII form.
     public init(listText: String) {
         var text = listText
         text.withUTF8 { bytes in
@@ -44,7 +44,7 @@ public struct PublicSuffixList: Sendable {
                     }
                 } else {
                     for unicodeLine in String(decoding: line, as: UTF8.self).split(whereSeparator: \.isNewline) {
-                        insert(unicodeLine.split(whereSeparator: \.isWhitespace).first.map { $0.lowercased() } ?? "")
+                        insertInASCII(unicodeLine.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? "")
                     }
                 }
                 lineStart = lineEnd + 1
@@ -62,6 +62,16 @@ public struct PublicSuffixList: Sendable {
         } else {
             rules.insert(rule)
         }
+    }
+
+    /// A rule written in Unicode (`公司.cn`), filed in its ASCII form (`xn--55qx5d.cn`): origins'
+    /// hosts and RP IDs reach the list serialized so (URL Standard §3.5), and Chromium files the
+    /// list's IDN rules the same way; filed as written, no such rule would ever match.
+    private mutating func insertInASCII(_ rule: String) {
+        if rule.isEmpty || rule.hasPrefix("//") { return }
+        let marker = rule.hasPrefix("!") ? "!" : rule.hasPrefix("*.") ? "*." : ""
+        guard let ascii = DomainToASCII.convert(String(rule.dropFirst(marker.count))) else { return }
+        insert(marker + ascii)
     }
 
     /// The ASCII characters `Character.isWhitespace` counts within a line: space and tab.
