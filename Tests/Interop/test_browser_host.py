@@ -230,6 +230,22 @@ def test_an_rp_id_the_origin_may_not_use_is_security_error(host, daemon, rp_id):
     assert stored(daemon) == before
 
 
+# A hostile page under an IDN public suffix (公司.cn, "company.cn") asks for the suffix itself as its
+# RP ID, in either spelling; the extension gives the host the page's origin as the browser serializes
+# it (ASCII, URL Standard §3.5). Before, the list's Unicode rules never matched that ASCII form.
+@pytest.mark.parametrize("rp_id", ["公司.cn", "xn--55qx5d.cn"])
+def test_a_page_under_an_idn_public_suffix_cannot_claim_the_suffix(host, daemon, rp_id):
+    origin = "https://shop.xn--55qx5d.cn"
+    before = stored(daemon)
+    _, as_json = registration_options("mallory", rp_id=rp_id)
+    reply = host.call("create", options=as_json, origin=origin)
+    assert reply["type"] == "error" and reply["name"] == "SecurityError", reply
+    assert reply["message"] == "The relying party ID xn--55qx5d.cn is a public suffix.", reply
+    _, get_json = generate_and_json(rp_id)
+    assert host.call("get", options=get_json, origin=origin)["name"] == "SecurityError"
+    assert stored(daemon) == before
+
+
 def test_an_insecure_origin_is_security_error(host):
     _, as_json = registration_options("plain")
     reply = host.call("create", options=as_json, origin="http://example.com")

@@ -52,9 +52,9 @@ public struct PublicSuffixList: Sendable {
         }
     }
 
-    /// One line's rule (already lowercased), filed by its kind; blank lines and comments are none.
+    /// One line's rule, lowercased and in ASCII (both callers have set blank lines and comments
+    /// aside), filed by its kind.
     private mutating func insert(_ rule: String) {
-        if rule.isEmpty || rule.hasPrefix("//") { return }
         if rule.hasPrefix("!") {
             exceptions.insert(String(rule.dropFirst()))
         } else if rule.hasPrefix("*.") {
