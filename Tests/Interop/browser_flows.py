@@ -299,9 +299,9 @@ class Session:
     `automation` (the default, as the suites run unattended) installs the host with
     `passkeyctl browser install --automation`: no one is asked to approve a ceremony, while
     choosers and the PIN entry still ask. Without it, the person approves each ceremony in the
-    extension's own window (`approval_window`)."""
+    extension's own window (`approval_window`). `extra`: more of Chromium's command-line flags."""
 
-    def __init__(self, kind: str, socket: str, automation: bool = True):
+    def __init__(self, kind: str, socket: str, automation: bool = True, extra: list[str] = ()):
         self.kind = kind
         self.automation = automation
         self.home = tempfile.mkdtemp(prefix=f"passkeyd-{kind}-home-")
@@ -322,7 +322,7 @@ class Session:
         assert self.install.returncode == 0, self.install.stderr
         try:
             if kind == "chromium":
-                self.browser = Chromium(EXTENSION, profile=self.profile, env=env)
+                self.browser = Chromium(EXTENSION, profile=self.profile, env=env, extra=extra)
             else:
                 self.browser = Firefox(EXTENSION, home=self.home, env=env)
             self.browser.extension_ready()

@@ -766,9 +766,9 @@ def empty_extension() -> str:
 class Oracle:
     """Chromium's own WebAuthn, answered by a CDP virtual authenticator."""
 
-    def __init__(self):
+    def __init__(self, extra: list[str] = ()):
         self.extension = empty_extension()
-        self.browser = Chromium(self.extension)
+        self.browser = Chromium(self.extension, extra=extra)
 
     def page(self, url: str) -> ChromiumPage:
         page = self.browser.new_page(url)
