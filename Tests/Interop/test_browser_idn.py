@@ -25,18 +25,18 @@ from base64 import urlsafe_b64encode
 from hashlib import sha256
 from pathlib import Path
 
+import passkeyd.firefox
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from browser_driver import chromium_path
+from browser_driver import chromium_path, firefox_path
 from browser_flows import Session
 from fidelity_cases import Oracle
 from passkeyd_pin import passkeyctl
 
-pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (make deps)")
 
 HOST = "shop.xn--55qx5d.cn"  # shop.公司.cn
 SUFFIX = "xn--55qx5d.cn"  # 公司.cn, a rule of the public suffix list
@@ -132,6 +132,7 @@ def outcomes(page) -> list[str]:
     return [page.evaluate((CREATE if call == "create" else GET) % json.dumps(rp_id)) for call, rp_id, _ in CASES]
 
 
+@pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (make deps)")
 def test_a_page_under_an_idn_public_suffix_cannot_claim_the_suffix_in_chromium(site, daemon):
     """Chromium's own WebAuthn and passkeyd's extension answer the hostile page alike: a
     SecurityError for the suffix in every spelling, register and sign in; the page's own host
@@ -157,6 +158,29 @@ def test_a_page_under_an_idn_public_suffix_cannot_claim_the_suffix_in_chromium(s
         subject.close()
     assert passkeyd == chromium
 
+    assert_nothing_of_the_suffix(daemon)
+
+
+@pytest.mark.skipif(firefox_path() is None, reason="Debian's firefox-esr is not installed (make deps)")
+def test_a_page_under_an_idn_public_suffix_cannot_claim_the_suffix_in_firefox(site, daemon_factory):
+    """The same page in Firefox ESR with the passkeyd add-on, launched as a test suite launches
+    it (passkeyd.firefox.launch; every host name resolved here, the test's certificate accepted
+    with accept_insecure_certs): the same answers. Firefox's own WebAuthn has no virtual
+    authenticator to compare with over WebDriver BiDi, so the outcomes are asserted alone."""
+    daemon = daemon_factory("--presence", "auto", "--uv", "auto")
+    firefox = passkeyd.firefox.launch(daemon, accept_insecure_certs=True, prefs={
+        "network.dns.forceResolve": "127.0.0.1", "network.trr.mode": 5})
+    try:
+        page = firefox.new_page(site.url)
+        assert outcomes(page) == [outcome for _, _, outcome in CASES]
+        page.close()
+    finally:
+        firefox.close()
+    assert_nothing_of_the_suffix(daemon)
+
+
+def assert_nothing_of_the_suffix(daemon) -> None:
+    """The page's own host holds the one passkey it made; the suffix holds none."""
     for rp_id in (HOST, SUFFIX):
         done = passkeyctl(daemon.socket, "--json", "list", "--rp", rp_id, pin=None)
         assert done.returncode == 0, done.stderr

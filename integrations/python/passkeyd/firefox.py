@@ -379,7 +379,7 @@ class Firefox(Browser):
     name = "firefox"
 
     def __init__(self, extension: str, home: str, env: dict | None = None, *, binary: str | None = None,
-                 headless: bool = True, prefs: dict | None = None):
+                 headless: bool = True, prefs: dict | None = None, accept_insecure_certs: bool = False):
         path = binary or firefox_path()
         if path is None:
             raise FileNotFoundError("Firefox is not installed (apt-get install firefox-esr) and PASSKEYD_FIREFOX is not set")
@@ -406,7 +406,11 @@ class Firefox(Browser):
             threading.Thread(target=self._drain, daemon=True).start()
             url = self._bidi_url()
             self.conn = Connection(url + "/session")
-            session = self.conn.call("session.new", {"capabilities": {}})
+            # acceptInsecureCerts (W3C WebDriver §7, Capabilities, which WebDriver BiDi's
+            # session.new takes): a page whose certificate Firefox cannot verify (a local
+            # server's self-signed one) loads as if it could.
+            capabilities = {"alwaysMatch": {"acceptInsecureCerts": True}} if accept_insecure_certs else {}
+            session = self.conn.call("session.new", {"capabilities": capabilities})
             self.version = f"Firefox {session['capabilities'].get('browserVersion', '?')}"
             self.extension = self.conn.call("webExtension.install", {
                 "extensionData": {"type": "path", "path": os.path.abspath(extension)}})["extension"]
@@ -493,13 +497,16 @@ class Firefox(Browser):
 
 
 def launch(authenticator, home: str | None = None, binary: str | None = None, headless: bool = True, *,
-           passkeyctl: str | None = None, extension: str | None = None, prefs: dict | None = None) -> Firefox:
+           passkeyctl: str | None = None, extension: str | None = None, prefs: dict | None = None,
+           accept_insecure_certs: bool = False) -> Firefox:
     """Firefox with the passkeyd add-on, its host installed into `home` (default: a temporary
     folder, removed by `close()`) for `authenticator`'s socket (a
     passkeyd.testing.VirtualAuthenticator, or anything with `.socket`) and marked as unattended
     automation. `binary`: Firefox (default `$PASSKEYD_FIREFOX`, else firefox-esr or firefox on
     PATH); `extension`: the unpacked add-on (default the one beside passkeyctl, as `passkeyctl
-    browser args` finds it); `prefs`: more user.js preferences. Returns once the add-on runs."""
+    browser args` finds it); `prefs`: more user.js preferences; `accept_insecure_certs`: pages
+    load over https whatever their certificate (a local server's self-signed one), as Selenium's
+    option of that name and Playwright's `ignore_https_errors` do. Returns once the add-on runs."""
     # Here, not at the top: browser_driver.py loads this file on its own under a python3 without
     # python-fido2 (which the package needs), and uses only the driver above.
     from .launch_arguments import LaunchError, firefox_install
@@ -512,7 +519,7 @@ def launch(authenticator, home: str | None = None, binary: str | None = None, he
     try:
         installed = firefox_install(authenticator.socket, home, passkeyctl, authenticator, extension=extension)
         firefox = Firefox(installed.extension, home=installed.home, env=installed.environment, binary=binary,
-                          headless=headless, prefs=prefs)
+                          headless=headless, prefs=prefs, accept_insecure_certs=accept_insecure_certs)
     except BaseException:
         if own_home:
             shutil.rmtree(home, ignore_errors=True)
