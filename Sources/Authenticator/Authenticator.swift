@@ -76,6 +76,17 @@ public actor Authenticator: CTAP2MessageHandler {
     }
 
     public nonisolated var protocols: CTAPProtocols { configuration.profile.protocols }
+
+    /// Every CTAP2 command where the profile offers CTAP2; on a U2F-only profile, passkeyd's own
+    /// vendor commands alone, and only under open test controls (`--open-test-controls`), so a
+    /// test suite lists, imports and removes credentials as Chrome's virtual U2F authenticator
+    /// lets it. The INIT capabilities still offer no CBOR: a host stack sees a U2F-only key.
+    public nonisolated func answersCBOR(command byte: UInt8) -> Bool {
+        if protocols.contains(.ctap2) { return true }
+        return controls.admitsTokenlessCredentialControls
+            && CTAPCommand(rawValue: byte)?.isPasskeydVendorCommand == true
+    }
+
     public nonisolated var profileName: String? { configuration.profile.name }
 
     public nonisolated var isDurable: Bool { store.isDurable }
@@ -128,8 +139,9 @@ public actor Authenticator: CTAP2MessageHandler {
     /// The status byte and the response of a command the profile offers (CTAP 2.1 §8.1).
     private func dispatch(_ message: [UInt8], from caller: CTAPCaller) async throws(CTAPStatus) -> [UInt8] {
         guard let byte = message.first else { throw .invalidLength }
-        // A U2F-only profile answers no CTAP2 command; an older one lacks the newer commands.
-        guard let command = CTAPCommand(rawValue: byte), configuration.profile.protocols.contains(.ctap2),
+        // A U2F-only profile answers no CTAP2 command (but the test controls' own, `answersCBOR`);
+        // an older one lacks the newer commands.
+        guard let command = CTAPCommand(rawValue: byte), answersCBOR(command: byte),
             !configuration.rules.withheldCommands.contains(command), let binding = Self.commands[Int(byte)]
         else { throw .invalidCommand }
         // CTAP 2.1 §6.3, §6.8: the caller's next command continues its conversation or ends it.

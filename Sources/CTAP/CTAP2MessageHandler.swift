@@ -37,6 +37,10 @@ public protocol CTAP2MessageHandler: Sendable {
 
     /// The protocols this handler answers; a transport offers the host only these.
     var protocols: CTAPProtocols { get }
+    /// Whether a CTAPHID_CBOR message whose command byte is `byte` is one this handler answers:
+    /// every one when it offers CTAP2; without CTAP2, none, or the test controls' own commands
+    /// where a handler says so (a U2F-only profile with open test controls).
+    func answersCBOR(command byte: UInt8) -> Bool
     /// The device profile it presents (`u2f`, `fido2.0`, `fido2.1`), when it has one.
     var profileName: String? { get }
     /// Answers one CTAP1/U2F command APDU (CTAP 2.1 §11.2.9.1.1 CTAPHID_MSG) with the
@@ -50,6 +54,7 @@ public protocol CTAP2MessageHandler: Sendable {
 extension CTAP2MessageHandler {
     /// CTAP2 only, unless a handler says otherwise.
     public var protocols: CTAPProtocols { .ctap2 }
+    public func answersCBOR(command byte: UInt8) -> Bool { protocols.contains(.ctap2) }
     public var profileName: String? { nil }
     /// A handler without CTAP1 knows no instruction (ISO 7816-4 SW_INS_NOT_SUPPORTED).
     public func handleAPDU(

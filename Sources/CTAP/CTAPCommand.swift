@@ -28,6 +28,16 @@ public enum CTAPCommand: UInt8, Sendable, CaseIterable {
 }
 
 extension CTAPCommand {
+    /// passkeyd's own vendor commands (0xB0–0xB4, docs/vendor-commands.md): test controls, not
+    /// the device's CTAP2, so a U2F-only profile whose test controls are open answers them too.
+    public var isPasskeydVendorCommand: Bool {
+        switch self {
+        case .passkeydExport, .passkeydImport, .passkeydCredentialFlags, .passkeydAttestationRoot, .passkeydDelete:
+            true
+        default: false
+        }
+    }
+
     /// The request each code is parsed as; a CTAP 2.1-PRE code shares its command's request.
     public var requestType: any CTAPCommandRequest.Type {
         switch self {

@@ -20,7 +20,8 @@ extension CredentialSource {
     /// The members of `CredentialSource` this reader knows, by their coding names: its own, and
     /// the extensions' parts'.
     static let ownRecordMembers: Set<String> = [
-        "id", "rp", "user", "algorithm", "privateKey", "signCount", "createdAt", "backup", "countsSignatures"
+        "id", "rp", "user", "algorithm", "privateKey", "signCount", "createdAt", "backup", "countsSignatures",
+        "application"
     ]
     static let recordMembers = ownRecordMembers.union(CredentialExtensionState.recordMemberNames)
     static let rpRecordMembers: Set<String> = ["id", "name"]
@@ -39,6 +40,7 @@ extension CredentialSource {
         var extensions = CredentialExtensionState.empty
         var backup: BackupFlags?
         var countsSignatures: Bool?
+        var application: [UInt8]?
         // One pass over the map: no hashing of member names to look each one up.
         for (key, value) in members {
             guard case .textString(let name) = key else { return nil }
@@ -73,6 +75,10 @@ extension CredentialSource {
             case "countsSignatures":
                 guard let flag = value.optionalRecord(Bool.init(record:)) else { return nil }
                 countsSignatures = flag
+            case "application":
+                if value == .null { continue }
+                guard let bytes = value.recordBytes else { return nil }
+                application = bytes
             // An extension's member, or one this reader does not know.
             default:
                 guard extensions.readRecordMember(name, value) else { return nil }
@@ -86,6 +92,7 @@ extension CredentialSource {
             createdAt: createdAt, extensions: extensions)
         self.backup = backup
         self.countsSignatures = countsSignatures
+        self.application = application
     }
 }
 
@@ -103,6 +110,7 @@ extension CredentialSource {
         for (name, value) in extensions.recordMembers { members[.textString(name)] = value }
         members["backup"] = backup.map { .map(["eligible": .boolean($0.eligible), "backedUp": .boolean($0.backedUp)]) }
         members["countsSignatures"] = countsSignatures.map(\.recordValue)
+        members["application"] = application.map(CBORValue.byteString)
         return .map(members)
     }
 }

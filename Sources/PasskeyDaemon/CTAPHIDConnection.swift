@@ -433,7 +433,7 @@ actor CTAPHIDConnection {
     /// (an empty one too: the handler answers it with a status word).
     private func startsTransaction(_ message: CTAPHIDMessage) -> Bool {
         switch message.command {
-        case .cbor: device.handler.protocols.contains(.ctap2) && !message.payload.isEmpty
+        case .cbor: message.payload.first.map(device.handler.answersCBOR(command:)) ?? false
         case .msg: device.handler.protocols.contains(.ctap1)
         default: false
         }

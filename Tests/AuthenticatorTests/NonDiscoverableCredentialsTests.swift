@@ -16,12 +16,12 @@ import Testing
         let kept: NonDiscoverableCredentials
         let base = InMemoryCredentialStore()
 
-        init(keeping: Bool) {
+        init(keeping: Bool, profile: DeviceProfile = .fido21) {
             let controls = TestControls(
                 logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
                 admitsTokenlessCredentialControls: true)
             kept = NonDiscoverableCredentials(base: base, keepingMadeCredentials: keeping)
-            var configuration = Authenticator.Configuration(profile: .fido21)
+            var configuration = Authenticator.Configuration(profile: profile)
             // A clock that never moves: authenticatorReset stays inside its 10 s of power-up on a busy machine.
             let clock = ManualClock()
             configuration.now = { clock.now() }
@@ -61,6 +61,92 @@ import Testing
         func vendor<P: CTAPStructure & Hashable>(_ command: CTAPCommand, _ parameters: P) async throws -> CTAPStatus {
             try await send(command, AuthenticatedVendorRequest(parameters: parameters).cbor).0
         }
+
+        /// A U2F command's status word and data.
+        func u2f(_ request: U2FRequest) async -> (StatusWord?, [UInt8]) {
+            let reply = await authenticator.handleAPDU(request.apdu.bytes, from: .platform, progress: { _ in })
+            let status = StatusWord(rawValue: UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1]))
+            return (status, Array(reply.dropLast(2)))
+        }
+
+        /// U2F_REGISTER for `application`: the key handle (FIDO U2F Raw Message Formats §4.3).
+        func u2fRegister(_ application: [UInt8]) async throws -> [UInt8] {
+            let (status, data) = await u2f(
+                .register(U2FRegisterRequest(challenge: [UInt8](repeating: 1, count: 32), application: application)))
+            try #require(status == .noError)
+            return Array(data[67..<(67 + Int(data[66]))])
+        }
+
+        func u2fAuthenticate(_ keyHandle: [UInt8], _ application: [UInt8]) async -> StatusWord? {
+            await u2f(
+                .authenticate(
+                    U2FAuthenticateRequest(
+                        control: .enforceUserPresence, challenge: [UInt8](repeating: 2, count: 32),
+                        application: application, keyHandle: keyHandle))
+            ).0
+        }
+    }
+
+    static let application = Array(SHA256.hash(data: Array(Fixture.rp.id.utf8)))
+
+    /// Chrome's virtual U2F authenticator lists what a U2F registration made, with no RP ID and
+    /// no user handle (U2F gives the device the RP ID's hash alone), and removing it stops it
+    /// working; so does passkeyd's while its test controls are open.
+    @Test(arguments: [DeviceProfile.u2f, .fido21])
+    func aU2FRegistrationIsListedByItsApplicationAndRemovable(profile: DeviceProfile) async throws {
+        let device = Device(keeping: true, profile: profile)
+        let keyHandle = try await device.u2fRegister(Self.application)
+        #expect(keyHandle.count == 32)
+
+        let listed = try #require(try await device.export().first)
+        #expect(listed.id == keyHandle && listed.discoverable == false && listed.algorithm == -7)
+        #expect(listed.rp.id.isEmpty && listed.user.id.isEmpty && listed.application == Self.application)
+        #expect(try await device.export(ExportParameters(rpID: Fixture.rp.id)).map(\.id) == [keyHandle])
+        #expect(try await device.export(ExportParameters(rpID: "other.example")).isEmpty)
+
+        #expect(await device.u2fAuthenticate(keyHandle, Self.application) == .noError)
+        #expect(
+            await device.u2fAuthenticate(keyHandle, Array(SHA256.hash(data: Array("other.example".utf8)))) == .wrongData
+        )
+        #expect(try await device.export().first?.signCount == 1, "its own counter")
+        if profile == .fido21 {
+            // A CTAP2 request for the RP finds it by the RP ID's hash; another RP's does not.
+            #expect(try await device.assertion(allow: [keyHandle]).0 == .success)
+            let (status, _) = try await device.send(
+                .getAssertion, Fixture.getAssertion(rpID: "other.example", allow: [keyHandle]).cbor)
+            #expect(status == .noCredentials)
+        }
+
+        #expect(try await device.vendor(.passkeydDelete, DeleteParameters(credentialID: keyHandle)) == .success)
+        #expect(await device.u2fAuthenticate(keyHandle, Self.application) == .wrongData)
+        #expect(try await device.export().isEmpty)
+    }
+
+    /// Without open test controls nothing is kept (the key handle seals the key), and a U2F-only
+    /// profile answers no CBOR at all, the test controls' commands included.
+    @Test func aU2FRegistrationIsKeptOnlyUnderOpenTestControls() async throws {
+        let device = Device(keeping: false, profile: .u2f)
+        let keyHandle = try await device.u2fRegister(Self.application)
+        #expect(keyHandle.count > 32, "the wrapped key")
+        #expect(try await device.export().isEmpty)
+        #expect(await device.u2fAuthenticate(keyHandle, Self.application) == .noError)
+
+        let closed = Harness(profile: .u2f)
+        #expect(try await closed.status(of: .passkeydExport) == .invalidCommand)
+        #expect(!closed.authenticator.answersCBOR(command: CTAPCommand.passkeydExport.rawValue))
+        #expect(device.authenticator.answersCBOR(command: CTAPCommand.passkeydExport.rawValue))
+        #expect(!device.authenticator.answersCBOR(command: CTAPCommand.getInfo.rawValue))
+    }
+
+    /// An import names its RP: a record carrying a U2F application parameter is refused.
+    @Test func anImportCarriesNoApplicationParameter() async throws {
+        let device = Device(keeping: true)
+        let key = P256.Signing.PrivateKey()
+        let record = CredentialRecord(
+            id: [9, 9], rp: PublicKeyCredentialRpEntity(id: Fixture.rp.id), user: PublicKeyCredentialUserEntity(id: []),
+            algorithm: -7, privateKey: Array(key.rawRepresentation), discoverable: false, application: Self.application)
+        #expect(try await device.vendor(.passkeydImport, ImportParameters(credential: record)) == .invalidParameter)
+        #expect(try await device.export().isEmpty)
     }
 
     @Test func aMadeNonResidentCredentialIsListedCountedOnItsOwnAndRemovable() async throws {

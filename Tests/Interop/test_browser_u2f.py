@@ -107,6 +107,29 @@ def test_firefox_registers_and_signs_in_on_a_u2f_only_key(firefox, site):
 
 
 @needs_chromium
+def test_a_pages_u2f_registration_is_listed_and_removed_as_chromes(authenticator, session, site):
+    """What the page registered through U2F is in get_credentials(), as Chrome's virtual U2F
+    authenticator lists it (no RP ID, no user handle, not resident); removed, the page's next
+    sign-in finds nothing (NotAllowedError), and another credential of the same page still signs in."""
+    page = session.page(site)
+    try:
+        name, other = new_name("u2f-listed"), new_name("u2f-kept")
+        assert_registered(register(page, name, resident=False), site, name, ALGORITHMS["ES256"])
+        assert_registered(register(page, other, resident=False), site, other, ALGORITHMS["ES256"])
+        ids = {n: site.accounts[n].credential_id for n in (name, other)}
+        listed = {c.credential_id: c for c in authenticator.get_credentials()}
+        for credential_id in ids.values():
+            credential = listed[credential_id]
+            assert (credential.rp_id, credential.user_handle, credential.is_resident_credential) == (None, None, False)
+        assert set(ids.values()) <= {c.credential_id for c in authenticator.get_credentials("localhost")}
+        authenticator.remove_credential(ids[name])
+        assert error_name(sign_in(page, {"allow": [name]})) == "NotAllowedError"
+        assert_signed_in(sign_in(page, {"allow": [other]}), site, other)
+    finally:
+        page.close()
+
+
+@needs_chromium
 def test_what_a_u2f_key_cannot_do_fails_as_chromium_fails_it(session, site):
     page = session.page(site)
     try:

@@ -381,8 +381,57 @@ def test_u2f_protocol_is_a_u2f_only_key():
             assert not dev.capabilities & CAPABILITY.CBOR
         finally:
             dev.close()
+        # U2F has no resident credentials, and signs with ES256 alone.
         with pytest.raises(testing.UnsupportedOption, match="u2f"):
             va.add_credential(b"id", "u2f.example", b"u", pkcs8(ec.generate_private_key(ec.SECP256R1())))
+        with pytest.raises(testing.UnsupportedKey, match="ES256"):
+            va.add_credential(b"id", "u2f.example", None, pkcs8(ed25519.Ed25519PrivateKey.generate()),
+                              is_resident_credential=False)
+        assert va.get_credentials() == []
+
+
+@pytest.mark.parametrize("protocol", ["u2f", "ctap2"])
+def test_u2f_registrations_are_listed_and_removed_as_chrome_lists_them(protocol):
+    """Chrome's virtual authenticator lists what U2F_REGISTER made, with no RP ID and no user
+    handle (U2F gives the key the RP ID's hash alone), and removing one stops it signing; a
+    non-resident import signs through U2F_AUTHENTICATE. Both, on a U2F-only key and on a CTAP2 key
+    a U2F host registered on (where CTAP2 getAssertion for that RP finds it too)."""
+    from fido2.ctap1 import ApduError, Ctap1
+
+    application = hashlib.sha256(b"u2f.example").digest()
+    with VirtualAuthenticator(protocol=protocol) as va:
+        dev = va.device()
+        try:
+            u2f = Ctap1(dev)
+            challenge = os.urandom(32)
+            registration = u2f.register(challenge, application)
+            registration.verify(application, challenge)
+            [listed] = va.get_credentials()
+            assert (listed.credential_id, listed.rp_id, listed.user_handle, listed.is_resident_credential,
+                    listed.algorithm) == (registration.key_handle, None, None, False, -7)
+            assert [c.credential_id for c in va.get_credentials("u2f.example")] == [registration.key_handle]
+            assert va.get_credentials("other.example") == []
+            signed = u2f.authenticate(os.urandom(32), application, registration.key_handle)
+            assert signed.counter == va.get_credential(registration.key_handle).sign_count == 1
+            if protocol == "ctap2":
+                assertion = Ctap2(dev).get_assertion(
+                    "u2f.example", os.urandom(32), [{"type": "public-key", "id": registration.key_handle}])
+                assert assertion.auth_data.counter == 2
+            va.remove_credential(registration.key_handle)
+            with pytest.raises(ApduError) as refused:
+                u2f.authenticate(os.urandom(32), application, registration.key_handle)
+            assert refused.value.code == 0x6A80  # SW_WRONG_DATA: not a key handle of this key
+            assert va.get_credentials() == []
+
+            key = ec.generate_private_key(ec.SECP256R1())
+            added = va.add_credential(b"chosen-handle", "u2f.example", None, pkcs8(key), is_resident_credential=False)
+            assert (added.rp_id, added.is_resident_credential) == ("u2f.example", False)
+            challenge = os.urandom(32)
+            signed = u2f.authenticate(challenge, application, b"chosen-handle")
+            signed.verify(application, challenge, key.public_key().public_bytes(
+                serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+        finally:
+            dev.close()
 
 
 def test_extensions_can_be_taken_away_and_uv_turned_off():

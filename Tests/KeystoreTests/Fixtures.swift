@@ -147,6 +147,7 @@ func credentialWithEveryField(backedUp: Bool = true) -> CredentialSource {
         largeBlobKey: Array(repeating: 1, count: 32), credBlob: [], thirdPartyPayment: false)
     credential.backup = BackupFlags(eligible: true, backedUp: backedUp)
     credential.countsSignatures = false
+    credential.application = Array(repeating: 0x5A, count: 32)
     return credential
 }
 

@@ -122,7 +122,7 @@ extension Authenticator {
             }
             let stored: CredentialSource?
             do { stored = try await store.credential(id: descriptor.id) } catch { throw storeFailure(error) }
-            if let source = stored, source.rp.id == request.rpID { found.append(Self.candidate(for: source)) }
+            if let source = stored, source.isScoped(to: request.rpID) { found.append(Self.candidate(for: source)) }
         }
         return found
     }

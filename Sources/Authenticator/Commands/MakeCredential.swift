@@ -154,7 +154,7 @@ extension Authenticator {
         }
         let resident: CredentialSource?
         do { resident = try await store.credential(id: credentialID) } catch { throw storeFailure(error) }
-        guard let resident, resident.rp.id == rpID else { return nil }
+        guard let resident, resident.isScoped(to: rpID) else { return nil }
         return resident.extensions[CredProtectExtension.stored]
     }
 }

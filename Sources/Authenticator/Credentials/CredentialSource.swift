@@ -24,6 +24,11 @@ public struct CredentialSource: Sendable, Hashable {
     /// False for a credential whose counter stays 0 (imported under the Credential Exchange
     /// Format's rule); nil, in records written before it existed, means true.
     public var countsSignatures: Bool?
+    /// The application parameter of a credential registered through U2F_REGISTER and kept by
+    /// the test controls (`CredentialStore.keepNonDiscoverable`): U2F gives the device the RP
+    /// ID's hash alone (FIDO U2F Raw Message Formats §4.1), so `rp.id` is empty and this is
+    /// what the credential is scoped to. Nil for every other credential.
+    public var application: [UInt8]?
 
     public init(
         id: [UInt8], rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntity, algorithm: COSEAlgorithm,
@@ -70,7 +75,7 @@ public struct CredentialSource: Sendable, Hashable {
 /// a record reads as it did when the parts were members of `CredentialSource` itself.
 extension CredentialSource: Codable {
     private enum CodingKeys: String, CodingKey {
-        case id, rp, user, algorithm, privateKey, signCount, createdAt, backup, countsSignatures
+        case id, rp, user, algorithm, privateKey, signCount, createdAt, backup, countsSignatures, application
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,6 +91,7 @@ extension CredentialSource: Codable {
             extensions: try CredentialExtensionState(recordMembersFrom: decoder))
         backup = try container.decodeIfPresent(BackupFlags.self, forKey: .backup)
         countsSignatures = try container.decodeIfPresent(Bool.self, forKey: .countsSignatures)
+        application = try container.decodeIfPresent([UInt8].self, forKey: .application)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -93,10 +99,26 @@ extension CredentialSource: Codable {
         // absent optionals left out, as `encodeIfPresent` leaves them.
         let members: [(CodingKeys, (any Encodable)?)] = [
             (.id, id), (.rp, rp), (.user, user), (.algorithm, algorithm), (.privateKey, privateKey),
-            (.signCount, signCount), (.createdAt, createdAt), (.backup, backup), (.countsSignatures, countsSignatures)
+            (.signCount, signCount), (.createdAt, createdAt), (.backup, backup), (.countsSignatures, countsSignatures),
+            (.application, application)
         ]
         var container = encoder.container(keyedBy: CodingKeys.self)
         for case (let key, let value?) in members { try container.encode(value, forKey: key) }
         try extensions.encodeRecordMembers(to: encoder)
     }
+}
+
+extension CredentialSource {
+    /// Whether the credential is scoped to `rpID`: its RP ID is that one, or, for one registered
+    /// through U2F, its application parameter is that RP ID's hash (CTAP 2.1 §10: the
+    /// application parameter is the rpIdHash, so a CTAP2 request for that RP finds it, as it
+    /// finds a wrapped U2F key handle).
+    func isScoped(to rpID: String) -> Bool {
+        guard let application else { return rp.id == rpID }
+        return Authenticator.sha256(Array(rpID.utf8)) == application
+    }
+
+    /// The hash of the RP ID the credential is scoped to (CTAP 2.1 §6.1.2 rpIdHash; U2F's
+    /// application parameter).
+    var rpIDHash: [UInt8] { application ?? Authenticator.sha256(Array(rp.id.utf8)) }
 }

@@ -20,8 +20,8 @@ extension Authenticator {
         var all: [CredentialSource]
         if let id = parameters.credentialID {
             all = try await listed(id).map { [$0] } ?? []
-            if let rpID = parameters.rpID { all.removeAll { $0.rp.id != rpID } }
-            if let bound = token?.rpID { all.removeAll { $0.rp.id != bound } }
+            if let rpID = parameters.rpID { all.removeAll { !$0.isScoped(to: rpID) } }
+            if let bound = token?.rpID { all.removeAll { !$0.isScoped(to: bound) } }
         } else {
             do {
                 if let rpID = parameters.rpID {
@@ -89,7 +89,7 @@ extension Authenticator {
         let token = try authorizeTransfer(request, .passkeydDelete)
         let id = request.parameters.credentialID
         guard let source = try await listed(id) else { throw .noCredentials }
-        if let bound = token?.rpID, bound != source.rp.id { throw .pinAuthInvalid }
+        if let bound = token?.rpID, !source.isScoped(to: bound) { throw .pinAuthInvalid }
         do { try await store.delete(credentialID: id) } catch { throw storeFailure(error) }
         logger.info("credential deleted by the test controls")
         return source
@@ -114,7 +114,7 @@ extension Authenticator {
         let token = try authorizeTransfer(request, .passkeydCredentialFlags)
         let parameters = request.parameters
         guard var source = try await listed(parameters.credentialID) else { throw .noCredentials }
-        if let bound = token?.rpID, bound != source.rp.id { throw .pinAuthInvalid }
+        if let bound = token?.rpID, !source.isScoped(to: bound) { throw .pinAuthInvalid }
         let current = source.backup ?? .singleDevice
         // WebAuthn L3 §6.1: BS never without BE.
         guard
@@ -186,7 +186,7 @@ extension CredentialSource {
             privateKey: includingPrivateKey ? privateKey : nil, credProtect: Int(credProtect),
             backupEligible: (backup ?? .singleDevice).eligible, backupState: (backup ?? .singleDevice).backedUp,
             createdAt: Int(createdAt.timeIntervalSince1970), countsSignatures: countsSignatures,
-            largeBlobKey: largeBlobKey, discoverable: discoverable ? nil : false)
+            largeBlobKey: largeBlobKey, discoverable: discoverable ? nil : false, application: application)
     }
 
     /// The longest credential ID an import takes: WebAuthn L3 §4's limit ("at most 1023 bytes"),
@@ -199,6 +199,8 @@ extension CredentialSource {
     /// its private key is `CTAP2_ERR_MISSING_PARAMETER`.
     init(importing record: CredentialRecord) throws(CTAPStatus) {
         guard let privateKey = record.privateKey else { throw .missingParameter }
+        // An import names its RP (a U2F registration's application parameter is the device's to record).
+        guard record.application == nil else { throw .invalidParameter }
         guard let algorithm = COSEAlgorithm(rawValue: record.algorithm), algorithm != .ecdhESHKDF256 else {
             throw .unsupportedAlgorithm
         }

@@ -5,7 +5,8 @@ import Synchronization
 /// non-discoverable credentials a test imported under an ID it chose (Chrome's
 /// `WebAuthn.addCredential` with `isResidentCredential: false`) and, while the daemon's test
 /// controls are open (`passkeyd --open-test-controls`, `keepingMadeCredentials`), every
-/// non-discoverable credential the device itself makes.
+/// non-discoverable credential the device itself makes (U2F_REGISTER's too, scoped by their
+/// application parameter: `CredentialSource.application`).
 ///
 /// passkeyd's own non-discoverable credentials keep their key inside their ID
 /// (`CredentialWrapping`), so a caller's ID cannot be one: such a credential is kept here, in the
@@ -86,7 +87,7 @@ public final class NonDiscoverableCredentials: CredentialStore {
 
         /// Newest first, as a store lists its credentials.
         func all(rpID: String?) -> [CredentialSource] {
-            order.reversed().compactMap { records[$0] }.filter { rpID == nil || $0.rp.id == rpID }
+            order.reversed().compactMap { records[$0] }.filter { rpID.map($0.isScoped(to:)) ?? true }
         }
     }
 

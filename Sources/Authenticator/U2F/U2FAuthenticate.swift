@@ -47,7 +47,7 @@ extension Authenticator {
                 }
             }
             candidate = stored.flatMap {
-                Self.sha256(Array($0.rp.id.utf8)) == application ? Self.candidate(for: $0) : nil
+                $0.rpIDHash == application ? Self.candidate(for: $0) : nil
             }
         }
         guard let candidate, candidate.key.algorithm == .es256,

@@ -9,7 +9,7 @@ public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     enum CodingKeys: Int, CodingKey {
         case id = 0x01
         case rp, user, algorithm, signCount, privateKey, credProtect, backupEligible, backupState, createdAt,
-            countsSignatures, largeBlobKey, discoverable
+            countsSignatures, largeBlobKey, discoverable, application
     }
 
     public var id: [UInt8]
@@ -37,4 +37,9 @@ public struct CredentialRecord: CTAPStructure, Sendable, Hashable {
     /// under an ID of the caller's choosing: it answers requests that name it and is never
     /// discovered. Absent means true.
     public var discoverable: Bool?
+    /// For a credential registered through U2F_REGISTER (listed by a daemon whose test controls
+    /// keep what the device makes): the application parameter it is scoped to, as U2F gives the
+    /// device the RP ID's hash alone (FIDO U2F Raw Message Formats §4.1); `rp.id` is then empty.
+    /// An import never carries one.
+    public var application: [UInt8]?
 }

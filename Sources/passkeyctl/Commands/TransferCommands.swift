@@ -49,6 +49,9 @@ struct ExportCommand: AsyncParsableCommand {
         } catch {
             throw Failure(error, socket: connection.socket)
         }
+        // A U2F registration kept by open test controls names no RP (its application parameter
+        // alone): no export file can say whose it is, and no import takes it.
+        records.removeAll { $0.application != nil }
         if format == .cxf {
             let counting = records.filter { ($0.signCount ?? 0) != 0 }
             if !counting.isEmpty {

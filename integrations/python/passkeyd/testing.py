@@ -140,7 +140,9 @@ class Credential:
     """A stored credential, as Chrome's `WebAuthn.getCredentials` describes one."""
 
     credential_id: bytes
-    rp_id: str
+    #: None for a credential a U2F registration made (protocol='u2f', or U2F_REGISTER on a CTAP2
+    #: key): U2F gives the authenticator the RP ID's hash alone, and Chrome lists none either.
+    rp_id: str | None
     user_handle: bytes | None
     sign_count: int
     is_resident_credential: bool
@@ -708,10 +710,10 @@ class VirtualAuthenticator:
         credential answers requests whose allowCredentials name its ID and is never offered by
         discovery; it lives in the daemon's memory (a restart forgets it). Bad input raises an
         InvalidCredential (UnsupportedKey, InvalidRpId, DuplicateCredential) and stores nothing."""
-        if self.protocol == "u2f":
+        if self.protocol == "u2f" and is_resident_credential:
             raise UnsupportedOption(
-                "add_credential: a protocol='u2f' authenticator answers no CTAP2 command, so it takes no imported "
-                "credential; register through U2F, or use protocol='ctap2'")
+                "add_credential: a protocol='u2f' authenticator keeps no resident credential (U2F has none); "
+                "pass is_resident_credential=False, or use protocol='ctap2'")
         if is_resident_credential and self.has_resident_key is False:
             raise UnsupportedOption(
                 "add_credential: this authenticator has has_resident_key=False, so it keeps no resident "
@@ -727,6 +729,9 @@ class VirtualAuthenticator:
         if is_resident_credential and not handle:
             raise InvalidCredential("a resident credential needs a user_handle (WebAuthn L3 §5.4.3: 1 to 64 bytes)")
         cose, raw = raw_private_key(private_key, algorithm)
+        if self.protocol == "u2f" and cose != -7:
+            raise UnsupportedKey(f"a protocol='u2f' authenticator signs with ES256 alone (FIDO U2F), not "
+                                 f"{ALGORITHM_NAMES.get(cose, cose)}")
         if not isinstance(sign_count, int) or not 0 <= sign_count <= 0xFFFFFFFF:
             raise InvalidCredential(f"sign_count must be a whole number from 0 to 2^32-1, not {sign_count!r}")
         eligible = self.default_backup_eligibility if backup_eligible is None else bool(backup_eligible)
@@ -994,7 +999,7 @@ def _credential(record: dict) -> Credential:
     algorithm = record.get(4)
     return Credential(
         credential_id=record[1],
-        rp_id=(record.get(2) or {}).get("id"),
+        rp_id=(record.get(2) or {}).get("id") or None,
         user_handle=user.get("id") or None,
         sign_count=record.get(5, 0),
         is_resident_credential=record.get(13, True) is not False,
