@@ -32,6 +32,26 @@ import Testing
         #expect(second.signCount == 2)
     }
 
+    /// U2F_REGISTER and U2F_AUTHENTICATE are seen as CTAP2's registrations and assertions are,
+    /// with the key handle and the counter, and no RP or user (U2F names neither); a check-only
+    /// authenticate, which signs nothing, and U2F_VERSION are not.
+    @Test func u2fRegistrationsAndAuthenticationsAreSeen() async throws {
+        let h = Harness(profile: .u2f)
+        let events = await h.authenticator.controls.watch()
+        var iterator = events.makeAsyncIterator()
+        _ = await U2FTests.send(h, .version)
+        let registration = try await U2FTests.register(h)
+        _ = await U2FTests.authenticate(h, .checkOnly, keyHandle: registration.keyHandle)
+        _ = await U2FTests.authenticate(h, .enforceUserPresence, keyHandle: registration.keyHandle)
+
+        let added = try #require(await iterator.next())
+        #expect(added.kind == .credentialAdded && added.credentialID == registration.keyHandle && added.signCount == 0)
+        #expect(added.rpID == nil && added.userName == nil)
+        let asserted = try #require(await iterator.next())
+        #expect(asserted.kind == .credentialAsserted && asserted.credentialID == registration.keyHandle)
+        #expect(asserted.signCount == 1 && asserted.rpID == nil)
+    }
+
     /// Nothing is described while nobody watches; a watcher sees what happens from its subscription on.
     @Test func aWatcherSeesWhatHappensFromItsSubscriptionOn() async throws {
         let h = Harness()

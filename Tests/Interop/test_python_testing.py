@@ -413,6 +413,11 @@ def test_u2f_registrations_are_listed_and_removed_as_chrome_lists_them(protocol)
             assert va.get_credentials("other.example") == []
             signed = u2f.authenticate(os.urandom(32), application, registration.key_handle)
             assert signed.counter == va.get_credential(registration.key_handle).sign_count == 1
+            # Chrome's credentialAdded and credentialAsserted, with no RP (U2F names none).
+            added = va.wait_for_event("credential_added")
+            asserted = va.wait_for_event("credential_asserted")
+            assert (added.credential_id, added.rp_id) == (registration.key_handle, None)
+            assert (asserted.credential_id, asserted.sign_count) == (registration.key_handle, 1)
             if protocol == "ctap2":
                 assertion = Ctap2(dev).get_assertion(
                     "u2f.example", os.urandom(32), [{"type": "public-key", "id": registration.key_handle}])

@@ -41,6 +41,21 @@ extension DeviceEvent {
         }
     }
 
+    /// credential.added after U2F_REGISTER, credential.asserted after U2F_AUTHENTICATE, as for
+    /// their CTAP2 counterparts (Chrome's credentialAdded and credentialAsserted fire for a
+    /// virtual U2F authenticator too); U2F names no RP and no user (FIDO U2F Raw Message
+    /// Formats §4.1, §5.1). Nil for U2F_VERSION.
+    init?(u2f request: U2FRequest, answered response: U2FResponse) {
+        switch (request, response) {
+        case (.register, .registration(_, let keyHandle, _, _)):
+            self.init(kind: .credentialAdded, credentialID: keyHandle, signCount: 0)
+        case (.authenticate(let authenticate), .authentication(_, let counter, _)):
+            self.init(kind: .credentialAsserted, credentialID: authenticate.keyHandle, signCount: counter)
+        default:
+            return nil
+        }
+    }
+
     /// credential.added for a credential passkeydImport stored.
     init(imported record: CredentialRecord) {
         self.init(

@@ -24,11 +24,16 @@ extension Authenticator {
 
     private func u2f(_ apdu: [UInt8]) async throws(StatusWord) -> U2FResponse {
         guard configuration.profile.protocols.contains(.ctap1) else { throw .instructionNotSupported }
-        switch try U2FRequest(apdu: apdu) {
-        case .register(let request): return try await u2fRegister(request)
-        case .authenticate(let request): return try await u2fAuthenticate(request)
-        case .version: return u2fVersion()
+        let request = try U2FRequest(apdu: apdu)
+        let response: U2FResponse
+        switch request {
+        case .register(let register): response = try await u2fRegister(register)
+        case .authenticate(let authenticate): response = try await u2fAuthenticate(authenticate)
+        case .version: response = u2fVersion()
         }
+        // The test controls' one act here, after the steps, as `answer` has it for CTAP2.
+        await controls.announce(DeviceEvent(u2f: request, answered: response))
+        return response
     }
 
     /// A test of user presence (§4.2, §5.2): anything but a touch is SW_CONDITIONS_NOT_SATISFIED,
